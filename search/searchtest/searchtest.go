@@ -1,0 +1,184 @@
+// Package searchtest provides small problems for testing search algorithms:
+// a grid maze with a Manhattan heuristic, and breadth-first search to obtain
+// optimal solution lengths to compare against.
+package searchtest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/phs-go/phs/search"
+)
+
+// Actions of the maze, in the order every domain of this module uses.
+const (
+	Up = iota
+	Down
+	Left
+	Right
+)
+
+// A Maze is a 4-connected grid with walls, a start and a goal cell.
+// States are cell indices r*W+c.
+type Maze struct {
+	W, H        int
+	wall        []bool
+	start, goal int32
+}
+
+// ParseMaze reads a maze from rows of '#' (wall), '.' or ' ' (floor),
+// 'S' (start) and 'G' (goal). It panics on malformed input: it is meant for
+// literals in tests.
+func ParseMaze(rows ...string) *Maze {
+	m := &Maze{H: len(rows), W: len(rows[0]), start: -1, goal: -1}
+	for r, row := range rows {
+		if len(row) != m.W {
+			panic(fmt.Sprintf("searchtest: row %d has %d cells, want %d", r, len(row), m.W))
+		}
+		for c, ch := range row {
+			i := int32(r*m.W + c)
+			switch ch {
+			case '#':
+				m.wall = append(m.wall, true)
+				continue
+			case 'S':
+				m.start = i
+			case 'G':
+				m.goal = i
+			case '.', ' ':
+			default:
+				panic(fmt.Sprintf("searchtest: unknown cell %q", ch))
+			}
+			m.wall = append(m.wall, false)
+		}
+	}
+	if m.start < 0 || m.goal < 0 {
+		panic("searchtest: maze needs S and G")
+	}
+	return m
+}
+
+// Root returns the start cell.
+func (m *Maze) Root() int32 { return m.start }
+
+// NumActions returns 4: up, down, left, right.
+func (m *Maze) NumActions() int { return 4 }
+
+// Apply moves one cell in direction a unless a wall or the border blocks it.
+func (m *Maze) Apply(s int32, a int) (int32, bool) {
+	r, c := int(s)/m.W, int(s)%m.W
+	switch a {
+	case Up:
+		r--
+	case Down:
+		r++
+	case Left:
+		c--
+	case Right:
+		c++
+	}
+	if r < 0 || r >= m.H || c < 0 || c >= m.W || m.wall[r*m.W+c] {
+		return 0, false
+	}
+	return int32(r*m.W + c), true
+}
+
+// IsGoal reports whether s is the goal cell.
+func (m *Maze) IsGoal(s int32) bool { return s == m.goal }
+
+// Heuristic returns the Manhattan distance from s to the goal.
+func (m *Maze) Heuristic(s int32) float64 {
+	dr := int(s)/m.W - int(m.goal)/m.W
+	dc := int(s)%m.W - int(m.goal)%m.W
+	return float64(abs(dr) + abs(dc))
+}
+
+// InputShape returns the shape of Encode's output: wall, agent and goal planes.
+func (m *Maze) InputShape() (c, h, w int) { return 3, m.H, m.W }
+
+// Encode writes the wall, agent and goal planes of s to dst.
+func (m *Maze) Encode(s int32, dst []float32) {
+	n := m.W * m.H
+	clear(dst[:3*n])
+	for i, w := range m.wall {
+		if w {
+			dst[i] = 1
+		}
+	}
+	dst[n+int(s)] = 1
+	dst[2*n+int(m.goal)] = 1
+}
+
+// String draws the maze.
+func (m *Maze) String() string {
+	var b strings.Builder
+	for i, w := range m.wall {
+		switch {
+		case w:
+			b.WriteByte('#')
+		case int32(i) == m.start:
+			b.WriteByte('S')
+		case int32(i) == m.goal:
+			b.WriteByte('G')
+		default:
+			b.WriteByte('.')
+		}
+		if (i+1)%m.W == 0 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// BFS returns the length of a shortest solution of p, or -1 if there is
+// none. It explores every reachable state, so keep p small.
+func BFS[S comparable](p search.Problem[S]) int {
+	root := p.Root()
+	if p.IsGoal(root) {
+		return 0
+	}
+	seen := map[S]bool{root: true}
+	frontier := []S{root}
+	for depth := 1; len(frontier) > 0; depth++ {
+		var next []S
+		for _, s := range frontier {
+			for a := range p.NumActions() {
+				t, ok := p.Apply(s, a)
+				if !ok || seen[t] {
+					continue
+				}
+				if p.IsGoal(t) {
+					return depth
+				}
+				seen[t] = true
+				next = append(next, t)
+			}
+		}
+		frontier = next
+	}
+	return -1
+}
+
+// Replay applies actions from p's root and reports an error unless every
+// action is legal and the last state is a goal.
+func Replay[S comparable](p search.Problem[S], actions []int) error {
+	s := p.Root()
+	for i, a := range actions {
+		t, ok := p.Apply(s, a)
+		if !ok {
+			return fmt.Errorf("step %d: action %d is illegal", i, a)
+		}
+		s = t
+	}
+	if !p.IsGoal(s) {
+		return fmt.Errorf("after %d actions: not a goal", len(actions))
+	}
+	return nil
+}
