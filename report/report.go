@@ -1,0 +1,106 @@
+// Package report writes search results: one JSON object per problem (JSONL)
+// and summary tables with the paper's columns (solved, mean length, mean
+// expansions, mean time over the solved problems).
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// A Record is the outcome of one search on one problem, in the JSONL format
+// of the project's DESIGN: one object per line, in input order.
+type Record struct {
+	// Problem is "<file base name>#<index>".
+	Problem   string `json:"problem"`
+	Domain    string `json:"domain"`
+	Algorithm string `json:"algorithm"`
+	Solved    bool   `json:"solved"`
+	// Length is the number of actions of the solution (0 when unsolved).
+	Length     int     `json:"length"`
+	Expansions int64   `json:"expansions"`
+	Generated  int64   `json:"generated"`
+	TimeS      float64 `json:"time_s"`
+	// Budget is the expansion budget of the search (0: none).
+	Budget int64 `json:"budget"`
+	// Solution has one letter per action: U, D, L or R.
+	Solution string `json:"solution"`
+}
+
+// A JSONLWriter writes records one JSON object per line.
+type JSONLWriter struct {
+	enc *json.Encoder
+}
+
+// NewJSONLWriter returns a writer of records to w.
+func NewJSONLWriter(w io.Writer) *JSONLWriter {
+	return &JSONLWriter{enc: json.NewEncoder(w)}
+}
+
+// Write writes r as one line.
+func (w *JSONLWriter) Write(r Record) error {
+	if err := w.enc.Encode(r); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// A Summary aggregates records: how many were attempted and solved, and the
+// sums behind the means over the solved ones.
+type Summary struct {
+	// Name labels the row, e.g. the algorithm.
+	Name     string
+	Problems int
+	Solved   int
+	// Sums over solved problems.
+	Length, Expansions, TimeS float64
+}
+
+// Add counts r.
+func (s *Summary) Add(r Record) {
+	s.Problems++
+	if !r.Solved {
+		return
+	}
+	s.Solved++
+	s.Length += float64(r.Length)
+	s.Expansions += float64(r.Expansions)
+	s.TimeS += r.TimeS
+}
+
+// MeanLength returns the mean solution length over solved problems (0 if none).
+func (s *Summary) MeanLength() float64 { return s.mean(s.Length) }
+
+// MeanExpansions returns the mean expansions over solved problems (0 if none).
+func (s *Summary) MeanExpansions() float64 { return s.mean(s.Expansions) }
+
+// MeanTime returns the mean wall time in seconds over solved problems (0 if none).
+func (s *Summary) MeanTime() float64 { return s.mean(s.TimeS) }
+
+func (s *Summary) mean(sum float64) float64 {
+	if s.Solved == 0 {
+		return 0
+	}
+	return sum / float64(s.Solved)
+}
+
+// WriteTable writes summaries as an aligned text table with the columns of
+// the paper's result tables. Means are over solved problems; "-" when none.
+func WriteTable(w io.Writer, rows ...Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "algorithm\tsolved\tlength\texpansions\ttime (s)\t")
+	for _, s := range rows {
+		if s.Solved == 0 {
+			fmt.Fprintf(tw, "%s\t%d/%d\t-\t-\t-\t\n", s.Name, s.Solved, s.Problems)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d/%d\t%.1f\t%.1f\t%.3f\t\n", s.Name, s.Solved, s.Problems,
+			s.MeanLength(), s.MeanExpansions(), s.MeanTime())
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
