@@ -170,10 +170,12 @@ func (e *Engine[S]) Search(ctx context.Context, p Problem[S], ev Evaluator[S], a
 			s := e.succ[a]
 			res.Generated++
 			if !safe {
-				if _, dup := e.seen[s]; dup {
+				// One hash operation: the map grows unless s is a duplicate.
+				before := len(e.seen)
+				e.seen[s] = struct{}{}
+				if len(e.seen) == before {
 					continue
 				}
-				e.seen[s] = struct{}{}
 			}
 			c := child[S]{state: s, g: n.g + loss, logPi: n.logPi + float64(pol[a]) - logZ, parent: top.index, action: uint8(a)}
 			if !goalAtExpansion && p.IsGoal(s) {
@@ -246,7 +248,7 @@ func (e *Engine[S]) flush(p Problem[S], ev Evaluator[S], alg Algorithm, A int, r
 		for _, l := range logPi[i*A : (i+1)*A] {
 			e.policies = append(e.policies, float32(l))
 		}
-		e.open.push(heapEntry{priority: alg.Priority(c.g, c.logPi, h[i]), g: c.g, index: idx})
+		e.open.push(heapEntry{priority: alg.Priority(c.g, c.logPi, h[i]), g: float32(c.g), index: idx})
 	}
 	e.pending = e.pending[:0]
 	return nil
@@ -300,7 +302,7 @@ func logAddExp(a, b float64) float64 {
 // A heapEntry is a node of the open list with its priority.
 type heapEntry struct {
 	priority float64
-	g        float64
+	g        float32 // for ties only
 	index    int32
 }
 

@@ -11,7 +11,7 @@ func TestHeapOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	var q nodeHeap
 	for i := range 1000 {
-		q.push(heapEntry{priority: float64(rng.IntN(5)), g: float64(rng.IntN(20)), index: int32(i)})
+		q.push(heapEntry{priority: float64(rng.IntN(5)), g: float32(rng.IntN(20)), index: int32(i)})
 	}
 	prev := q.pop()
 	for q.len() > 0 {
