@@ -1,0 +1,268 @@
+// Package nn provides the small float32 neural-network layers that guide
+// the searches: 2-D convolutions, dense layers, ReLU and log-softmax, with
+// backpropagation, Glorot initialisation and the Adam optimiser.
+//
+// Tensors are plain []float32 slices. A batch of images enters a network in
+// NCHW order (sample, channel, row, column); between convolutions,
+// activations are kept in CNHW order (channel, sample, row, column), which
+// lets a convolution of a whole batch be one matrix product: the
+// convolution is im2col followed by GEMM. Dense layers take and give
+// row-major matrices, one row per sample.
+//
+// The matrix products go through Gemm: gonum's pure-Go BLAS by default, or
+// OpenBLAS, single-threaded, when built with the tag "openblas" (cgo and
+// libopenblas-dev needed). Layers hold their parameters; the scratch memory
+// of a pass belongs to the caller, so that several goroutines may run
+// forward passes of one network at once, each with its own buffers.
+package nn
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// A Param is a trainable tensor and the gradient accumulated for it.
+type Param struct {
+	Name  string
+	Shape []int
+	Data  []float32
+	Grad  []float32
+	// Decay reports whether L2 regularisation applies (weights, not biases).
+	Decay bool
+}
+
+// NewParam returns a zero parameter of the given shape.
+func NewParam(name string, decay bool, shape ...int) *Param {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return &Param{Name: name, Shape: shape, Data: make([]float32, n), Grad: make([]float32, n), Decay: decay}
+}
+
+// GlorotUniform fills p with values drawn uniformly from ±sqrt(6/(fanIn+fanOut)),
+// the Keras default initialisation.
+func (p *Param) GlorotUniform(rng *rand.Rand, fanIn, fanOut int) {
+	limit := math.Sqrt(6 / float64(fanIn+fanOut))
+	for i := range p.Data {
+		p.Data[i] = float32((2*rng.Float64() - 1) * limit)
+	}
+}
+
+// ZeroGrad clears the gradient.
+func (p *Param) ZeroGrad() { clear(p.Grad) }
+
+// A Conv2D is a convolution with valid padding and stride 1 of InC×InH×InW
+// images by OutC kernels of K×K.
+type Conv2D struct {
+	InC, InH, InW, OutC, K int
+	// Weight is OutC × (InC·K·K), row-major; Bias has OutC values.
+	Weight, Bias *Param
+}
+
+// NewConv2D returns a convolution initialised as Keras does.
+func NewConv2D(name string, rng *rand.Rand, inC, inH, inW, outC, k int) *Conv2D {
+	l := &Conv2D{InC: inC, InH: inH, InW: inW, OutC: outC, K: k,
+		Weight: NewParam(name+".weight", true, outC, inC*k*k),
+		Bias:   NewParam(name+".bias", false, outC)}
+	l.Weight.GlorotUniform(rng, inC*k*k, outC*k*k)
+	return l
+}
+
+// OutH and OutW are the output's height and width.
+func (l *Conv2D) OutH() int { return l.InH - l.K + 1 }
+
+// OutW is the output's width.
+func (l *Conv2D) OutW() int { return l.InW - l.K + 1 }
+
+// ColSize returns the length of the im2col buffer for n samples.
+func (l *Conv2D) ColSize(n int) int { return l.InC * l.K * l.K * n * l.OutH() * l.OutW() }
+
+// Layout tells how a batch of images is stored.
+type Layout bool
+
+// The layouts.
+const (
+	NCHW Layout = false
+	CNHW Layout = true
+)
+
+func (l *Conv2D) strides(layout Layout, n int) (sN, sC int) {
+	if layout == NCHW {
+		return l.InC * l.InH * l.InW, l.InH * l.InW
+	}
+	return l.InH * l.InW, n * l.InH * l.InW
+}
+
+// Forward computes y = conv(x) + bias for n samples: x in the given layout,
+// y (OutC × n·OutH·OutW) in CNHW; col is scratch of ColSize(n).
+func (l *Conv2D) Forward(x []float32, layout Layout, n int, y, col []float32) {
+	l.im2col(x, layout, n, col)
+	p := n * l.OutH() * l.OutW()
+	kk := l.InC * l.K * l.K
+	for o := range l.OutC {
+		b := l.Bias.Data[o]
+		row := y[o*p : (o+1)*p]
+		for i := range row {
+			row[i] = b
+		}
+	}
+	Gemm(false, false, l.OutC, p, kk, 1, l.Weight.Data, kk, col, p, 1, y, p)
+}
+
+// im2col writes col[(c·K+ky)·K+kx][(s·OutH+oy)·OutW+ox] = x[s, c, oy+ky, ox+kx].
+func (l *Conv2D) im2col(x []float32, layout Layout, n int, col []float32) {
+	oh, ow := l.OutH(), l.OutW()
+	p := n * oh * ow
+	sN, sC := l.strides(layout, n)
+	for c := range l.InC {
+		for ky := range l.K {
+			for kx := range l.K {
+				row := col[((c*l.K+ky)*l.K+kx)*p:]
+				j := 0
+				for s := range n {
+					base := s*sN + c*sC + ky*l.InW + kx
+					for oy := range oh {
+						src := x[base+oy*l.InW : base+oy*l.InW+ow]
+						copy(row[j:j+ow], src)
+						j += ow
+					}
+				}
+			}
+		}
+	}
+}
+
+// Backward accumulates the gradients of the parameters from dy (CNHW, as
+// Forward's y) and x, and, if dx is not nil, writes the gradient of x to dx
+// (in layout). col and dcol are scratch of ColSize(n); col must hold
+// Forward's im2col of x, as Forward left it.
+func (l *Conv2D) Backward(x []float32, layout Layout, n int, dy, dx, col, dcol []float32) {
+	p := n * l.OutH() * l.OutW()
+	kk := l.InC * l.K * l.K
+	// dW += dy · colᵀ; db += row sums of dy.
+	Gemm(false, true, l.OutC, kk, p, 1, dy, p, col, p, 1, l.Weight.Grad, kk)
+	for o := range l.OutC {
+		var s float32
+		for _, v := range dy[o*p : (o+1)*p] {
+			s += v
+		}
+		l.Bias.Grad[o] += s
+	}
+	if dx == nil {
+		return
+	}
+	// dcol = Wᵀ · dy, then col2im.
+	Gemm(true, false, kk, p, l.OutC, 1, l.Weight.Data, kk, dy, p, 0, dcol, p)
+	clear(dx[:n*l.InC*l.InH*l.InW])
+	oh, ow := l.OutH(), l.OutW()
+	sN, sC := l.strides(layout, n)
+	for c := range l.InC {
+		for ky := range l.K {
+			for kx := range l.K {
+				row := dcol[((c*l.K+ky)*l.K+kx)*p:]
+				j := 0
+				for s := range n {
+					base := s*sN + c*sC + ky*l.InW + kx
+					for oy := range oh {
+						dst := dx[base+oy*l.InW : base+oy*l.InW+ow]
+						for i, v := range row[j : j+ow] {
+							dst[i] += v
+						}
+						j += ow
+					}
+				}
+			}
+		}
+	}
+}
+
+// A Dense layer computes y = x·Wᵀ + b for rows x of In values.
+type Dense struct {
+	In, Out int
+	// Weight is Out × In, row-major; Bias has Out values.
+	Weight, Bias *Param
+}
+
+// NewDense returns a dense layer initialised as Keras does.
+func NewDense(name string, rng *rand.Rand, in, out int) *Dense {
+	l := &Dense{In: in, Out: out,
+		Weight: NewParam(name+".weight", true, out, in),
+		Bias:   NewParam(name+".bias", false, out)}
+	l.Weight.GlorotUniform(rng, in, out)
+	return l
+}
+
+// Forward computes y (n × Out) from x (n × In).
+func (l *Dense) Forward(x []float32, n int, y []float32) {
+	for s := range n {
+		copy(y[s*l.Out:(s+1)*l.Out], l.Bias.Data)
+	}
+	Gemm(false, true, n, l.Out, l.In, 1, x, l.In, l.Weight.Data, l.In, 1, y, l.Out)
+}
+
+// Backward accumulates the parameters' gradients from dy (n × Out) and x,
+// and writes the gradient of x to dx unless dx is nil.
+func (l *Dense) Backward(x []float32, n int, dy, dx []float32) {
+	Gemm(true, false, l.Out, l.In, n, 1, dy, l.Out, x, l.In, 1, l.Weight.Grad, l.In)
+	for s := range n {
+		for o, v := range dy[s*l.Out : (s+1)*l.Out] {
+			l.Bias.Grad[o] += v
+		}
+	}
+	if dx != nil {
+		Gemm(false, false, n, l.In, l.Out, 1, dy, l.Out, l.Weight.Data, l.In, 0, dx, l.In)
+	}
+}
+
+// ReLU sets the negative values of x to 0.
+func ReLU(x []float32) {
+	for i, v := range x {
+		if v < 0 {
+			x[i] = 0
+		}
+	}
+}
+
+// ReLUBackward zeroes the gradient dy where the ReLU's output y is 0.
+func ReLUBackward(y, dy []float32) {
+	for i, v := range y {
+		if v <= 0 {
+			dy[i] = 0
+		}
+	}
+}
+
+// LogSoftmax replaces each row of k values of x by its log-softmax.
+func LogSoftmax(x []float32, k int) {
+	for r := 0; r+k <= len(x); r += k {
+		row := x[r : r+k]
+		m := row[0]
+		for _, v := range row[1:] {
+			m = max(m, v)
+		}
+		var s float64
+		for _, v := range row {
+			s += math.Exp(float64(v - m))
+		}
+		lse := m + float32(math.Log(s))
+		for i := range row {
+			row[i] -= lse
+		}
+	}
+}
+
+// LogSoftmaxBackward turns dy, the gradient with respect to the
+// log-softmax y of rows of k values, into the gradient with respect to its
+// input, in place: dx = dy − softmax·Σdy.
+func LogSoftmaxBackward(y, dy []float32, k int) {
+	for r := 0; r+k <= len(y); r += k {
+		var s float32
+		for _, v := range dy[r : r+k] {
+			s += v
+		}
+		for i := r; i < r+k; i++ {
+			dy[i] -= float32(math.Exp(float64(y[i]))) * s
+		}
+	}
+}

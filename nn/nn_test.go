@@ -1,0 +1,250 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func randSlice(rng *rand.Rand, n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	return x
+}
+
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+// checkGrad compares the analytic gradient g of loss with respect to the
+// values v against central finite differences.
+func checkGrad(t *testing.T, name string, v, g []float32, loss func() float64) {
+	t.Helper()
+	const eps = 1e-2
+	worst := 0.0
+	for i := range v {
+		old := v[i]
+		v[i] = old + eps
+		lp := loss()
+		v[i] = old - eps
+		lm := loss()
+		v[i] = old
+		num := (lp - lm) / (2 * eps)
+		err := math.Abs(num-float64(g[i])) / math.Max(1, math.Abs(num)+math.Abs(float64(g[i])))
+		worst = math.Max(worst, err)
+		if err > 5e-3 {
+			t.Errorf("%s[%d]: analytic %g, numeric %g", name, i, g[i], num)
+			return
+		}
+	}
+	if len(v) > 0 && worst == 0 && dot(g, g) == 0 {
+		t.Errorf("%s: zero gradient: the check cannot fail", name)
+	}
+}
+
+func TestConv2DGradients(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, layout := range []Layout{NCHW, CNHW} {
+		for _, k := range []int{1, 2, 3} {
+			l := NewConv2D("c", rng, 3, 5, 4, 2, k)
+			for i := range l.Bias.Data {
+				l.Bias.Data[i] = float32(rng.NormFloat64())
+			}
+			n := 2
+			x := randSlice(rng, n*3*5*4)
+			ysize := l.OutC * n * l.OutH() * l.OutW()
+			r := randSlice(rng, ysize)
+			y := make([]float32, ysize)
+			col := make([]float32, l.ColSize(n))
+			dcol := make([]float32, l.ColSize(n))
+			loss := func() float64 {
+				l.Forward(x, layout, n, y, col)
+				return dot(y, r)
+			}
+			loss()
+			dx := make([]float32, len(x))
+			l.Backward(x, layout, n, r, dx, col, dcol)
+			name := fmt.Sprintf("conv k=%d layout=%v", k, layout)
+			checkGrad(t, name+" x", x, dx, loss)
+			checkGrad(t, name+" weight", l.Weight.Data, l.Weight.Grad, loss)
+			checkGrad(t, name+" bias", l.Bias.Data, l.Bias.Grad, loss)
+		}
+	}
+}
+
+// TestConv2DDirect compares a convolution with its definition.
+func TestConv2DDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	l := NewConv2D("c", rng, 2, 4, 5, 3, 2)
+	l.Bias.Data = randSlice(rng, 3)
+	n := 3
+	x := randSlice(rng, n*2*4*5)
+	y := make([]float32, 3*n*l.OutH()*l.OutW())
+	l.Forward(x, NCHW, n, y, make([]float32, l.ColSize(n)))
+	for o := range 3 {
+		for s := range n {
+			for oy := range l.OutH() {
+				for ox := range l.OutW() {
+					want := float64(l.Bias.Data[o])
+					for c := range 2 {
+						for ky := range 2 {
+							for kx := range 2 {
+								want += float64(l.Weight.Data[o*8+c*4+ky*2+kx]) * float64(x[s*40+c*20+(oy+ky)*5+ox+kx])
+							}
+						}
+					}
+					got := y[((o*n+s)*l.OutH()+oy)*l.OutW()+ox]
+					if math.Abs(float64(got)-want) > 1e-4 {
+						t.Fatalf("y[%d,%d,%d,%d] = %g, want %g", o, s, oy, ox, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestDenseGradients(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	l := NewDense("d", rng, 7, 4)
+	l.Bias.Data = randSlice(rng, 4)
+	n := 3
+	x := randSlice(rng, n*7)
+	r := randSlice(rng, n*4)
+	y := make([]float32, n*4)
+	loss := func() float64 {
+		l.Forward(x, n, y)
+		return dot(y, r)
+	}
+	loss()
+	dx := make([]float32, len(x))
+	l.Backward(x, n, r, dx)
+	checkGrad(t, "dense x", x, dx, loss)
+	checkGrad(t, "dense weight", l.Weight.Data, l.Weight.Grad, loss)
+	checkGrad(t, "dense bias", l.Bias.Data, l.Bias.Grad, loss)
+}
+
+func TestActivationGradients(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	x := randSlice(rng, 12)
+	r := randSlice(rng, 12)
+	y := make([]float32, 12)
+	relu := func() float64 {
+		copy(y, x)
+		ReLU(y)
+		return dot(y, r)
+	}
+	relu()
+	dx := append([]float32(nil), r...)
+	ReLUBackward(y, dx)
+	checkGrad(t, "relu", x, dx, relu)
+
+	lsm := func() float64 {
+		copy(y, x)
+		LogSoftmax(y, 4)
+		return dot(y, r)
+	}
+	lsm()
+	dx = append([]float32(nil), r...)
+	LogSoftmaxBackward(y, dx, 4)
+	checkGrad(t, "log-softmax", x, dx, lsm)
+	for row := 0; row < 12; row += 4 {
+		var s float64
+		for _, v := range y[row : row+4] {
+			s += math.Exp(float64(v))
+		}
+		if math.Abs(s-1) > 1e-5 {
+			t.Errorf("softmax row sums to %g", s)
+		}
+	}
+}
+
+func TestGemm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, tc := range []struct {
+		tA, tB  bool
+		m, n, k int
+	}{{false, false, 3, 4, 5}, {true, false, 6, 2, 3}, {false, true, 5, 7, 2}, {true, true, 4, 4, 4}, {false, false, 33, 70, 129}} {
+		a := randSlice(rng, tc.m*tc.k)
+		b := randSlice(rng, tc.k*tc.n)
+		c := randSlice(rng, tc.m*tc.n)
+		want := make([]float64, len(c))
+		for i := range tc.m {
+			for j := range tc.n {
+				s := 0.0
+				for p := range tc.k {
+					av := a[i*tc.k+p]
+					if tc.tA {
+						av = a[p*tc.m+i]
+					}
+					bv := b[p*tc.n+j]
+					if tc.tB {
+						bv = b[j*tc.k+p]
+					}
+					s += float64(av) * float64(bv)
+				}
+				want[i*tc.n+j] = 2*s + 0.5*float64(c[i*tc.n+j])
+			}
+		}
+		lda, ldb := tc.k, tc.n
+		if tc.tA {
+			lda = tc.m
+		}
+		if tc.tB {
+			ldb = tc.k
+		}
+		ref := append([]float32(nil), c...)
+		Gemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, 2, a, lda, b, ldb, 0.5, c, tc.n)
+		gonumGemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, 2, a, lda, b, ldb, 0.5, ref, tc.n)
+		for i := range c {
+			if math.Abs(float64(c[i])-want[i]) > 1e-3*(1+math.Abs(want[i])) || math.Abs(float64(c[i]-ref[i])) > 1e-3*(1+math.Abs(want[i])) {
+				t.Fatalf("%+v (%s): c[%d] = %g, gonum %g, want %g", tc, Backend, i, c[i], ref[i], want[i])
+			}
+		}
+	}
+}
+
+// TestAdam minimises a quadratic with L2 and checks where it ends.
+func TestAdam(t *testing.T) {
+	p := NewParam("w", true, 3)
+	target := []float32{1, -2, 3}
+	opt := NewAdam([]*Param{p}, 0.05, 0.1)
+	for range 3000 {
+		for i := range p.Data {
+			p.Grad[i] = 2 * (p.Data[i] - target[i])
+		}
+		opt.Step()
+	}
+	// The minimum of (w−t)² + 0.1·w² is t/1.1.
+	for i := range p.Data {
+		if want := target[i] / 1.1; math.Abs(float64(p.Data[i]-want)) > 1e-2 {
+			t.Errorf("w[%d] = %g, want %g", i, p.Data[i], want)
+		}
+		if p.Grad[i] != 0 {
+			t.Error("Step left a gradient")
+		}
+	}
+	if opt.T != 3000 || math.Abs(opt.L2Penalty()-0.1*dot(p.Data, p.Data)) > 1e-6 {
+		t.Errorf("T %d, penalty %g", opt.T, opt.L2Penalty())
+	}
+}
+
+func BenchmarkSgemm(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, s := range [][3]int{{32, 2048, 128}, {32, 128, 1568}, {128, 128, 128}} {
+		m, n, k := s[0], s[1], s[2]
+		a, bb, c := randSlice(rng, m*k), randSlice(rng, k*n), make([]float32, m*n)
+		b.Run(fmt.Sprintf("%s/%dx%dx%d", Backend, m, n, k), func(b *testing.B) {
+			for b.Loop() {
+				Gemm(false, false, m, n, k, 1, a, k, bb, n, 0, c, n)
+			}
+			b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
