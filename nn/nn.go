@@ -218,18 +218,22 @@ func (l *Dense) Backward(x []float32, n int, dy, dx []float32) {
 // ReLU sets the negative values of x to 0.
 func ReLU(x []float32) {
 	for i, v := range x {
-		if v < 0 {
-			x[i] = 0
-		}
+		// Branch-free: clear every bit when the sign bit is set. (About
+		// half the values are negative, which defeats branch prediction.)
+		b := math.Float32bits(v)
+		x[i] = math.Float32frombits(b &^ uint32(int32(b)>>31))
 	}
 }
 
 // ReLUBackward zeroes the gradient dy where the ReLU's output y is 0.
 func ReLUBackward(y, dy []float32) {
 	for i, v := range y {
-		if v <= 0 {
-			dy[i] = 0
+		// Branch-free: keep dy where y > 0 (y is never negative).
+		keep := uint32(0)
+		if v > 0 {
+			keep = ^uint32(0)
 		}
+		dy[i] = math.Float32frombits(math.Float32bits(dy[i]) & keep)
 	}
 }
 

@@ -1,0 +1,81 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/phs-go/phs/nn"
+)
+
+// flops returns the multiply-adds ×2 of a forward pass of one state.
+func flops(m *Model) float64 {
+	c := m.cfg
+	f := 2.0 * float64(c.Filters*m.conv1.OutH()*m.conv1.OutW()*c.Channels*c.Kernel*c.Kernel)
+	f += 2 * float64(c.Filters*m.conv2.OutH()*m.conv2.OutW()*c.Filters*c.Kernel*c.Kernel)
+	flat := c.Filters * m.conv2.OutH() * m.conv2.OutW()
+	if m.pol1 != nil {
+		f += 2 * float64(flat*c.Hidden+c.Hidden*c.Actions)
+	}
+	if m.heu1 != nil {
+		f += 2 * float64(flat*c.Hidden+c.Hidden)
+	}
+	return f
+}
+
+var benchShapes = []struct {
+	name    string
+	c, h, w int
+}{{"sokoban", 4, 10, 10}, {"witness", 9, 9, 9}, {"stp", 25, 5, 5}}
+
+// BenchmarkForward measures the two-headed networks at batch 32 on one
+// goroutine: states/s and the GFLOP/s reached.
+func BenchmarkForward(b *testing.B) {
+	for _, s := range benchShapes {
+		m, err := New(Config{Domain: s.name, Algorithm: "phsh", Heads: Both, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 1))
+		const n = 32
+		x := make([]float32, n*s.c*s.h*s.w)
+		for i := range x {
+			if rng.IntN(4) == 0 {
+				x[i] = 1
+			}
+		}
+		b.Run(fmt.Sprintf("%s/%s", nn.Backend, s.name), func(b *testing.B) {
+			var ws workspace
+			for b.Loop() {
+				m.forward(&ws, x, n)
+			}
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(float64(n*b.N)/sec, "states/s")
+			b.ReportMetric(flops(m)*float64(n*b.N)/sec/1e9, "GFLOP/s")
+		})
+	}
+}
+
+// BenchmarkTrainStep measures one Adam step of a two-headed network on a
+// trajectory of 32 states.
+func BenchmarkTrainStep(b *testing.B) {
+	for _, s := range benchShapes {
+		m, _ := New(Config{Domain: s.name, Algorithm: "phsh", Heads: Both, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
+		const n = 32
+		smp := Sample{Inputs: make([]float32, n*s.c*s.h*s.w), Actions: make([]int, n), CostToGo: make([]float32, n), Expansions: 100}
+		for i := range n {
+			smp.Inputs[i*s.c*s.h*s.w+i] = 1
+			smp.Actions[i] = i % 4
+			smp.CostToGo[i] = float32(n - i)
+		}
+		tr := NewTrainer(m, TrainConfig{})
+		b.Run(fmt.Sprintf("%s/%s", nn.Backend, s.name), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := tr.Step(smp); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "states/s")
+		})
+	}
+}

@@ -1,0 +1,316 @@
+// Package model provides the networks of Orseau & Lelis (2021, appendix
+// "Neural Network Architectures"), their losses, and their storage, and
+// makes them the batched evaluators of package search.
+//
+// A network reads a domain's encoding of a state (C×H×W) through two
+// convolutions of 32 filters of 2×2 with ReLU, then one or two branches of
+// a dense layer of 128 with ReLU: the policy branch ends in a linear layer
+// of one output per action and a log-softmax, the heuristic branch in one
+// linear output.
+package model
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/phs-go/phs/nn"
+)
+
+// Heads says which outputs a network has.
+type Heads int
+
+// The heads.
+const (
+	Policy Heads = 1 << iota
+	Heuristic
+	Both = Policy | Heuristic
+)
+
+// String returns "policy", "heuristic" or "both".
+func (h Heads) String() string {
+	switch h {
+	case Policy:
+		return "policy"
+	case Heuristic:
+		return "heuristic"
+	case Both:
+		return "both"
+	}
+	return fmt.Sprintf("Heads(%d)", int(h))
+}
+
+// MarshalText encodes h as its String.
+func (h Heads) MarshalText() ([]byte, error) {
+	if h < Policy || h > Both {
+		return nil, fmt.Errorf("model: bad heads %d", int(h))
+	}
+	return []byte(h.String()), nil
+}
+
+// UnmarshalText decodes "policy", "heuristic" or "both".
+func (h *Heads) UnmarshalText(b []byte) error {
+	for _, v := range []Heads{Policy, Heuristic, Both} {
+		if string(b) == v.String() {
+			*h = v
+			return nil
+		}
+	}
+	return fmt.Errorf("model: heads %q, want policy, heuristic or both", b)
+}
+
+// HeadsFor returns the heads the network of an algorithm needs: both for
+// PHS (phsstar, phsh, phssafe) and PUCT, the policy for LevinTS, the
+// heuristic for A*, WA* and GBFS.
+func HeadsFor(algorithm string) (Heads, error) {
+	switch strings.ToLower(algorithm) {
+	case "phsstar", "phs*", "phsh", "phssafe", "puct":
+		return Both, nil
+	case "levints":
+		return Policy, nil
+	case "astar", "wastar", "gbfs":
+		return Heuristic, nil
+	}
+	return 0, fmt.Errorf("model: unknown algorithm %q", algorithm)
+}
+
+// Config describes a network: what it was made for and its shape.
+type Config struct {
+	Domain    string `json:"domain"`
+	Algorithm string `json:"algorithm"`
+	Heads     Heads  `json:"heads"`
+	// Channels, Height and Width are the shape of the input.
+	Channels int `json:"channels"`
+	Height   int `json:"height"`
+	Width    int `json:"width"`
+	// Actions is the number of policy outputs.
+	Actions int `json:"actions"`
+	// Filters, Kernel and Hidden are the convolutions' filters and kernel
+	// size and the dense layers' width; 0 means 32, 2 and 128.
+	Filters int `json:"filters"`
+	Kernel  int `json:"kernel"`
+	Hidden  int `json:"hidden"`
+	// Meta is free-form metadata, such as how the network was trained.
+	Meta map[string]string `json:"meta,omitempty"`
+}
+
+func (c *Config) defaults() error {
+	if c.Filters == 0 {
+		c.Filters = 32
+	}
+	if c.Kernel == 0 {
+		c.Kernel = 2
+	}
+	if c.Hidden == 0 {
+		c.Hidden = 128
+	}
+	switch {
+	case c.Heads < Policy || c.Heads > Both:
+		return fmt.Errorf("model: bad heads %d", int(c.Heads))
+	case c.Channels < 1 || c.Height < 1 || c.Width < 1:
+		return fmt.Errorf("model: bad input shape %dx%dx%d", c.Channels, c.Height, c.Width)
+	case c.Height-2*(c.Kernel-1) < 1 || c.Width-2*(c.Kernel-1) < 1:
+		return fmt.Errorf("model: input %dx%d too small for two %dx%d convolutions", c.Height, c.Width, c.Kernel, c.Kernel)
+	case c.Actions < 1 || c.Filters < 1 || c.Kernel < 1 || c.Hidden < 1:
+		return errors.New("model: actions, filters, kernel and hidden must be positive")
+	}
+	return nil
+}
+
+// A Model is a network. Its weights may be read by several goroutines at
+// once (through Evaluators), as long as none trains it at the same time.
+type Model struct {
+	cfg          Config
+	conv1, conv2 *nn.Conv2D
+	// The branches; nil for a head the network does not have.
+	pol1, pol2, heu1, heu2 *nn.Dense
+}
+
+// New returns a network with weights initialised from seed.
+func New(cfg Config, seed uint64) (*Model, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6d6f64656c))
+	m := &Model{cfg: cfg}
+	m.conv1 = nn.NewConv2D("conv1", rng, cfg.Channels, cfg.Height, cfg.Width, cfg.Filters, cfg.Kernel)
+	m.conv2 = nn.NewConv2D("conv2", rng, cfg.Filters, m.conv1.OutH(), m.conv1.OutW(), cfg.Filters, cfg.Kernel)
+	flat := cfg.Filters * m.conv2.OutH() * m.conv2.OutW()
+	if cfg.Heads&Policy != 0 {
+		m.pol1 = nn.NewDense("policy1", rng, flat, cfg.Hidden)
+		m.pol2 = nn.NewDense("policy2", rng, cfg.Hidden, cfg.Actions)
+	}
+	if cfg.Heads&Heuristic != 0 {
+		m.heu1 = nn.NewDense("heuristic1", rng, flat, cfg.Hidden)
+		m.heu2 = nn.NewDense("heuristic2", rng, cfg.Hidden, 1)
+	}
+	return m, nil
+}
+
+// Config returns the network's configuration.
+func (m *Model) Config() Config { return m.cfg }
+
+// Params returns the network's parameters in a fixed order.
+func (m *Model) Params() []*nn.Param {
+	ps := []*nn.Param{m.conv1.Weight, m.conv1.Bias, m.conv2.Weight, m.conv2.Bias}
+	for _, d := range []*nn.Dense{m.pol1, m.pol2, m.heu1, m.heu2} {
+		if d != nil {
+			ps = append(ps, d.Weight, d.Bias)
+		}
+	}
+	return ps
+}
+
+// Clone returns a deep copy of m.
+func (m *Model) Clone() *Model {
+	c, err := New(m.cfg, 0)
+	if err != nil {
+		panic(err) // m's configuration was valid
+	}
+	c.CopyWeightsFrom(m)
+	return c
+}
+
+// CopyWeightsFrom copies the weights of src, which must have the same
+// architecture, into m.
+func (m *Model) CopyWeightsFrom(src *Model) {
+	dst, from := m.Params(), src.Params()
+	if len(dst) != len(from) {
+		panic("model: CopyWeightsFrom: different architectures")
+	}
+	for i, p := range dst {
+		if len(p.Data) != len(from[i].Data) {
+			panic("model: CopyWeightsFrom: different architectures")
+		}
+		copy(p.Data, from[i].Data)
+	}
+}
+
+// Check returns an error unless m was made for domain and inputs of
+// c×h×w.
+func (m *Model) Check(domain string, c, h, w int) error {
+	if m.cfg.Domain != domain {
+		return fmt.Errorf("model: the model is for the %s domain, not %s", m.cfg.Domain, domain)
+	}
+	if m.cfg.Channels != c || m.cfg.Height != h || m.cfg.Width != w {
+		return fmt.Errorf("model: the model takes inputs of %dx%dx%d, the problems give %dx%dx%d",
+			m.cfg.Channels, m.cfg.Height, m.cfg.Width, c, h, w)
+	}
+	return nil
+}
+
+// A workspace holds the activations and gradients of a pass over a batch.
+type workspace struct {
+	n                                int
+	col1, a1, col2, a2, flat         []float32
+	hp, logits, hh, hout             []float32
+	dflat, dtmp, da2, da1, dcol, dh1 []float32
+	dlogits, dhout                   []float32
+}
+
+// grow sizes w for batches of n.
+func (w *workspace) grow(m *Model, n int) {
+	if n <= w.n {
+		return
+	}
+	n = max(n, 2*w.n)
+	c := m.cfg
+	p1 := m.conv1.OutH() * m.conv1.OutW()
+	p2 := m.conv2.OutH() * m.conv2.OutW()
+	flat := c.Filters * p2
+	f := func(k int) []float32 { return make([]float32, k) }
+	*w = workspace{n: n,
+		col1: f(m.conv1.ColSize(n)), a1: f(c.Filters * n * p1),
+		col2: f(m.conv2.ColSize(n)), a2: f(c.Filters * n * p2), flat: f(n * flat),
+		hp: f(n * c.Hidden), logits: f(n * c.Actions), hh: f(n * c.Hidden), hout: f(n),
+		dflat: f(n * flat), dtmp: f(n * flat), da2: f(c.Filters * n * p2), da1: f(c.Filters * n * p1),
+		dcol: f(max(m.conv1.ColSize(n), m.conv2.ColSize(n))), dh1: f(n * c.Hidden),
+		dlogits: f(n * c.Actions), dhout: f(n),
+	}
+}
+
+// forward runs the network on n inputs x (NCHW); the log-policy goes to
+// w.logits, the heuristic to w.hout.
+func (m *Model) forward(w *workspace, x []float32, n int) {
+	w.grow(m, n)
+	c := m.cfg
+	p1 := m.conv1.OutH() * m.conv1.OutW()
+	p2 := m.conv2.OutH() * m.conv2.OutW()
+	a1 := w.a1[:c.Filters*n*p1]
+	m.conv1.Forward(x, nn.NCHW, n, a1, w.col1)
+	nn.ReLU(a1)
+	a2 := w.a2[:c.Filters*n*p2]
+	m.conv2.Forward(a1, nn.CNHW, n, a2, w.col2)
+	nn.ReLU(a2)
+	// Flatten CNHW to one row per sample.
+	flat := c.Filters * p2
+	for ch := range c.Filters {
+		for s := range n {
+			copy(w.flat[s*flat+ch*p2:s*flat+(ch+1)*p2], a2[(ch*n+s)*p2:(ch*n+s+1)*p2])
+		}
+	}
+	if m.pol1 != nil {
+		hp := w.hp[:n*c.Hidden]
+		m.pol1.Forward(w.flat, n, hp)
+		nn.ReLU(hp)
+		m.pol2.Forward(hp, n, w.logits)
+		nn.LogSoftmax(w.logits[:n*c.Actions], c.Actions)
+	}
+	if m.heu1 != nil {
+		hh := w.hh[:n*c.Hidden]
+		m.heu1.Forward(w.flat, n, hh)
+		nn.ReLU(hh)
+		m.heu2.Forward(hh, n, w.hout)
+	}
+}
+
+// backward accumulates the parameters' gradients of a loss whose gradient
+// with respect to the log-policy is in w.dlogits and with respect to the
+// heuristic in w.dhout, after forward on the same x and n.
+func (m *Model) backward(w *workspace, x []float32, n int) {
+	c := m.cfg
+	p1 := m.conv1.OutH() * m.conv1.OutW()
+	p2 := m.conv2.OutH() * m.conv2.OutW()
+	flat := c.Filters * p2
+	dflat := w.dflat[:n*flat]
+	clear(dflat)
+	if m.pol1 != nil {
+		dl := w.dlogits[:n*c.Actions]
+		nn.LogSoftmaxBackward(w.logits[:n*c.Actions], dl, c.Actions)
+		dh1 := w.dh1[:n*c.Hidden]
+		m.pol2.Backward(w.hp, n, dl, dh1)
+		nn.ReLUBackward(w.hp[:n*c.Hidden], dh1)
+		m.pol1.Backward(w.flat, n, dh1, w.dtmp)
+		for i, v := range w.dtmp[:n*flat] {
+			dflat[i] += v
+		}
+	}
+	if m.heu1 != nil {
+		dh1 := w.dh1[:n*c.Hidden]
+		m.heu2.Backward(w.hh, n, w.dhout[:n], dh1)
+		nn.ReLUBackward(w.hh[:n*c.Hidden], dh1)
+		m.heu1.Backward(w.flat, n, dh1, w.dtmp)
+		for i, v := range w.dtmp[:n*flat] {
+			dflat[i] += v
+		}
+	}
+	da2 := w.da2[:c.Filters*n*p2]
+	for ch := range c.Filters {
+		for s := range n {
+			copy(da2[(ch*n+s)*p2:(ch*n+s+1)*p2], dflat[s*flat+ch*p2:s*flat+(ch+1)*p2])
+		}
+	}
+	nn.ReLUBackward(w.a2[:c.Filters*n*p2], da2)
+	da1 := w.da1[:c.Filters*n*p1]
+	m.conv2.Backward(w.a1, nn.CNHW, n, da2, da1, w.col2, w.dcol)
+	nn.ReLUBackward(w.a1[:c.Filters*n*p1], da1)
+	m.conv1.Backward(x, nn.NCHW, n, da1, nil, w.col1, w.dcol)
+}
+
+// configJSON encodes cfg for config.json.
+func configJSON(cfg Config) ([]byte, error) {
+	b, err := json.MarshalIndent(cfg, "", "  ")
+	return append(b, '\n'), err
+}

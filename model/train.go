@@ -1,0 +1,123 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/phs-go/phs/nn"
+)
+
+// A Sample is a solution trajectory encoded for learning.
+type Sample struct {
+	// Inputs holds the T encoded states of the path, one C×H×W image each.
+	Inputs []float32
+	// Actions[t] is the action taken in state t.
+	Actions []int
+	// CostToGo[t] is the distance from state t to the goal: T−t.
+	CostToGo []float32
+	// Expansions is the number of expansions of the search that found the
+	// trajectory: the N of the Levin loss.
+	Expansions int64
+}
+
+// Losses are the values of the losses of a training step.
+type Losses struct {
+	// Policy is the Levin loss (the cross-entropy for PUCT); Heuristic the
+	// mean squared error of h.
+	Policy, Heuristic float64
+}
+
+// TrainConfig sets up a Trainer.
+type TrainConfig struct {
+	// LearningRate of Adam; 0 means 1e-4.
+	LearningRate float64
+	// L2 adds L2·Σw² over the weights (not the biases) to the loss; 0, the
+	// default, adds nothing. (The paper states 1e-3, but in the reference
+	// implementation the penalty had no effect on training.)
+	L2 float64
+}
+
+// A Trainer trains a Model with Adam on solution trajectories.
+type Trainer struct {
+	m   *Model
+	opt *nn.Adam
+	ws  workspace
+}
+
+// NewTrainer returns a Trainer that trains m in place.
+func NewTrainer(m *Model, cfg TrainConfig) *Trainer {
+	return &Trainer{m: m, opt: nn.NewAdam(m.Params(), cfg.LearningRate, cfg.L2)}
+}
+
+// Model returns the model being trained.
+func (t *Trainer) Model() *Model { return t.m }
+
+// Steps returns the number of optimiser steps taken.
+func (t *Trainer) Steps() int { return t.opt.T }
+
+// Step takes one Adam step on the loss of one trajectory, the whole
+// trajectory being the minibatch. The loss depends on the model's
+// algorithm, as in the reference implementation:
+//
+//   - a policy head, except for PUCT: the Levin loss
+//     N·mean_t(−log pi(a_t|s_t)), whose gradient is the paper's
+//     approximate gradient of the Levin cost;
+//   - PUCT: the cross-entropy mean_t(−log pi(a_t|s_t));
+//   - a heuristic head: the mean squared error of h(s_t) against the
+//     cost-to-go, added to the policy's loss for two-headed networks.
+func (t *Trainer) Step(s Sample) (Losses, error) {
+	l, err := t.gradients(s)
+	if err != nil {
+		return l, err
+	}
+	t.opt.Step()
+	return l, nil
+}
+
+// gradients computes the losses of s and accumulates their gradients in
+// the parameters.
+func (t *Trainer) gradients(s Sample) (Losses, error) {
+	cfg := &t.m.cfg
+	T := len(s.Actions)
+	size := cfg.Channels * cfg.Height * cfg.Width
+	switch {
+	case T == 0:
+		return Losses{}, errors.New("model: empty trajectory")
+	case len(s.Inputs) != T*size || len(s.CostToGo) != T:
+		return Losses{}, fmt.Errorf("model: a sample of %d actions has %d input values and %d costs-to-go, want %d and %d",
+			T, len(s.Inputs), len(s.CostToGo), T*size, T)
+	}
+	t.m.forward(&t.ws, s.Inputs, T)
+	var l Losses
+	if cfg.Heads&Policy != 0 {
+		weight := float64(max(s.Expansions, 1))
+		if cfg.Algorithm == "puct" {
+			weight = 1
+		}
+		dl := t.ws.dlogits[:T*cfg.Actions]
+		clear(dl)
+		for i, a := range s.Actions {
+			if a < 0 || a >= cfg.Actions {
+				return Losses{}, fmt.Errorf("model: action %d out of range", a)
+			}
+			l.Policy -= float64(t.ws.logits[i*cfg.Actions+a])
+			dl[i*cfg.Actions+a] = float32(-weight / float64(T))
+		}
+		l.Policy *= weight / float64(T)
+	}
+	if cfg.Heads&Heuristic != 0 {
+		dh := t.ws.dhout[:T]
+		for i, y := range s.CostToGo {
+			d := t.ws.hout[i] - y
+			l.Heuristic += float64(d) * float64(d)
+			dh[i] = 2 * d / float32(T)
+		}
+		l.Heuristic /= float64(T)
+	}
+	if math.IsNaN(l.Policy) || math.IsNaN(l.Heuristic) {
+		return l, errors.New("model: the loss is NaN")
+	}
+	t.m.backward(&t.ws, s.Inputs, T)
+	return l, nil
+}
