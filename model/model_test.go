@@ -340,4 +340,3 @@ func FuzzDecodeSafetensors(f *testing.F) {
 		}
 	})
 }
-
