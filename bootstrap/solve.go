@@ -7,7 +7,6 @@ package bootstrap
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sync"
 
 	"github.com/phs-go/phs/search"
@@ -19,21 +18,19 @@ type Task[S comparable] struct {
 	Problem search.Problem[S]
 }
 
-// A SearchFunc runs one search of p with evaluator ev.
-type SearchFunc[S comparable] func(ctx context.Context, p search.Problem[S], ev search.Evaluator[S]) (search.Result[S], error)
+// A Solver searches one problem. Each Solver is used by one goroutine at a
+// time, so it may own scratch state: an engine, an evaluator and its buffers.
+type Solver[S comparable] func(ctx context.Context, p search.Problem[S]) (search.Result[S], error)
 
-// Solve runs search on every task with workers goroutines (0 means
-// runtime.NumCPU()), each with its own evaluator from newEval, and calls
+// Solve runs every task on len(solvers) goroutines, one per solver, and calls
 // emit with each result in input order, from one goroutine at a time. It
 // stops at the first error of a search or of emit, or when ctx is done; the
 // results emitted by then are exactly those of a prefix of tasks.
-func Solve[S comparable](ctx context.Context, tasks []Task[S], workers int,
-	newEval func() (search.Evaluator[S], error), run SearchFunc[S],
+func Solve[S comparable](ctx context.Context, tasks []Task[S], solvers []Solver[S],
 	emit func(i int, r search.Result[S]) error) error {
-	if workers <= 0 {
-		workers = runtime.NumCPU()
+	if len(solvers) == 0 {
+		panic("bootstrap: Solve without solvers")
 	}
-	workers = min(workers, len(tasks))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -43,20 +40,14 @@ func Solve[S comparable](ctx context.Context, tasks []Task[S], workers int,
 		err error
 	}
 	next := make(chan int)
-	results := make(chan done, workers)
+	results := make(chan done, len(solvers))
 	var wg sync.WaitGroup
-	for range workers {
-		ev, err := newEval()
-		if err != nil {
-			cancel()
-			wg.Wait()
-			return err
-		}
+	for _, solve := range solvers[:min(len(solvers), len(tasks))] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				r, err := run(ctx, tasks[i].Problem, ev)
+				r, err := solve(ctx, tasks[i].Problem)
 				if err != nil {
 					err = fmt.Errorf("%s: %w", tasks[i].ID, err)
 				}

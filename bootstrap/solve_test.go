@@ -12,20 +12,22 @@ import (
 	"github.com/phs-go/phs/search/searchtest"
 )
 
-type nopEval struct{}
-
-func (nopEval) Evaluate(p search.Problem[int32], s []int32, logPi, h []float64) error { return nil }
-
-func newNop() (search.Evaluator[int32], error) { return nopEval{}, nil }
-
 // sleepy returns a search that takes a random short time and reports the
 // task's index (encoded in the maze root) as its expansions.
-func sleepy(seed uint64) SearchFunc[int32] {
-	return func(ctx context.Context, p search.Problem[int32], ev search.Evaluator[int32]) (search.Result[int32], error) {
+func sleepy(workers int, seed uint64) []Solver[int32] {
+	return pool(workers, func(ctx context.Context, p search.Problem[int32]) (search.Result[int32], error) {
 		r := rand.New(rand.NewPCG(seed, uint64(p.Root())))
 		time.Sleep(time.Duration(r.IntN(2000)) * time.Microsecond)
 		return search.Result[int32]{Expansions: int64(p.Root())}, nil
+	})
+}
+
+func pool(workers int, s Solver[int32]) []Solver[int32] {
+	ss := make([]Solver[int32], workers)
+	for i := range ss {
+		ss[i] = s
 	}
+	return ss
 }
 
 func tasks(n int) []Task[int32] {
@@ -40,10 +42,10 @@ func tasks(n int) []Task[int32] {
 }
 
 func TestSolveOrder(t *testing.T) {
-	for _, workers := range []int{0, 1, 3, 8} {
+	for _, workers := range []int{1, 3, 8} {
 		ts := tasks(20)
 		var got []int
-		err := Solve(context.Background(), ts, workers, newNop, sleepy(uint64(workers)),
+		err := Solve(context.Background(), ts, sleepy(workers, uint64(workers)),
 			func(i int, r search.Result[int32]) error {
 				if int64(ts[i].Problem.Root()) != r.Expansions {
 					t.Errorf("result %d belongs to another task", i)
@@ -68,14 +70,14 @@ func TestSolveOrder(t *testing.T) {
 func TestSolveErrors(t *testing.T) {
 	boom := errors.New("boom")
 	ts := tasks(20)
-	failing := func(ctx context.Context, p search.Problem[int32], ev search.Evaluator[int32]) (search.Result[int32], error) {
+	failing := pool(4, func(ctx context.Context, p search.Problem[int32]) (search.Result[int32], error) {
 		if p.Root() == 7 {
 			return search.Result[int32]{}, boom
 		}
 		return search.Result[int32]{}, nil
-	}
+	})
 	n := 0
-	err := Solve(context.Background(), ts, 4, newNop, failing, func(int, search.Result[int32]) error { n++; return nil })
+	err := Solve(context.Background(), ts, failing, func(int, search.Result[int32]) error { n++; return nil })
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want boom", err)
 	}
@@ -84,7 +86,7 @@ func TestSolveErrors(t *testing.T) {
 	}
 
 	stop := errors.New("stop")
-	err = Solve(context.Background(), ts, 4, newNop, sleepy(1), func(i int, _ search.Result[int32]) error {
+	err = Solve(context.Background(), ts, sleepy(4, 1), func(i int, _ search.Result[int32]) error {
 		if i == 3 {
 			return stop
 		}
@@ -93,20 +95,13 @@ func TestSolveErrors(t *testing.T) {
 	if !errors.Is(err, stop) {
 		t.Fatalf("err = %v, want stop", err)
 	}
-
-	evErr := errors.New("no evaluator")
-	err = Solve(context.Background(), ts, 4, func() (search.Evaluator[int32], error) { return nil, evErr },
-		sleepy(1), func(int, search.Result[int32]) error { return nil })
-	if !errors.Is(err, evErr) {
-		t.Fatalf("err = %v, want %v", err, evErr)
-	}
 }
 
 func TestSolveCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ts := tasks(200)
 	n := 0
-	err := Solve(ctx, ts, 2, newNop, sleepy(2), func(i int, _ search.Result[int32]) error {
+	err := Solve(ctx, ts, sleepy(2, 2), func(i int, _ search.Result[int32]) error {
 		n++
 		if i == 5 {
 			cancel()

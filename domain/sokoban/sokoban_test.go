@@ -43,7 +43,7 @@ func TestMoves(t *testing.T) {
 		{"URR", true, "#######\n#   @*#\n#  $. #\n#     #\n#######", 1},
 		{"URRR", false, "", 0}, // box into the wall
 		{"UU", false, "", 0},   // into a wall
-		{"DRU", false, "", 0}, // a box into a box
+		{"DRU", false, "", 0},  // a box into a box
 	} {
 		s := p.Root()
 		ok := true

@@ -1,0 +1,114 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/phs-go/phs/search"
+)
+
+// TestConfig sets up the Bootstrap test procedure of the paper's Table 1.
+type TestConfig struct {
+	// Budget is the expansion budget of the first round; it doubles at
+	// every round. It must be positive.
+	Budget int64
+	// TimeLimit ends the test when the next round would start after it
+	// (0: none); MaxRounds after that many rounds (0: no limit). A round
+	// in progress is not cut short by TimeLimit; set a per-search Timeout
+	// in the solvers' options for that.
+	TimeLimit time.Duration
+	MaxRounds int
+	// Log, if not nil, receives one line per round.
+	Log io.Writer
+}
+
+// An Outcome is the result of a test for one problem: the result of the
+// round that solved it, or of the last round that attempted it.
+type Outcome[S comparable] struct {
+	// Index is the problem's position in the tasks.
+	Index  int
+	Result search.Result[S]
+	// Round (from 1) and Budget are those of the search in Result.
+	Round  int
+	Budget int64
+}
+
+// BootstrapTest runs the paper's test procedure: no learning; every
+// still-unsolved problem is attempted again in each round, with the budget
+// doubled each round, until every problem is solved or a limit of cfg is
+// reached. newSolvers returns the solvers for a round's budget. At the end
+// of each round, emit receives the problems that round solved, in input
+// order; when the test ends, it receives the unsolved ones with their last
+// attempt. If ctx is cancelled, the rounds already emitted stay emitted and
+// BootstrapTest returns ctx.Err().
+func BootstrapTest[S comparable](ctx context.Context, tasks []Task[S], cfg TestConfig,
+	newSolvers func(budget int64) ([]Solver[S], error), emit func(Outcome[S]) error) error {
+	if cfg.Budget <= 0 {
+		return errors.New("bootstrap: test: budget must be positive")
+	}
+	start := time.Now()
+	remaining := make([]int, len(tasks))
+	for i := range remaining {
+		remaining[i] = i
+	}
+	last := make([]Outcome[S], len(tasks))
+	budget := cfg.Budget
+	for round := 1; len(remaining) > 0; round++ {
+		if (cfg.MaxRounds > 0 && round > cfg.MaxRounds) || (cfg.TimeLimit > 0 && time.Since(start) >= cfg.TimeLimit) {
+			break
+		}
+		solvers, err := newSolvers(budget)
+		if err != nil {
+			return err
+		}
+		rt := make([]Task[S], len(remaining))
+		for i, k := range remaining {
+			rt[i] = tasks[k]
+		}
+		var solved []int
+		err = Solve(ctx, rt, solvers, func(i int, r search.Result[S]) error {
+			k := remaining[i]
+			last[k] = Outcome[S]{Index: k, Result: r, Round: round, Budget: budget}
+			if r.Solved {
+				solved = append(solved, k)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range solved {
+			if err := emit(last[k]); err != nil {
+				return err
+			}
+		}
+		next := remaining[:0]
+		for _, k := range remaining {
+			if !last[k].Result.Solved {
+				next = append(next, k)
+			}
+		}
+		remaining = next
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, "round %d: budget %d, %d solved, %d/%d left, %s\n",
+				round, budget, len(solved), len(remaining), len(tasks), time.Since(start).Round(time.Second))
+		}
+		if budget > math.MaxInt64/2 {
+			break
+		}
+		budget *= 2
+	}
+	for _, k := range remaining {
+		if last[k].Round == 0 {
+			last[k] = Outcome[S]{Index: k}
+		}
+		if err := emit(last[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

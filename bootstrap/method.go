@@ -1,0 +1,90 @@
+package bootstrap
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/phs-go/phs/search"
+)
+
+// Methods lists the algorithm names ParseMethod accepts, in the spelling
+// that needs no shell quoting.
+var Methods = []string{"phsstar", "phsh", "levints", "astar", "wastar", "gbfs", "puct", "phssafe"}
+
+// A Method is a search algorithm with its parameters: one of the best-first
+// algorithms of package search, or PUCT.
+type Method struct {
+	// Name is one of Methods.
+	Name string
+	// W is the weight of h for wastar; C is PUCT's exploration constant.
+	W, C float64
+}
+
+// ParseMethod returns the method called name. It accepts the names in
+// Methods and the usual spellings "phs*", "phs_h", "a*" and "wa*".
+func ParseMethod(name string, w, c float64) (Method, error) {
+	n := strings.ToLower(name)
+	switch n {
+	case "phs*", "phs_star":
+		n = "phsstar"
+	case "phs_h":
+		n = "phsh"
+	case "a*":
+		n = "astar"
+	case "wa*":
+		n = "wastar"
+	}
+	for _, m := range Methods {
+		if m == n {
+			if n == "wastar" && w < 0 {
+				return Method{}, fmt.Errorf("wastar: negative weight %g", w)
+			}
+			return Method{Name: n, W: w, C: c}, nil
+		}
+	}
+	return Method{}, fmt.Errorf("unknown algorithm %q (want %s)", name, strings.Join(Methods, ", "))
+}
+
+// NeedsPolicy and NeedsHeuristic report which outputs of an evaluator the
+// method reads.
+func (m Method) NeedsPolicy() bool {
+	return m.Name != "astar" && m.Name != "wastar" && m.Name != "gbfs"
+}
+
+// NeedsHeuristic reports whether the method reads the heuristic.
+func (m Method) NeedsHeuristic() bool { return m.Name != "levints" }
+
+// NewSolver returns a Solver that runs m with evaluator ev and options opts.
+// The solver reuses its memory from one search to the next; give each
+// goroutine its own.
+func NewSolver[S comparable](m Method, ev search.Evaluator[S], opts search.Options) (Solver[S], error) {
+	if m.Name == "puct" {
+		popts := search.PUCTOptions{Options: opts, C: m.C}
+		return func(ctx context.Context, p search.Problem[S]) (search.Result[S], error) {
+			return search.PUCT(ctx, p, ev, popts)
+		}, nil
+	}
+	alg, err := search.ParseAlgorithm(m.Name, m.W)
+	if err != nil {
+		return nil, err
+	}
+	var e search.Engine[S]
+	return func(ctx context.Context, p search.Problem[S]) (search.Result[S], error) {
+		return e.Search(ctx, p, ev, alg, opts)
+	}, nil
+}
+
+// NewSolvers returns n solvers of method m with options opts, each with its
+// own evaluator from newEval, for Solve.
+func NewSolvers[S comparable](m Method, opts search.Options, n int, newEval func() search.Evaluator[S]) ([]Solver[S], error) {
+	solvers := make([]Solver[S], n)
+	for i := range solvers {
+		s, err := NewSolver(m, newEval(), opts)
+		if err != nil {
+			return nil, err
+		}
+		solvers[i] = s
+	}
+	return solvers, nil
+}

@@ -1,0 +1,104 @@
+package bootstrap
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Metrics file names in a run directory.
+const (
+	MetricsCSV   = "metrics.csv"
+	MetricsJSONL = "metrics.jsonl"
+)
+
+var metricsHeader = []string{"iteration", "budget", "attempted", "solved", "new", "total_solved",
+	"expansions", "total_expansions", "evaluations", "updates", "policy_loss", "heuristic_loss",
+	"iteration_s", "wall_s"}
+
+func (it Iteration) csvRecord() []string {
+	i := strconv.Itoa
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	return []string{i(it.Iteration), i64(it.Budget), i(it.Attempted), i(it.Solved), i(it.New),
+		i(it.TotalSolved), i64(it.Expansions), i64(it.TotalExpansions), i64(it.Evaluations),
+		i(it.Updates), f(it.PolicyLoss), f(it.HeuristicLoss), f(it.IterationS), f(it.WallS)}
+}
+
+// WriteMetricsCSV writes one CSV row per iteration, with a header.
+func WriteMetricsCSV(w io.Writer, metrics []Iteration) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(metricsHeader); err != nil {
+		return err
+	}
+	for _, it := range metrics {
+		if err := cw.Write(it.csvRecord()); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteMetricsJSONL writes one JSON object per iteration and line.
+func WriteMetricsJSONL(w io.Writer, metrics []Iteration) error {
+	enc := json.NewEncoder(w)
+	for _, it := range metrics {
+		if err := enc.Encode(it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadMetricsJSONL reads what WriteMetricsJSONL wrote; name is used in
+// errors.
+func ReadMetricsJSONL(r io.Reader, name string) ([]Iteration, error) {
+	var metrics []Iteration
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var it Iteration
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&it); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		metrics = append(metrics, it)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return metrics, nil
+}
+
+// writeMetrics replaces the metrics files of run directory dir.
+func writeMetrics(dir string, metrics []Iteration) error {
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer, []Iteration) error
+	}{{MetricsCSV, WriteMetricsCSV}, {MetricsJSONL, WriteMetricsJSONL}} {
+		var buf bytes.Buffer
+		if err := f.write(&buf, metrics); err != nil {
+			return err
+		}
+		path := filepath.Join(dir, f.name)
+		if err := writeFileSync(path+".tmp", buf.Bytes()); err != nil {
+			return err
+		}
+		if err := os.Rename(path+".tmp", path); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/phs-go/phs/report"
+)
+
+func runPHS(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var o, e bytes.Buffer
+	err = run(context.Background(), args, &o, &e)
+	return o.String(), e.String(), err
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const sokobanFixture = `; 0
+#######
+#@ $ .#
+#######
+
+; 1
+######
+#@$. #
+#  $.#
+######
+`
+
+const stpFixture = "1 0 2 3\n1 3 2 0\n"
+
+func decodeRecords(t *testing.T, s string) []report.Record {
+	t.Helper()
+	recs, err := report.ReadJSONL(strings.NewReader(s), "output")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func TestSolve(t *testing.T) {
+	sok := writeFile(t, "levels.txt", sokobanFixture)
+	stp := writeFile(t, "tiles.txt", stpFixture)
+	for _, tc := range []struct {
+		args []string
+		ids  []string
+	}{
+		{[]string{"-domain", "sokoban", "-alg", "gbfs", sok}, []string{"levels.txt#0", "levels.txt#1"}},
+		{[]string{"-domain", "sokoban", "-alg", "phs*", "-batch", "1", "-workers", "1", sok}, []string{"levels.txt#0", "levels.txt#1"}},
+		{[]string{"-domain", "stp", "-alg", "astar", "-model", "none", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
+		{[]string{"-domain", "stp", "-alg", "puct", "-model", "none", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
+		{[]string{"-domain", "stp", "-alg", "phssafe", "-model", "none", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
+	} {
+		out, errOut, err := runPHS(t, append([]string{"solve", "-progress", "0"}, tc.args...)...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", tc.args, err, errOut)
+		}
+		recs := decodeRecords(t, out)
+		if len(recs) != len(tc.ids) {
+			t.Fatalf("%v: %d records, want %d", tc.args, len(recs), len(tc.ids))
+		}
+		for i, r := range recs {
+			if r.Problem != tc.ids[i] || !r.Solved || len(r.Solution) != r.Length {
+				t.Errorf("%v: record %d = %+v", tc.args, i, r)
+			}
+		}
+		if !strings.Contains(errOut, "2/2") {
+			t.Errorf("%v: no summary table on stderr:\n%s", tc.args, errOut)
+		}
+	}
+}
+
+func TestSolveOutAndRender(t *testing.T) {
+	sok := writeFile(t, "levels.txt", sokobanFixture)
+	outFile := filepath.Join(t.TempDir(), "r.jsonl")
+	stdout, _, err := runPHS(t, "solve", "-domain", "sokoban", "-alg", "astar", "-render", "-out", outFile, sok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "step 1:") || !strings.Contains(stdout, "2/2") {
+		t.Errorf("stdout lacks the rendering or the table:\n%s", stdout)
+	}
+	b, err := os.ReadFile(outFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs := decodeRecords(t, string(b)); len(recs) != 2 {
+		t.Errorf("%d records in -out file", len(recs))
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	sok := writeFile(t, "levels.txt", sokobanFixture)
+	bad := writeFile(t, "bad.txt", "; 0\n#####\n#@$x#\n#####\n")
+	for _, tc := range []struct {
+		args  []string
+		usage bool
+		msg   string
+	}{
+		{nil, true, "no command"},
+		{[]string{"frobnicate"}, true, "unknown command"},
+		{[]string{"solve", sok}, true, "-domain is required"},
+		{[]string{"solve", "-domain", "chess", sok}, true, "unknown domain"},
+		{[]string{"solve", "-domain", "sokoban", "-alg", "dfs", sok}, true, "unknown algorithm"},
+		{[]string{"solve", "-domain", "sokoban"}, true, "no problem files"},
+		{[]string{"solve", "-domain", "sokoban", bad}, false, "bad.txt:3"},
+		{[]string{"solve", "-domain", "sokoban", "missing.txt"}, false, "missing.txt"},
+		{[]string{"generate", "witness", "-size", "4by4"}, true, "bad -size"},
+		{[]string{"generate", "stp", "-walk", "9:3"}, true, "bad range"},
+		{[]string{"generate", "chess"}, true, "unknown domain"},
+		{[]string{"train", "-domain", "witness"}, true, "-dir is required"},
+		{[]string{"plot", "x"}, true, "-o is required"},
+	} {
+		_, _, err := runPHS(t, tc.args...)
+		var u usageError
+		if err == nil || !strings.Contains(err.Error(), tc.msg) || errors.As(err, &u) != tc.usage {
+			t.Errorf("%q: err = %v (usage error: %v), want %q (usage error: %v)", tc.args, err, errors.As(err, &u), tc.msg, tc.usage)
+		}
+	}
+}
+
+// TestGenerateSolve generates problems and solves them with every
+// algorithm, with and without the shipped model.
+func TestGenerateSolve(t *testing.T) {
+	dir := t.TempDir()
+	wit := filepath.Join(dir, "w.txt")
+	tiles := filepath.Join(dir, "t.txt")
+	if _, _, err := runPHS(t, "generate", "witness", "-n", "6", "-size", "3x3", "-seed", "2", "-out", wit); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runPHS(t, "generate", "stp", "-n", "4", "-size", "3x3", "-walk", "5:12", "-out", tiles); err != nil {
+		t.Fatal(err)
+	}
+	for _, alg := range []string{"phsstar", "phsh", "levints", "astar", "wastar", "gbfs", "puct", "phssafe"} {
+		for _, tc := range []struct{ domain, file string }{{"witness", wit}, {"stp", tiles}} {
+			out, errOut, err := runPHS(t, "solve", "-domain", tc.domain, "-alg", alg, "-model", "none", "-budget", "100000", tc.file)
+			if err != nil {
+				t.Fatalf("%s %s: %v\n%s", tc.domain, alg, err, errOut)
+			}
+			for _, r := range decodeRecords(t, out) {
+				if !r.Solved {
+					t.Errorf("%s %s: %s not solved", tc.domain, alg, r.Problem)
+				}
+			}
+		}
+	}
+}
+
+// TestTrainTestPlot trains a tiny model, interrupts nothing, resumes a
+// finished run with a larger iteration limit, tests it and plots.
+func TestTrainTestPlot(t *testing.T) {
+	dir := t.TempDir()
+	wit := filepath.Join(dir, "w.txt")
+	if _, _, err := runPHS(t, "generate", "witness", "-n", "40", "-size", "3x3", "-seed", "5", "-out", wit); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run")
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "levints", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut)
+	}
+	if _, _, err := runPHS(t, "train", "-domain", "witness", "-dir", run, wit); err == nil || !strings.Contains(err.Error(), "-resume") {
+		t.Errorf("training into a used directory: %v", err)
+	}
+	if _, _, err := runPHS(t, "train", "-resume", run, "-alg", "astar"); err == nil || !strings.Contains(err.Error(), "-alg") {
+		t.Errorf("changing -alg on resume: %v", err)
+	}
+	if _, errOut, err := runPHS(t, "train", "-resume", run, "-iterations", "2"); err != nil {
+		t.Fatalf("resume: %v\n%s", err, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(run, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n != 2 {
+		t.Errorf("%d iterations in metrics.jsonl, want 2", n)
+	}
+	out, errOut, err := runPHS(t, "test", "-domain", "witness", "-model", run, "-budget", "10", wit)
+	if err != nil {
+		t.Fatalf("test: %v\n%s", err, errOut)
+	}
+	recs := decodeRecords(t, out)
+	if len(recs) != 40 {
+		t.Fatalf("%d records, want 40", len(recs))
+	}
+	if _, _, err := runPHS(t, "test", "-domain", "witness", "-model", run, "-alg", "astar", wit); err == nil || !strings.Contains(err.Error(), "heuristic") {
+		t.Errorf("astar with a policy-only model: %v", err)
+	}
+	res := filepath.Join(dir, "r.jsonl")
+	var lines []string
+	for _, r := range recs {
+		b, _ := json.Marshal(r)
+		lines = append(lines, string(b))
+	}
+	if err := os.WriteFile(res, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"plot", "-o", filepath.Join(dir, "c.png"), run},
+		{"plot", "-x", "expansions", "-o", filepath.Join(dir, "c.svg"), run},
+		{"plot", "-profile", "-o", filepath.Join(dir, "p.png"), res},
+	} {
+		if _, _, err := runPHS(t, args...); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+}

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/models"
+	"github.com/phs-go/phs/report"
+	"github.com/phs-go/phs/search"
+)
+
+// searchConfig holds the flags shared by "phs solve" and "phs test".
+type searchConfig struct {
+	domain, alg   string
+	modelPath     string
+	w, c          float64
+	budget        int64
+	timeout       time.Duration
+	batch         int
+	workers       int
+	out           string
+	render        bool
+	renormalize   bool
+	noHeuristic   bool
+	progressEvery time.Duration
+
+	// Set by resolve.
+	method    bootstrap.Method
+	model     *model.Model
+	modelName string
+}
+
+func (cfg *searchConfig) register(fs *flag.FlagSet) {
+	fs.StringVar(&cfg.domain, "domain", "", "problem domain: "+strings.Join(domainNames(), ", "))
+	fs.StringVar(&cfg.alg, "alg", "", "algorithm: "+strings.Join(bootstrap.Methods, ", ")+" (default: the model's, or phsstar)")
+	fs.StringVar(&cfg.modelPath, "model", "", `trained model directory; "none" for a uniform policy and the domain's heuristic (default: the domain's shipped model, if any)`)
+	fs.Float64Var(&cfg.w, "w", 1.5, "weight of h for wastar")
+	fs.Float64Var(&cfg.c, "c", 1, "exploration constant of puct")
+	fs.DurationVar(&cfg.timeout, "timeout", 0, "wall-clock limit per search (0: none)")
+	fs.IntVar(&cfg.batch, "batch", 32, "states evaluated per evaluator call")
+	fs.IntVar(&cfg.workers, "workers", 0, "problems solved in parallel (0: all cores)")
+	fs.StringVar(&cfg.out, "out", "", "write JSON lines to this file instead of standard output")
+	fs.BoolVar(&cfg.render, "render", false, "draw each solution step by step")
+	fs.BoolVar(&cfg.renormalize, "renormalize", false, "renormalise the policy over legal actions")
+	fs.BoolVar(&cfg.noHeuristic, "no-heuristic", false, "without a model: use a zero heuristic instead of the domain's")
+	fs.DurationVar(&cfg.progressEvery, "progress", 10*time.Second, "interval of progress lines on standard error (0: none)")
+}
+
+// resolve checks the flags and loads the model.
+func (cfg *searchConfig) resolve(cmd string) (domain, error) {
+	if cfg.domain == "" {
+		return nil, usagef("%s: -domain is required (%s)", cmd, strings.Join(domainNames(), ", "))
+	}
+	d, ok := domains[cfg.domain]
+	if !ok {
+		return nil, usagef("%s: unknown domain %q (want %s)", cmd, cfg.domain, strings.Join(domainNames(), ", "))
+	}
+	if cfg.workers <= 0 {
+		cfg.workers = runtime.NumCPU()
+	}
+	switch cfg.modelPath {
+	case "none":
+	case "":
+		m, err := models.Default(cfg.domain)
+		if err != nil {
+			return nil, err
+		}
+		if m != nil {
+			cfg.model, cfg.modelName = m, "shipped "+cfg.domain+" model"
+		}
+	default:
+		m, err := loadModel(cfg.modelPath)
+		if err != nil {
+			return nil, err
+		}
+		cfg.model, cfg.modelName = m, cfg.modelPath
+	}
+	alg := cfg.alg
+	if alg == "" {
+		alg = "phsstar"
+		if cfg.model != nil {
+			alg = cfg.model.Config().Algorithm
+		}
+	}
+	m, err := bootstrap.ParseMethod(alg, cfg.w, cfg.c)
+	if err != nil {
+		return nil, usagef("%s: %v", cmd, err)
+	}
+	cfg.method = m
+	if cfg.model != nil {
+		heads := cfg.model.Config().Heads
+		if m.NeedsPolicy() && heads&model.Policy == 0 {
+			return nil, fmt.Errorf("%s: %s needs a policy, and %s has none", cmd, m.Name, cfg.modelName)
+		}
+		if m.NeedsHeuristic() && heads&model.Heuristic == 0 {
+			return nil, fmt.Errorf("%s: %s needs a heuristic, and %s has none", cmd, m.Name, cfg.modelName)
+		}
+	}
+	return d, nil
+}
+
+// loadModel loads a model directory, or the checkpoint of a training run's
+// directory.
+func loadModel(path string) (*model.Model, error) {
+	if fi, err := os.Stat(path + "/" + "checkpoint"); err == nil && fi.IsDir() {
+		path += "/checkpoint"
+	}
+	return model.Load(path)
+}
+
+// options returns the search options of cfg with the given budget.
+func (cfg *searchConfig) options(budget int64) search.Options {
+	return search.Options{
+		Budget:      budget,
+		Timeout:     cfg.timeout,
+		BatchSize:   cfg.batch,
+		Renormalize: cfg.renormalize,
+	}
+}
+
+// evaluators returns a function that makes one evaluator per worker, after
+// checking that the model fits the problems.
+func evaluators[S comparable](cfg *searchConfig, tasks []bootstrap.Task[S]) (func() search.Evaluator[S], error) {
+	if cfg.model == nil {
+		return func() search.Evaluator[S] {
+			if cfg.noHeuristic {
+				return search.Uniform[S]{}
+			}
+			return search.DomainHeuristic[S]{}
+		}, nil
+	}
+	if len(tasks) > 0 {
+		enc, ok := tasks[0].Problem.(search.Encoder[S])
+		if !ok {
+			return nil, fmt.Errorf("%s problems have no network encoding", cfg.domain)
+		}
+		c, h, w := enc.InputShape()
+		if err := cfg.model.Check(cfg.domain, c, h, w); err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.modelName, err)
+		}
+	}
+	return func() search.Evaluator[S] { return model.NewEvaluator[S](cfg.model) }, nil
+}
+
+func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg searchConfig
+	fs := newFlagSet("solve", "FILES...", stderr)
+	cfg.register(fs)
+	fs.Int64Var(&cfg.budget, "budget", 0, "maximum expansions per problem (0: no limit)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	d, err := cfg.resolve("solve")
+	if err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef("solve: no problem files")
+	}
+	return d.solve(ctx, &cfg, fs.Args(), stdout, stderr)
+}
+
+// solveTasks solves every task once and writes the records, the renderings
+// and the summary table.
+func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, tasks []bootstrap.Task[S], stdout, stderr io.Writer) error {
+	newEval, err := evaluators(cfg, tasks)
+	if err != nil {
+		return err
+	}
+	solvers, err := bootstrap.NewSolvers(cfg.method, cfg.options(cfg.budget), cfg.workers, newEval)
+	if err != nil {
+		return err
+	}
+	out, err := newResults(cfg, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	var done, solved atomic.Int64
+	stopProgress := progress(stderr, cfg.progressEvery, len(tasks), &done, &solved)
+	err = bootstrap.Solve(ctx, tasks, solvers, func(i int, r search.Result[S]) error {
+		done.Add(1)
+		if r.Solved {
+			solved.Add(1)
+		}
+		return writeResult(out, cfg, tasks[i], r, cfg.budget)
+	})
+	stopProgress()
+	return out.close(err)
+}
+
+// results writes JSONL records and keeps their summary.
+type results struct {
+	file  *os.File // nil when writing to standard output
+	buf   *bufio.Writer
+	jsonl *report.JSONLWriter
+	human io.Writer
+	sum   report.Summary
+}
+
+// newResults opens the output of cfg: the -out file, or stdout. Human
+// output (renderings, the table) goes to stdout if records go to a file,
+// else to stderr.
+func newResults(cfg *searchConfig, stdout, stderr io.Writer) (*results, error) {
+	r := &results{human: stderr, sum: report.Summary{Name: cfg.method.Name}}
+	w := stdout
+	if cfg.out != "" {
+		f, err := os.Create(cfg.out)
+		if err != nil {
+			return nil, err
+		}
+		r.file, w, r.human = f, f, stdout
+	}
+	r.buf = bufio.NewWriter(w)
+	r.jsonl = report.NewJSONLWriter(r.buf)
+	return r, nil
+}
+
+// writeResult writes the record of r, flushed so that nothing is lost on
+// interruption, and its rendering if asked.
+func writeResult[S comparable](out *results, cfg *searchConfig, t bootstrap.Task[S], r search.Result[S], budget int64) error {
+	rec := report.Record{
+		Problem:    t.ID,
+		Domain:     cfg.domain,
+		Algorithm:  cfg.method.Name,
+		Solved:     r.Solved,
+		Length:     len(r.Actions),
+		Expansions: r.Expansions,
+		Generated:  r.Generated,
+		TimeS:      r.Time.Seconds(),
+		Budget:     budget,
+		Solution:   actionString(r.Actions),
+	}
+	out.sum.Add(rec)
+	if cfg.render && r.Solved {
+		if rd, ok := t.Problem.(renderer[S]); ok {
+			renderSolution(out.human, t.ID, t.Problem, rd, r.Actions)
+		}
+	}
+	if err := out.jsonl.Write(rec); err != nil {
+		return err
+	}
+	return out.buf.Flush()
+}
+
+// close flushes and closes the output and prints the summary table; it
+// returns err or the first error of its own.
+func (out *results) close(err error) error {
+	if ferr := out.buf.Flush(); err == nil && ferr != nil {
+		err = ferr
+	}
+	if out.file != nil {
+		if cerr := out.file.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}
+	if terr := report.WriteTable(out.human, out.sum); err == nil && terr != nil {
+		err = terr
+	}
+	return err
+}
+
+// A renderer draws a state of its problem.
+type renderer[S comparable] interface {
+	Render(s S) string
+}
+
+// actionString spells actions with the letters U, D, L, R.
+func actionString(actions []int) string {
+	b := make([]byte, len(actions))
+	for i, a := range actions {
+		b[i] = "UDLR"[a]
+	}
+	return string(b)
+}
+
+// renderSolution draws every state along a solution.
+func renderSolution[S comparable](w io.Writer, id string, p search.Problem[S], rd renderer[S], actions []int) {
+	s := p.Root()
+	fmt.Fprintf(w, "%s: %d steps\nstep 0:\n%s\n", id, len(actions), rd.Render(s))
+	for i, a := range actions {
+		s, _ = p.Apply(s, a)
+		fmt.Fprintf(w, "step %d: %c\n%s\n", i+1, "UDLR"[a], rd.Render(s))
+	}
+}
+
+// progress prints a line to w every interval until the returned function is
+// called (more than once is fine).
+func progress(w io.Writer, every time.Duration, total int, done, solved *atomic.Int64) (stop func()) {
+	if every <= 0 {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				d := done.Load()
+				el := time.Since(start)
+				fmt.Fprintf(w, "phs: %d/%d problems, %d solved, %.1f problems/s, %s elapsed\n",
+					d, total, solved.Load(), float64(d)/el.Seconds(), el.Round(time.Second))
+			}
+		}
+	}()
+	var stopped bool
+	return func() {
+		if !stopped {
+			stopped = true
+			close(quit)
+			<-finished
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/phs-go/phs/bootstrap"
+)
+
+// testConfig holds the flags of "phs test".
+type testConfig struct {
+	searchConfig
+	fixed     bool
+	timeLimit time.Duration
+	rounds    int
+}
+
+func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg testConfig
+	fs := newFlagSet("test", "FILES...", stderr)
+	cfg.register(fs)
+	fs.Int64Var(&cfg.budget, "budget", 0, "expansion budget of the first round, doubled every round (0: the paper's for the domain); with -fixed, of every search (0: none)")
+	fs.BoolVar(&cfg.fixed, "fixed", false, "fixed-limit test: attempt each problem once with -budget and -timeout")
+	fs.DurationVar(&cfg.timeLimit, "time", 0, "Bootstrap test: start no round after this much time (0: no limit)")
+	fs.IntVar(&cfg.rounds, "rounds", 0, "Bootstrap test: at most this many rounds (0: no limit)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	d, err := cfg.resolve("test")
+	if err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef("test: no problem files")
+	}
+	if cfg.fixed {
+		return d.solve(ctx, &cfg.searchConfig, fs.Args(), stdout, stderr)
+	}
+	if cfg.budget == 0 {
+		cfg.budget = d.initialBudget()
+	}
+	return d.test(ctx, &cfg, fs.Args(), stdout, stderr)
+}
+
+// testTasks runs the Bootstrap test procedure on tasks and writes one
+// record per problem: those solved in a round when the round ends, the
+// unsolved ones at the end.
+func testTasks[S comparable](ctx context.Context, cfg *testConfig, tasks []bootstrap.Task[S], stdout, stderr io.Writer) error {
+	newEval, err := evaluators(&cfg.searchConfig, tasks)
+	if err != nil {
+		return err
+	}
+	out, err := newResults(&cfg.searchConfig, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	tc := bootstrap.TestConfig{Budget: cfg.budget, TimeLimit: cfg.timeLimit, MaxRounds: cfg.rounds, Log: stderr}
+	err = bootstrap.BootstrapTest(ctx, tasks, tc,
+		func(budget int64) ([]bootstrap.Solver[S], error) {
+			return bootstrap.NewSolvers(cfg.method, cfg.options(budget), cfg.workers, newEval)
+		},
+		func(o bootstrap.Outcome[S]) error {
+			return writeResult(out, &cfg.searchConfig, tasks[o.Index], o.Result, o.Budget)
+		})
+	return out.close(err)
+}
