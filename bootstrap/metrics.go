@@ -7,9 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/phs-go/phs/internal/atomicfile"
 )
 
 // Metrics file names in a run directory.
@@ -92,11 +93,7 @@ func writeMetrics(dir string, metrics []Iteration) error {
 		if err := f.write(&buf, metrics); err != nil {
 			return err
 		}
-		path := filepath.Join(dir, f.name)
-		if err := writeFileSync(path+".tmp", buf.Bytes()); err != nil {
-			return err
-		}
-		if err := os.Rename(path+".tmp", path); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), buf.Bytes()); err != nil {
 			return err
 		}
 	}

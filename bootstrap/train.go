@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/phs-go/phs/internal/atomicfile"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
@@ -476,7 +477,7 @@ func writeCheckpoint(dir string, tr *model.Trainer, st *TrainState) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileSync(filepath.Join(tmp, stateFile), b); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(tmp, stateFile), b); err != nil {
 		return fmt.Errorf("bootstrap: checkpoint: %w", err)
 	}
 	if err := os.RemoveAll(old); err != nil {
@@ -492,21 +493,4 @@ func writeCheckpoint(dir string, tr *model.Trainer, st *TrainState) error {
 		return err
 	}
 	return writeMetrics(dir, st.Metrics)
-}
-
-// writeFileSync writes b to path and flushes it to disk.
-func writeFileSync(path string, b []byte) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

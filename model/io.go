@@ -9,6 +9,8 @@ import (
 	"path"
 	"path/filepath"
 	"strconv"
+
+	"github.com/phs-go/phs/internal/atomicfile"
 )
 
 // File names in a model directory.
@@ -33,10 +35,10 @@ func Save(dir string, m *Model) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, WeightsFile), w); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, WeightsFile), w); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(dir, ConfigFile), cfg); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, ConfigFile), cfg); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
 	return nil
@@ -111,7 +113,7 @@ func (t *Trainer) Save(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, OptimizerFile), b); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, OptimizerFile), b); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
 	return nil

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 )
 
@@ -112,26 +110,4 @@ func decodeSafetensors(b []byte) (map[string]tensor, map[string]string, error) {
 		tensors[name] = t
 	}
 	return tensors, meta, nil
-}
-
-// writeFileAtomic writes b to path through a temporary file in the same
-// directory, synced and renamed over path.
-func writeFileAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -72,21 +72,9 @@ type visit struct{ phi, logPi float64 }
 func (e *Engine[S]) Search(ctx context.Context, p Problem[S], ev Evaluator[S], alg Algorithm, opts Options) (res Result[S], err error) {
 	start := time.Now()
 	defer func() { res.Time = time.Since(start) }()
-	A := p.NumActions()
-	if A <= 0 || A > 255 {
-		return res, fmt.Errorf("search: %d actions; want 1 to 255", A)
-	}
-	batch := opts.BatchSize
-	if batch <= 0 {
-		batch = 32
-	}
-	loss := opts.NodeLoss
-	if loss == 0 {
-		loss = 1
-	}
-	var deadline time.Time
-	if opts.Timeout > 0 {
-		deadline = start.Add(opts.Timeout)
+	A, batch, loss, deadline, err := opts.settings(p, start)
+	if err != nil {
+		return res, err
 	}
 	safe := alg.kind == phsSafe
 	goalAtExpansion := opts.GoalAtExpansion || safe

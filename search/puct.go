@@ -57,25 +57,13 @@ type puctNode[S comparable] struct {
 func PUCT[S comparable](ctx context.Context, p Problem[S], ev Evaluator[S], opts PUCTOptions) (res Result[S], err error) {
 	start := time.Now()
 	defer func() { res.Time = time.Since(start) }()
-	A := p.NumActions()
-	if A <= 0 || A > 255 {
-		return res, fmt.Errorf("search: %d actions; want 1 to 255", A)
+	A, batch, loss, deadline, err := opts.settings(p, start)
+	if err != nil {
+		return res, err
 	}
 	c := opts.C
 	if c == 0 {
 		c = 1
-	}
-	batch := opts.BatchSize
-	if batch <= 0 {
-		batch = 32
-	}
-	loss := opts.NodeLoss
-	if loss == 0 {
-		loss = 1
-	}
-	var deadline time.Time
-	if opts.Timeout > 0 {
-		deadline = start.Add(opts.Timeout)
 	}
 
 	root := p.Root()

@@ -8,7 +8,10 @@
 // the search through the batched Evaluator interface.
 package search
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // A Problem is one search task: a start state, a fixed set of actions, a
 // successor function and a goal test. S is the state type: a small value,
@@ -121,3 +124,24 @@ type Trajectory[S comparable] struct {
 
 // CostToGo returns the distance to the goal of step t's state: len - t.
 func (t *Trajectory[S]) CostToGo(step int) int { return len(t.Actions) - step }
+
+// settings returns the values a search uses for opts, with the defaults
+// filled in, after checking that p has 1 to 255 actions.
+func (o Options) settings(p interface{ NumActions() int }, start time.Time) (A, batch int, loss float64, deadline time.Time, err error) {
+	A = p.NumActions()
+	if A <= 0 || A > 255 {
+		return 0, 0, 0, deadline, fmt.Errorf("search: %d actions; want 1 to 255", A)
+	}
+	batch = o.BatchSize
+	if batch <= 0 {
+		batch = 32
+	}
+	loss = o.NodeLoss
+	if loss == 0 {
+		loss = 1
+	}
+	if o.Timeout > 0 {
+		deadline = start.Add(o.Timeout)
+	}
+	return A, batch, loss, deadline, nil
+}

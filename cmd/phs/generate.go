@@ -2,16 +2,16 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/domain/witness"
+	"github.com/phs-go/phs/internal/atomicfile"
 )
 
 func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -79,8 +79,8 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return writeOutput(*out, stdout, write)
 }
 
-// writeOutput calls write on the file named out, created atomically, or on
-// stdout if out is empty.
+// writeOutput calls write on stdout, or, if out is not empty, writes what
+// it writes to the file out, atomically.
 func writeOutput(out string, stdout io.Writer, write func(io.Writer) error) error {
 	if out == "" {
 		bw := bufio.NewWriter(stdout)
@@ -89,24 +89,11 @@ func writeOutput(out string, stdout io.Writer, write func(io.Writer) error) erro
 		}
 		return bw.Flush()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".phs-*")
-	if err != nil {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriter(tmp)
-	if err := write(bw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), out)
+	return atomicfile.WriteFile(out, buf.Bytes())
 }
 
 // parseSize parses "ROWSxCOLS", or returns the defaults for "".

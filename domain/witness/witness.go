@@ -113,18 +113,10 @@ func (p *Problem) Apply(s State, a int) (State, bool) {
 	if !p.ContinueAtExit && l == p.Goal[0] && c == p.Goal[1] {
 		return State{}, false
 	}
-	switch a {
-	case Up:
-		l++
-	case Down:
-		l--
-	case Left:
-		c--
-	case Right:
-		c++
-	default:
+	if a < 0 || a > 3 {
 		return State{}, false
 	}
+	l, c = step(l, c, a)
 	if l < 0 || l > p.Rows || c < 0 || c > p.Cols {
 		return State{}, false
 	}
@@ -137,6 +129,21 @@ func (p *Problem) Apply(s State, a int) (State, bool) {
 	s.moves[s.n/32] |= uint64(a) << (2 * (s.n % 32))
 	s.n++
 	return s, true
+}
+
+// step returns the vertex next to (l, c) in direction a.
+func step(l, c, a int) (int, int) {
+	switch a {
+	case Up:
+		l++
+	case Down:
+		l--
+	case Left:
+		c--
+	case Right:
+		c++
+	}
+	return l, c
 }
 
 // move returns the i-th move of s.
@@ -289,17 +296,7 @@ func (p *Problem) Encode(s State, dst []float32) {
 	l, c := p.Init[0], p.Init[1]
 	set(PlaneLine, 2*l, 2*c)
 	for i := range s.Len() {
-		nl, nc := l, c
-		switch s.move(i) {
-		case Up:
-			nl++
-		case Down:
-			nl--
-		case Left:
-			nc--
-		case Right:
-			nc++
-		}
+		nl, nc := step(l, c, s.move(i))
 		set(PlaneLine, l+nl, c+nc)
 		set(PlaneLine, 2*nl, 2*nc)
 		l, c = nl, nc
@@ -332,17 +329,7 @@ func (p *Problem) Render(s State) string {
 	l, c := p.Init[0], p.Init[1]
 	pic[2*l][2*c] = 'S'
 	for i := range s.Len() {
-		nl, nc := l, c
-		switch s.move(i) {
-		case Up:
-			nl++
-		case Down:
-			nl--
-		case Left:
-			nc--
-		case Right:
-			nc++
-		}
+		nl, nc := step(l, c, s.move(i))
 		if nl != l {
 			pic[l+nl][2*c] = '|'
 		} else {
