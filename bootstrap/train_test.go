@@ -95,6 +95,17 @@ func weights(t *testing.T, tr *model.Trainer) []byte {
 	return b
 }
 
+// sameRun checks that a resumed run ended as the uninterrupted one.
+func sameRun(t *testing.T, st *TrainState, tr *model.Trainer, refSt *TrainState, refTr *model.Trainer) {
+	t.Helper()
+	if got, want := withoutTimes(st.Metrics), withoutTimes(refSt.Metrics); !reflect.DeepEqual(got, want) {
+		t.Errorf("resumed metrics\n%+v\nwant\n%+v", got, want)
+	}
+	if !bytes.Equal(weights(t, tr), weights(t, refTr)) {
+		t.Error("resumed run ends with other weights than the uninterrupted one")
+	}
+}
+
 func TestTrainCadenceAndBudget(t *testing.T) {
 	tasks := mazes(20, 1)
 	cfg := trainConfig(t, "levints")
@@ -189,12 +200,7 @@ func TestTrainDeterministicAndResumable(t *testing.T) {
 			if err := Train(context.Background(), tasks, tr, cfg, st); err != nil {
 				t.Fatal(err)
 			}
-			if got, want := withoutTimes(st.Metrics), withoutTimes(refSt.Metrics); !reflect.DeepEqual(got, want) {
-				t.Errorf("resumed metrics\n%+v\nwant\n%+v", got, want)
-			}
-			if !bytes.Equal(weights(t, tr), weights(t, refTr)) {
-				t.Error("resumed run ends with other weights than the uninterrupted one")
-			}
+			sameRun(t, st, tr, refSt, refTr)
 		})
 	}
 }
@@ -228,12 +234,7 @@ func TestTrainKilled(t *testing.T) {
 	if err := Train(context.Background(), tasks, tr, cfg, st); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := withoutTimes(st.Metrics), withoutTimes(refSt.Metrics); !reflect.DeepEqual(got, want) {
-		t.Errorf("resumed metrics\n%+v\nwant\n%+v", got, want)
-	}
-	if !bytes.Equal(weights(t, tr), weights(t, refTr)) {
-		t.Error("resumed run ends with other weights than the uninterrupted one")
-	}
+	sameRun(t, st, tr, refSt, refTr)
 }
 
 func TestBootstrapTest(t *testing.T) {
