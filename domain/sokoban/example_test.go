@@ -10,15 +10,53 @@ import (
 )
 
 func Example() {
-	ps, err := sokoban.Parse(strings.NewReader("; 3\n######\n#@$ .#\n######\n"), "tiny.txt")
+	const level = `; 3
+#######
+#@$  .#
+#######
+`
+	ps, err := sokoban.Parse(strings.NewReader(level), "tiny.txt")
 	if err != nil {
-		panic(err)
+		fmt.Println(err)
+		return
+	}
+	p := ps[0]
+	s := p.Root()
+	fmt.Println(p.ID, "h =", p.Heuristic(s))
+	for _, a := range []int{sokoban.Right, sokoban.Right, sokoban.Right} {
+		s, _ = p.Apply(s, a)
+	}
+	fmt.Println(p.Render(s))
+	fmt.Println("solved:", p.IsGoal(s), "h =", p.Heuristic(s))
+	_, ok := p.Apply(s, sokoban.Right) // the box would go into the wall
+	fmt.Println("pushing on:", ok)
+	// Output:
+	// tiny.txt#3 h = 3
+	// #######
+	// #   @*#
+	// #######
+	// solved: true h = 0
+	// pushing on: false
+}
+
+// Example_search solves a level with greedy best-first search guided by
+// the package's heuristic.
+func Example_search() {
+	ps, err := sokoban.Parse(strings.NewReader("#######\n#. $  #\n#  @  #\n#  $ .#\n#######"), "two.txt")
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
 	p := ps[0]
 	res, err := search.BestFirst[sokoban.State](context.Background(), p, search.DomainHeuristic[sokoban.State]{}, search.GBFS(), search.Options{})
 	if err != nil {
-		panic(err)
+		fmt.Println(err)
+		return
 	}
-	fmt.Println(p.ID, res.Solved, res.Actions)
-	// Output: tiny.txt#3 true [3 3]
+	var moves strings.Builder
+	for _, a := range res.Actions {
+		moves.WriteByte("UDLR"[a])
+	}
+	fmt.Println(p.ID, res.Solved, moves.String())
+	// Output: two.txt#0 true RULLDDRR
 }

@@ -2,7 +2,6 @@ package sokoban
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +10,7 @@ import (
 	"strings"
 )
 
-// ReadFile reads the levels of a file.
+// ReadFile reads the levels of the file at path; see Parse.
 func ReadFile(path string) ([]*Problem, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -21,128 +20,164 @@ func ReadFile(path string) ([]*Problem, error) {
 	return Parse(f, path)
 }
 
-// Parse reads levels in the Boxoban format: each level is a line "; N"
-// followed by its rows (# wall, space floor, . goal, $ box, @ player, and
-// also * box on a goal, + player on a goal); levels are separated by blank
-// lines, and the "; N" lines may be left out. Rows shorter than the longest
-// are padded with floor; the border of the grid acts as a wall. name is
-// used in errors and IDs.
+// Parse reads levels in the Boxoban format. A level is a line "; N"
+// followed by its rows; levels are separated by blank lines (lines of
+// spaces count as blank), and a level may go without its "; N" line. A row
+// is a string of
+//
+//	#  wall
+//	   floor (a space; '-' and '_' are accepted too)
+//	.  goal
+//	$  box
+//	*  box on a goal
+//	@  player
+//	+  player on a goal
+//
+// Every row of a level has the same length, and a level has at most
+// MaxCells cells, one player, at least one box, and as many goals as boxes.
+//
+// name names the input in errors, which give its line, and its base name
+// starts the IDs of the levels: "<base>#N", where N is the text after ';'
+// (trimmed), or the level's position in the input, from 0, for a level
+// without a "; N" line. Parse returns an error for an input without levels.
 func Parse(r io.Reader, name string) ([]*Problem, error) {
-	base := filepath.Base(name)
-	var ps []*Problem
-	var rows []string
-	header, start := "", 0
-	// flush ends the current level; an error names the line it is about.
-	flush := func(at int) (int, error) {
-		if len(rows) == 0 {
-			if header != "" {
-				return at, fmt.Errorf("level %q has no rows", header)
-			}
-			return 0, nil
-		}
-		idx := header
-		if idx == "" {
-			idx = strconv.Itoa(len(ps))
-		}
-		p, errLine, err := parseLevel(rows, start)
-		if err != nil {
-			return errLine, err
-		}
-		p.ID = base + "#" + idx
-		ps = append(ps, p)
-		rows, header = nil, ""
-		return 0, nil
-	}
+	p := parser{name: name, base: filepath.Base(name)}
 	sc := bufio.NewScanner(r)
-	line := 0
 	for sc.Scan() {
-		line++
-		text := strings.TrimRight(sc.Text(), "\r")
-		switch {
-		case strings.HasPrefix(text, ";"):
-			if at, err := flush(line); err != nil {
-				return nil, fmt.Errorf("sokoban: %s:%d: %w", name, at, err)
-			}
-			header = strings.TrimSpace(text[1:])
-			if header == "" {
-				return nil, fmt.Errorf("sokoban: %s:%d: \";\" without a level number", name, line)
-			}
-		case strings.TrimSpace(text) == "":
-			if at, err := flush(line); err != nil {
-				return nil, fmt.Errorf("sokoban: %s:%d: %w", name, at, err)
-			}
-		default:
-			if len(rows) == 0 {
-				start = line
-			}
-			rows = append(rows, text)
+		p.line++
+		if err := p.readLine(strings.TrimSuffix(sc.Text(), "\r")); err != nil {
+			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("sokoban: %s: %w", name, err)
+		return nil, fmt.Errorf("sokoban: %s:%d: %w", name, p.line+1, err)
 	}
-	if at, err := flush(line + 1); err != nil {
-		return nil, fmt.Errorf("sokoban: %s:%d: %w", name, at, err)
+	p.line++
+	if err := p.flush(); err != nil {
+		return nil, err
 	}
-	if len(ps) == 0 {
+	if len(p.levels) == 0 {
 		return nil, fmt.Errorf("sokoban: %s: no levels", name)
 	}
-	return ps, nil
+	return p.levels, nil
 }
 
-// parseLevel reads the rows of a level whose first row is line first. An
-// error comes with the line it is about.
-func parseLevel(rows []string, first int) (*Problem, int, error) {
-	cols := 0
-	for _, r := range rows {
-		cols = max(cols, len(r))
+// A parser holds the state of Parse between lines.
+type parser struct {
+	name, base string
+	line       int // number of the line being read, from 1
+	levels     []*Problem
+	// The level being read: its label, the line of its "; N" line (0 if
+	// none), its rows and the line of its first row.
+	label     string
+	labelLine int
+	rows      []string
+	rowsLine  int
+	cells     int // characters in rows
+}
+
+func (p *parser) errorf(line int, format string, args ...any) error {
+	return fmt.Errorf("sokoban: %s:%d: %w", p.name, line, fmt.Errorf(format, args...))
+}
+
+// readLine reads the next line of the input.
+func (p *parser) readLine(text string) error {
+	switch {
+	case strings.HasPrefix(text, ";"):
+		if err := p.flush(); err != nil {
+			return err
+		}
+		p.label = strings.TrimSpace(text[1:])
+		p.labelLine = p.line
+		if p.label == "" {
+			return p.errorf(p.line, "%q without a level number", text)
+		}
+	case strings.TrimLeft(text, " \t") == "":
+		return p.flush()
+	default:
+		if len(p.rows) == 0 {
+			p.rowsLine = p.line
+		}
+		p.rows = append(p.rows, text)
+		if p.cells += len(text); p.cells > MaxCells {
+			return p.errorf(p.rowsLine, "level of more than %d cells", MaxCells)
+		}
 	}
-	p := &Problem{Rows: len(rows), Cols: cols}
-	if p.Rows*p.Cols > MaxCells {
-		return nil, first, fmt.Errorf("level of %dx%d cells: more than %d", p.Rows, p.Cols, MaxCells)
+	return nil
+}
+
+// flush ends the level being read, if any.
+func (p *parser) flush() error {
+	if len(p.rows) == 0 {
+		if p.labelLine != 0 {
+			return p.errorf(p.labelLine, "level %q has no rows", p.label)
+		}
+		return nil
 	}
+	label := p.label
+	if p.labelLine == 0 {
+		label = strconv.Itoa(len(p.levels))
+	}
+	lv, err := p.level()
+	if err != nil {
+		return err
+	}
+	lv.label = label
+	lv.ID = p.base + "#" + label
+	p.levels = append(p.levels, lv)
+	p.rows, p.cells, p.label, p.labelLine = p.rows[:0], 0, "", 0
+	return nil
+}
+
+// level makes a Problem of the rows read.
+func (p *parser) level() (*Problem, error) {
+	cols := len(p.rows[0])
+	lv := &Problem{rows: len(p.rows), cols: cols}
 	players, boxes, goals := 0, 0, 0
-	for r, row := range rows {
+	for r, row := range p.rows {
+		line := p.rowsLine + r
+		if len(row) != cols {
+			return nil, p.errorf(line, "row of %d characters; the level's first row has %d", len(row), cols)
+		}
 		for c, ch := range []byte(row) {
 			i := r*cols + c
 			switch ch {
 			case '#':
-				setBit(&p.walls, i)
+				setBit(&lv.walls, i)
 			case ' ', '-', '_':
 			case '.':
-				setBit(&p.goals, i)
+				setBit(&lv.goals, i)
 				goals++
-			case '$':
-				setBit(&p.start.boxes, i)
+			case '$', '*':
+				setBit(&lv.start.boxes, i)
 				boxes++
-			case '*':
-				setBit(&p.start.boxes, i)
-				setBit(&p.goals, i)
-				boxes++
-				goals++
-			case '@', '+':
-				if ch == '+' {
-					setBit(&p.goals, i)
+				if ch == '*' {
+					setBit(&lv.goals, i)
 					goals++
 				}
+			case '@', '+':
 				players++
 				if players > 1 {
-					return nil, first + r, fmt.Errorf("a second player in column %d", c+1)
+					return nil, p.errorf(line, "a second player in column %d", c+1)
 				}
-				p.start.player = uint8(i)
+				lv.start.player = uint8(i)
+				if ch == '+' {
+					setBit(&lv.goals, i)
+					goals++
+				}
 			default:
-				return nil, first + r, fmt.Errorf("unknown character %q in column %d", ch, c+1)
+				return nil, p.errorf(line, "unknown character %q in column %d", ch, c+1)
 			}
 		}
 	}
 	switch {
 	case players == 0:
-		return nil, first, errors.New("the level has no player")
+		return nil, p.errorf(p.rowsLine, "level without a player")
 	case boxes == 0:
-		return nil, first, errors.New("the level has no boxes")
+		return nil, p.errorf(p.rowsLine, "level without boxes")
 	case boxes != goals:
-		return nil, first, fmt.Errorf("the level has %d boxes and %d goals", boxes, goals)
+		return nil, p.errorf(p.rowsLine, "level with %d boxes and %d goals", boxes, goals)
 	}
-	p.init()
-	return p, 0, nil
+	lv.init()
+	return lv, nil
 }

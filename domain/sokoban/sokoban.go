@@ -1,21 +1,25 @@
 // Package sokoban implements Sokoban as in the Boxoban levels used by
-// Orseau & Lelis (2021): the player moves up (0), down (1), left (2) or
-// right (3) and pushes, never pulls, the box in front of it; a move into a
-// wall, or a push of a box into a wall or another box, is illegal; the
-// level is solved when every box is on a goal. Every move costs 1.
+// Orseau & Lelis (2021).
+//
+// The player moves up (0), down (1), left (2) or right (3) and pushes, never
+// pulls, the box in front of it. A move into a wall, or a push of a box into
+// a wall or another box, is illegal; the border of the grid acts as a wall.
+// The level is solved when every box is on a goal. Every move costs 1.
+//
+// A level may have any shape of at most MaxCells cells (Boxoban levels are
+// 10x10). Cells are numbered row-major from 0.
 package sokoban
 
 import (
-	"fmt"
 	"math/bits"
 	"strings"
 )
 
-// MaxCells is the largest number of cells of a level: a State packs the
-// boxes into 128 bits.
+// MaxCells is the largest number of cells (rows × columns) of a level: a
+// State packs the boxes of a level into 128 bits.
 const MaxCells = 128
 
-// Actions.
+// Actions, the same in every domain of phs.
 const (
 	Up = iota
 	Down
@@ -23,7 +27,11 @@ const (
 	Right
 )
 
-// A State is the player's cell and the set of cells holding a box.
+// A State is the player's cell and the set of cells that hold a box: the
+// boxes as a 128-bit set (cell i is bit i%64 of boxes[i/64]) and the player
+// as a cell number. It is a comparable value of 24 bytes, its own key for
+// duplicate detection. Walls and goals do not change and live in the
+// Problem.
 type State struct {
 	boxes  [2]uint64
 	player uint8
@@ -33,87 +41,114 @@ type State struct {
 func (s State) Player() int { return int(s.player) }
 
 // Box reports whether cell i holds a box.
-func (s State) Box(i int) bool { return s.boxes[i/64]&(1<<(i%64)) != 0 }
+func (s State) Box(i int) bool { return has(s.boxes, i) }
 
-// A Problem is one level. It implements search.Heuristic[State] and
-// search.Encoder[State].
+// A Problem is one level: its walls, goals and start state, with tables
+// computed once by Parse so that Apply, Heuristic and Encode allocate
+// nothing. A *Problem implements search.Heuristic[State] and
+// search.Encoder[State]. It is safe for concurrent use.
 type Problem struct {
-	// ID is "<file base name>#<index>": the "; N" number of the level, or
-	// its position in the file, from 0, for files without those lines.
-	ID         string
-	Rows, Cols int
-	walls      [2]uint64
-	goals      [2]uint64
-	start      State
-	// next[4*i+a] is the cell next to i in direction a, or -1 for a wall
-	// or the border.
-	next []int16
+	// ID is "<file base name>#<N>", where N is the number of the level's
+	// "; N" line, or the level's position in the file, from 0, for a level
+	// without such a line.
+	ID string
+
+	label        string // N of ID
+	rows, cols   int
+	walls, goals [2]uint64
+	start        State
+	// next[4*i+a] is the cell next to cell i in direction a, or noCell for
+	// a wall or the border.
+	next []uint8
 	// dist[i] is the Manhattan distance from cell i to the nearest goal.
 	dist []uint8
+	// static is the encoding of a state without player and boxes: the wall
+	// and goal planes set, the others zero.
+	static []float32
 }
 
-func bit(set [2]uint64, i int) bool { return set[i/64]&(1<<(i%64)) != 0 }
+// noCell marks a move off the floor in Problem.next; MaxCells ≤ noCell.
+const noCell = 0xff
 
-func setBit(set *[2]uint64, i int) { set[i/64] |= 1 << (i % 64) }
+func has(set [2]uint64, i int) bool { return set[i>>6]&(1<<(i&63)) != 0 }
 
-// init builds the tables of a level read into p.
+func setBit(set *[2]uint64, i int) { set[i>>6] |= 1 << (i & 63) }
+
+// init computes p's tables from its size, walls and goals.
 func (p *Problem) init() {
-	n := p.Rows * p.Cols
-	p.next = make([]int16, 4*n)
+	n := p.rows * p.cols
+	p.next = make([]uint8, 4*n)
 	p.dist = make([]uint8, n)
+	p.static = make([]float32, 4*n)
+	var goals []int
 	for i := range n {
-		r, c := i/p.Cols, i%p.Cols
-		for a, d := range [4][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
+		if has(p.goals, i) {
+			goals = append(goals, i)
+		}
+	}
+	for i := range n {
+		r, c := i/p.cols, i%p.cols
+		for a, d := range [4][2]int{Up: {-1, 0}, Down: {1, 0}, Left: {0, -1}, Right: {0, 1}} {
 			nr, nc := r+d[0], c+d[1]
-			j := nr*p.Cols + nc
-			if nr < 0 || nr >= p.Rows || nc < 0 || nc >= p.Cols || bit(p.walls, j) {
-				p.next[4*i+a] = -1
-			} else {
-				p.next[4*i+a] = int16(j)
+			j := nr*p.cols + nc
+			p.next[4*i+a] = noCell
+			if nr >= 0 && nr < p.rows && nc >= 0 && nc < p.cols && !has(p.walls, j) {
+				p.next[4*i+a] = uint8(j)
 			}
 		}
-		best := 255
-		for g := range n {
-			if bit(p.goals, g) {
-				best = min(best, abs(g/p.Cols-r)+abs(g%p.Cols-c))
-			}
+		best := 2 * MaxCells // more than any distance; there is a goal
+		for _, g := range goals {
+			best = min(best, abs(g/p.cols-r)+abs(g%p.cols-c))
 		}
 		p.dist[i] = uint8(best)
+		if has(p.walls, i) {
+			p.static[PlaneWall*n+i] = 1
+		}
+		if has(p.goals, i) {
+			p.static[PlaneGoal*n+i] = 1
+		}
 	}
 }
 
-// Root returns the start.
+// Root returns the start state.
 func (p *Problem) Root() State { return p.start }
 
-// NumActions returns 4.
+// NumActions returns 4: Up, Down, Left and Right.
 func (p *Problem) NumActions() int { return 4 }
 
-// Apply moves the player in direction a, pushing a box if there is one.
+// Apply moves the player one cell in direction a, pushing the box there, if
+// any, one cell further. It returns false if the move leads into a wall or
+// off the grid, or pushes a box into a wall, off the grid or into another
+// box, and for an action other than Up, Down, Left and Right.
 func (p *Problem) Apply(s State, a int) (State, bool) {
-	if a < 0 || a > 3 {
+	if uint(a) > Right {
 		return State{}, false
 	}
 	to := p.next[4*int(s.player)+a]
-	if to < 0 {
+	if to == noCell {
 		return State{}, false
 	}
 	if s.Box(int(to)) {
 		beyond := p.next[4*int(to)+a]
-		if beyond < 0 || s.Box(int(beyond)) {
+		if beyond == noCell || s.Box(int(beyond)) {
 			return State{}, false
 		}
-		s.boxes[to/64] &^= 1 << (to % 64)
-		setBit(&s.boxes, int(beyond))
+		s.boxes[to>>6] &^= 1 << (to & 63)
+		s.boxes[beyond>>6] |= 1 << (beyond & 63)
 	}
-	s.player = uint8(to)
+	s.player = to
 	return s, true
 }
 
-// IsGoal reports whether every box is on a goal.
-func (p *Problem) IsGoal(s State) bool { return s.boxes == p.goals }
+// IsGoal reports whether every box of s is on a goal.
+func (p *Problem) IsGoal(s State) bool {
+	// A level has as many goals as boxes.
+	return s.boxes == p.goals
+}
 
-// Heuristic returns the sum over the boxes of the Manhattan distance to the
-// nearest goal.
+// Heuristic returns the sum over the boxes of s of the Manhattan distance
+// from the box to the nearest goal. It ignores walls and the player and lets
+// boxes share a goal.
 func (p *Problem) Heuristic(s State) float64 {
 	h := 0
 	for w, set := range s.boxes {
@@ -125,47 +160,47 @@ func (p *Problem) Heuristic(s State) float64 {
 	return float64(h)
 }
 
-// Planes of the encoding.
+// Planes of the encoding, the paper's four features.
 const (
-	PlaneWall = iota
-	PlanePlayer
-	PlaneBox
-	PlaneGoal
+	PlaneWall   = iota // 1 on a wall
+	PlanePlayer        // 1 on the player's cell
+	PlaneBox           // 1 on a box
+	PlaneGoal          // 1 on a goal
 )
 
-// InputShape returns 4 planes of rows×cols.
-func (p *Problem) InputShape() (c, h, w int) { return 4, p.Rows, p.Cols }
+// InputShape returns the shape of the encoding: 4 planes of rows × columns.
+func (p *Problem) InputShape() (c, h, w int) { return 4, p.rows, p.cols }
 
-// Encode writes the wall, player, box and goal planes of s to dst, in CHW
-// order.
+// Encode writes the one-hot encoding of s to dst in channel-major (CHW)
+// order: plane PlaneWall, PlanePlayer, PlaneBox and PlaneGoal, each
+// rows × columns, row-major, with 1 where the plane's feature is and 0
+// elsewhere. dst must have length at least 4·rows·columns.
 func (p *Problem) Encode(s State, dst []float32) {
-	n := p.Rows * p.Cols
-	clear(dst[:4*n])
-	for i := range n {
-		if bit(p.walls, i) {
-			dst[PlaneWall*n+i] = 1
-		}
-		if bit(s.boxes, i) {
-			dst[PlaneBox*n+i] = 1
-		}
-		if bit(p.goals, i) {
-			dst[PlaneGoal*n+i] = 1
+	n := p.rows * p.cols
+	copy(dst[:4*n], p.static)
+	dst[PlanePlayer*n+int(s.player)] = 1
+	box := dst[PlaneBox*n : PlaneBox*n+n]
+	for w, set := range s.boxes {
+		for set != 0 {
+			box[64*w+bits.TrailingZeros64(set)] = 1
+			set &= set - 1
 		}
 	}
-	dst[PlanePlayer*n+int(s.player)] = 1
 }
 
-// Render draws s in the usual notation: # wall, @ player, + player on a
-// goal, $ box, * box on a goal, . goal.
+// Render draws s in the usual notation, one line per row, the rows joined
+// by '\n' without a final one: # wall, space floor, . goal, $ box, * box on
+// a goal, @ player, + player on a goal.
 func (p *Problem) Render(s State) string {
 	var b strings.Builder
-	for i := range p.Rows * p.Cols {
-		if i > 0 && i%p.Cols == 0 {
+	b.Grow(p.rows * (p.cols + 1))
+	for i := range p.rows * p.cols {
+		if i > 0 && i%p.cols == 0 {
 			b.WriteByte('\n')
 		}
-		goal := bit(p.goals, i)
+		goal := has(p.goals, i)
 		switch {
-		case bit(p.walls, i):
+		case has(p.walls, i):
 			b.WriteByte('#')
 		case i == int(s.player) && goal:
 			b.WriteByte('+')
@@ -184,11 +219,11 @@ func (p *Problem) Render(s State) string {
 	return b.String()
 }
 
-// String returns the level in the file format, with a "; N" line from its
-// ID.
+// String returns the level in the file format: its "; N" line and its rows
+// at the start, joined by '\n', without a final newline. Parse reads it back
+// as the same level.
 func (p *Problem) String() string {
-	_, idx, _ := strings.Cut(p.ID, "#")
-	return fmt.Sprintf("; %s\n%s", idx, p.Render(p.start))
+	return "; " + p.label + "\n" + p.Render(p.start)
 }
 
 func abs(x int) int {
