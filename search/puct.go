@@ -10,50 +10,82 @@ import (
 // PUCTOptions are the options of PUCT.
 type PUCTOptions struct {
 	Options
-	// C is the exploration constant; 0 means 1.
+	// C is the exploration constant c of the selection rule; 0 means 1,
+	// the paper's value.
 	C float64
 }
 
-// A puctNode is a node of the PUCT tree. The children of a node are
-// created together, when it is expanded, and are contiguous in the arena.
+// puctCheckEvery is the number of expansions between two looks at the
+// context and the clock.
+const puctCheckEvery = 256
+
+// A puctNode is a node of the PUCT tree, stored in an arena. The children of
+// a node are created together when it is expanded and lie contiguously in
+// the arena, in action order.
 type puctNode[S comparable] struct {
-	state      S
-	parent     int32
-	firstChild int32
-	// logPrior is log pi(action | parent), as the search uses it.
-	logPrior  float32
-	nChildren uint8
-	action    uint8
-	expanded  bool
-	// dead marks a node below which no line can go on (no children, or
-	// dead children only); selection skips it.
+	// sum is the sum of the values backed up through the node: the
+	// heuristic values of the evaluated nodes of its subtree, itself
+	// included.
+	sum float64
+	// parent is the index of the parent, -1 for the root; first is the
+	// index of the first child, -1 while the node is not expanded.
+	parent, first int32
+	// visits counts the values in sum; virtual counts the virtual losses
+	// the batch being selected put on the node.
+	visits, virtual int32
+	// prior is pi(action | parent), logPrior its logarithm, as the search
+	// uses them.
+	prior, logPrior float32
+	state           S
+	nChildren       uint8
+	action          uint8
+	// dead marks a node below which no path can go on: expanded with no
+	// children, or with dead children only. Selection never enters it.
 	dead bool
-	// visits and costSum are the statistics of the node's simulations:
-	// costSum sums estimated costs-to-go from the node.
-	visits  int32
-	costSum float64
-	g       float64
 }
 
-// PUCT runs the PUCT algorithm of Silver et al. as used by Orseau & Lelis
-// (2021), as their reference implementation did:
+// PUCT runs the PUCT algorithm (Silver et al., 2016) as Orseau & Lelis
+// (2021) used it, following their reference implementation where the paper
+// leaves a choice open:
 //
-//   - A simulation descends from the root; at each node it takes the first
-//     child, in action order, that was never visited, or else the child of
-//     highest c·pi(a|n)·sqrt(N(n))/(1+N(child)) − Q̄(child), where Q̄ is the
-//     mean estimated cost-to-go of the child normalised by the smallest and
-//     largest such values seen in this search.
-//   - Simulations collect up to BatchSize leaves, which are evaluated in one
-//     Evaluator call (a leaf reached twice in a batch is evaluated once). On
-//     the way down, each node receives a virtual loss: one visit with the
-//     largest cost seen so far, taken back when the batch is evaluated.
-//   - An evaluated leaf is expanded: its children are generated and tested
-//     for the goal; its value, the cost of the path below each node plus
-//     h(leaf), is backed up to the root. Repeated states are not pruned.
+//   - A descent goes from the root down to a node that is not yet evaluated.
+//     At each node it takes the first child, in action order, that no
+//     descent has reached yet; when every child has been reached, it takes
+//     the child n' of node n that minimises
+//     Q̄(n') − c·pi(n'|n)·sqrt(Σ N(n”))/(1+N(n')), the sum running over the
+//     children n” of n. N counts visits and Q is the mean of the heuristic
+//     values backed up through a node: an estimated cost-to-go, lower is
+//     better. Q̄ is Q normalised by the smallest and largest heuristic
+//     values of the nodes evaluated so far in this search (0 while they
+//     are equal).
+//   - Descents collect up to Options.BatchSize distinct leaves, which are
+//     then evaluated in one Evaluator call. Each descent puts a virtual
+//     loss on every node it passes below the root, the leaf included: one
+//     visit of value the current largest heuristic value, so that the next
+//     descents of the batch take other paths. A descent that ends at a
+//     leaf already in the batch adds only its virtual losses; the batch is
+//     closed after as many such failed descents as the batch size. The
+//     virtual losses are taken back before the evaluated leaves are
+//     expanded, so no node is ever evaluated twice.
+//   - An evaluated leaf is expanded: its children are generated, one per
+//     legal action, with their probabilities under the leaf's policy; its
+//     heuristic value h is then added to every node on its path but the
+//     root (the reference's value is h itself, not the cost from the node).
+//   - A node is tested for the goal when a descent first reaches it, before
+//     it is evaluated, as in the reference; the search then stops and
+//     returns the path to it. Options.GoalAtExpansion has no effect.
+//   - Repeated states are not pruned: the same state may appear in many
+//     nodes, also on one path, and each such node is evaluated on its own.
+//     (The reference dropped states seen anywhere before, which can block
+//     a node for good.) A node without children is dead, and so is one
+//     whose children are all dead; descents avoid them, and the search is
+//     Exhausted when the root is dead.
 //
-// Expansions count evaluated (expanded) nodes, the root included, and
-// Options.Budget bounds them. Lines that cannot go on are marked dead and
-// never selected; when the root is dead the search is Exhausted.
+// Every move costs Options.NodeLoss (1 by default); the heuristic is used as
+// the evaluator returns it. Expansions counts evaluated and expanded nodes,
+// the root included, and Options.Budget bounds it; Evaluations equals
+// Expansions. The context and Options.Timeout are checked every few hundred
+// expansions.
 func PUCT[S comparable](ctx context.Context, p Problem[S], ev Evaluator[S], opts PUCTOptions) (res Result[S], err error) {
 	start := time.Now()
 	defer func() { res.Time = time.Since(start) }()
@@ -65,6 +97,12 @@ func PUCT[S comparable](ctx context.Context, p Problem[S], ev Evaluator[S], opts
 	if c == 0 {
 		c = 1
 	}
+	if !(c > 0) || math.IsInf(c, 1) {
+		return res, fmt.Errorf("search: puct: exploration constant %g; want a positive number", opts.C)
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
 
 	root := p.Root()
 	if p.IsGoal(root) {
@@ -72,133 +110,167 @@ func PUCT[S comparable](ctx context.Context, p Problem[S], ev Evaluator[S], opts
 		res.Trajectory = &Trajectory[S]{}
 		return res, nil
 	}
-	t := &puctTree[S]{
-		nodes:   []puctNode[S]{{state: root, parent: -1, firstChild: -1}},
-		minCost: math.Inf(1),
-		maxCost: math.Inf(-1),
-		logPi:   make([]float64, batch*A),
-		h:       make([]float64, batch),
-		legal:   make([]bool, A),
-		succ:    make([]S, A),
-	}
-	leaves := []int32{0}
+	t := newPUCTTree(root, A, batch, opts.Budget)
+	t.leaves = append(t.leaves, 0)
+	nextCheck := int64(0)
 	for {
-		// Evaluate and expand the leaves.
-		t.states = t.states[:0]
-		for _, l := range leaves {
-			t.states = append(t.states, t.nodes[l].state)
-		}
-		if err := ev.Evaluate(p, t.states, t.logPi[:len(leaves)*A], t.h[:len(leaves)]); err != nil {
-			return res, fmt.Errorf("search: evaluate: %w", err)
-		}
-		res.Evaluations += int64(len(leaves))
-		for i, l := range leaves {
-			res.Expansions++
-			goal := t.expand(p, l, t.logPi[i*A:(i+1)*A], opts.Renormalize, loss, &res)
-			if goal >= 0 {
-				res.Solved = true
-				t.solution(goal, &res)
-				return res, nil
-			}
-		}
-		for i, l := range leaves {
-			t.backup(l, t.h[i])
+		if err := t.evaluate(p, ev, opts.Renormalize, &res); err != nil {
+			return res, err
 		}
 		if t.nodes[0].dead {
 			res.Exhausted = true
 			return res, nil
 		}
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		if !deadline.IsZero() && time.Now().After(deadline) {
-			res.TimedOut = true
+		if opts.Budget > 0 && res.Expansions >= opts.Budget {
 			return res, nil
+		}
+		if res.Expansions >= nextCheck {
+			nextCheck = res.Expansions + puctCheckEvery
+			if err := ctx.Err(); err != nil {
+				return res, err
+			}
+			if !deadline.IsZero() && time.Now().After(deadline) {
+				res.TimedOut = true
+				return res, nil
+			}
 		}
 		k := batch
 		if opts.Budget > 0 {
 			k = int(min(int64(k), opts.Budget-res.Expansions))
-			if k <= 0 {
-				return res, nil
-			}
 		}
-		// Select the next batch of leaves.
-		leaves = leaves[:0]
-		for range k {
-			l, ok := t.selectLeaf(c)
-			if !ok {
-				break
-			}
-			leaves = append(leaves, l)
-		}
-		t.clearVirtualLoss()
-		if len(leaves) == 0 {
-			// Every selection ran into a leaf already in the batch, or
-			// everything is dead.
-			if t.nodes[0].dead {
-				res.Exhausted = true
-				return res, nil
-			}
-			return res, fmt.Errorf("search: puct: no leaf to evaluate")
+		if goal := t.selectBatch(p, k, c); goal >= 0 {
+			res.Solved = true
+			t.solution(goal, loss, &res)
+			return res, nil
 		}
 	}
 }
 
 // puctTree is the state of one PUCT search.
 type puctTree[S comparable] struct {
-	nodes            []puctNode[S]
-	minCost, maxCost float64
-	// Virtual losses of the batch being selected: the nodes and the cost
-	// added to each.
-	virtual     []int32
-	virtualCost []float64
-	states      []S
-	logPi, h    []float64
-	legal       []bool
-	succ        []S
+	nodes []puctNode[S]
+	A     int
+	// lo and hi are the smallest and largest heuristic values seen; seen
+	// tells whether there was any.
+	lo, hi float64
+	seen   bool
+	// leaves is the batch to evaluate; touched lists the nodes that carry
+	// virtual losses, and lossValue is the value of one virtual loss.
+	leaves    []int32
+	touched   []int32
+	lossValue float64
+	// Buffers of the evaluation and the expansion.
+	states   []S
+	logPi, h []float64
+	legal    []bool
+	succ     []S
 }
 
-// expand generates the children of leaf l with the policy logPi and returns
-// the index of a goal child, or -1.
-func (t *puctTree[S]) expand(p Problem[S], l int32, logPi []float64, renormalize bool, loss float64, res *Result[S]) int32 {
-	n := t.nodes[l]
-	logZ := 0.0
-	if renormalize {
-		logZ = math.Inf(-1)
+// newPUCTTree returns a tree holding only root.
+func newPUCTTree[S comparable](root S, A, batch int, budget int64) *puctTree[S] {
+	capacity := 1 << 12
+	if budget > 0 {
+		capacity = int(min(budget*int64(A)+1, 1<<20))
 	}
-	for a := range t.legal {
-		s, ok := p.Apply(n.state, a)
-		t.legal[a], t.succ[a] = ok, s
-		if ok && renormalize {
-			logZ = logAddExp(logZ, logPi[a])
+	t := &puctTree[S]{
+		nodes:  make([]puctNode[S], 0, capacity),
+		A:      A,
+		leaves: make([]int32, 0, batch),
+		states: make([]S, 0, batch),
+		logPi:  make([]float64, batch*A),
+		h:      make([]float64, batch),
+		legal:  make([]bool, A),
+		succ:   make([]S, A),
+	}
+	t.nodes = append(t.nodes, puctNode[S]{state: root, parent: -1, first: -1})
+	return t
+}
+
+// evaluate evaluates the leaves of the batch, takes back the virtual losses,
+// expands the leaves and backs their values up.
+func (t *puctTree[S]) evaluate(p Problem[S], ev Evaluator[S], renormalize bool, res *Result[S]) error {
+	A, k := t.A, len(t.leaves)
+	t.states = t.states[:0]
+	for _, l := range t.leaves {
+		t.states = append(t.states, t.nodes[l].state)
+	}
+	logPi, h := t.logPi[:k*A], t.h[:k]
+	if err := ev.Evaluate(p, t.states, logPi, h); err != nil {
+		return fmt.Errorf("search: puct: evaluate: %w", err)
+	}
+	res.Evaluations += int64(k)
+	for _, i := range t.touched {
+		t.nodes[i].virtual = 0
+	}
+	t.touched = t.touched[:0]
+	for j, l := range t.leaves {
+		if err := t.expand(p, l, logPi[j*A:(j+1)*A], renormalize, res); err != nil {
+			return err
+		}
+		if l == 0 {
+			continue // the root's value is never used
+		}
+		v := h[j]
+		for i := l; i > 0; i = t.nodes[i].parent {
+			n := &t.nodes[i]
+			n.visits++
+			n.sum += v
+		}
+		if !t.seen {
+			t.lo, t.hi, t.seen = v, v, true
+		}
+		t.lo, t.hi = min(t.lo, v), max(t.hi, v)
+	}
+	return nil
+}
+
+// expand generates the children of leaf l, whose policy is logPi.
+func (t *puctTree[S]) expand(p Problem[S], l int32, logPi []float64, renormalize bool, res *Result[S]) error {
+	if len(t.nodes) > math.MaxInt32-t.A {
+		return fmt.Errorf("search: puct: more than %d nodes", math.MaxInt32-t.A)
+	}
+	res.Expansions++
+	state := t.nodes[l].state
+	maxLog := math.Inf(-1)
+	for a := range t.A {
+		t.succ[a], t.legal[a] = p.Apply(state, a)
+		if t.legal[a] {
+			maxLog = max(maxLog, logPi[a])
 		}
 	}
+	logZ := 0.0
+	if renormalize && !math.IsInf(maxLog, 0) {
+		sum := 0.0
+		for a, ok := range t.legal {
+			if ok {
+				sum += math.Exp(logPi[a] - maxLog)
+			}
+		}
+		logZ = maxLog + math.Log(sum)
+	}
 	first := int32(len(t.nodes))
-	goal := int32(-1)
 	for a, ok := range t.legal {
 		if !ok {
 			continue
 		}
-		res.Generated++
+		lp := logPi[a] - logZ
 		t.nodes = append(t.nodes, puctNode[S]{
-			state: t.succ[a], parent: l, firstChild: -1, action: uint8(a),
-			logPrior: float32(logPi[a] - logZ), g: n.g + loss,
+			state: t.succ[a], parent: l, first: -1, action: uint8(a),
+			prior: float32(math.Exp(lp)), logPrior: float32(lp),
 		})
-		if goal < 0 && p.IsGoal(t.succ[a]) {
-			goal = int32(len(t.nodes) - 1)
-		}
 	}
-	nd := &t.nodes[l]
-	nd.expanded = true
-	nd.firstChild = first
-	nd.nChildren = uint8(int32(len(t.nodes)) - first)
-	if nd.nChildren == 0 {
+	n := &t.nodes[l]
+	n.first = first
+	n.nChildren = uint8(int32(len(t.nodes)) - first)
+	res.Generated += int64(n.nChildren)
+	if n.nChildren == 0 {
 		t.markDead(l)
 	}
-	return goal
+	return nil
 }
 
-// markDead marks l dead, and its ancestors whose children are all dead.
+// markDead marks l dead, and every ancestor whose children are then all
+// dead.
 func (t *puctTree[S]) markDead(l int32) {
 	for l >= 0 {
 		t.nodes[l].dead = true
@@ -206,8 +278,8 @@ func (t *puctTree[S]) markDead(l int32) {
 		if par < 0 {
 			return
 		}
-		pn := t.nodes[par]
-		for i := pn.firstChild; i < pn.firstChild+int32(pn.nChildren); i++ {
+		pn := &t.nodes[par]
+		for i := pn.first; i < pn.first+int32(pn.nChildren); i++ {
 			if !t.nodes[i].dead {
 				return
 			}
@@ -216,90 +288,75 @@ func (t *puctTree[S]) markDead(l int32) {
 	}
 }
 
-// backup adds the value of leaf l, whose heuristic is h, to its ancestors.
-func (t *puctTree[S]) backup(l int32, h float64) {
-	h = max(h, 0)
-	leafG := t.nodes[l].g
-	for i := l; i >= 0; i = t.nodes[i].parent {
-		n := &t.nodes[i]
-		cost := leafG - n.g + h
-		n.visits++
-		n.costSum += cost
-		if i != 0 {
-			q := n.costSum / float64(n.visits)
-			t.minCost = min(t.minCost, q)
-			t.maxCost = max(t.maxCost, q)
-		}
+// selectBatch fills t.leaves with up to k distinct leaves for evaluation,
+// stopping after k descents that end at a leaf already in the batch. It
+// returns the index of a goal node a descent reached, or -1.
+func (t *puctTree[S]) selectBatch(p Problem[S], k int, c float64) int32 {
+	t.leaves = t.leaves[:0]
+	t.lossValue = 0
+	if t.seen {
+		t.lossValue = t.hi
 	}
-}
-
-// selectLeaf descends from the root to a node that was not evaluated and
-// adds virtual losses along the way. It returns false if the descent ends
-// at a leaf already selected in this batch, or at a dead root.
-func (t *puctTree[S]) selectLeaf(c float64) (int32, bool) {
-	i := int32(0)
-	for {
-		n := &t.nodes[i]
-		if n.dead {
-			return 0, false
+	for failed := 0; len(t.leaves) < k && failed < k; {
+		i := int32(0)
+		for t.nodes[i].first >= 0 {
+			i = t.bestChild(i, c)
+			n := &t.nodes[i]
+			if n.virtual == 0 {
+				t.touched = append(t.touched, i)
+			}
+			n.virtual++
 		}
-		vl := t.maxCost
-		if math.IsInf(vl, -1) {
-			vl = 0
+		if t.nodes[i].virtual > 1 {
+			failed++
+			continue
 		}
-		t.virtual = append(t.virtual, i)
-		t.virtualCost = append(t.virtualCost, vl)
-		n.visits++
-		n.costSum += vl
-		if !n.expanded {
-			// A leaf; a second visit in the same batch finds it with the
-			// virtual visit of the first.
-			return i, n.visits == 1
-		}
-		i = t.bestChild(i, c)
-	}
-}
-
-// bestChild returns the child of n to descend to.
-func (t *puctTree[S]) bestChild(n int32, c float64) int32 {
-	nd := t.nodes[n]
-	lo, hi := nd.firstChild, nd.firstChild+int32(nd.nChildren)
-	for i := lo; i < hi; i++ {
-		if !t.nodes[i].dead && t.nodes[i].visits == 0 {
+		if p.IsGoal(t.nodes[i].state) {
 			return i
 		}
+		t.leaves = append(t.leaves, i)
 	}
-	sqrtN := math.Sqrt(float64(nd.visits))
-	spread := t.maxCost - t.minCost
-	best, bestScore := int32(-1), math.Inf(-1)
+	return -1
+}
+
+// bestChild returns the child of the expanded, live node n that a descent
+// takes.
+func (t *puctTree[S]) bestChild(n int32, c float64) int32 {
+	nd := &t.nodes[n]
+	lo, hi := nd.first, nd.first+int32(nd.nChildren)
+	total := int32(0)
+	for i := lo; i < hi; i++ {
+		ch := &t.nodes[i]
+		v := ch.visits + ch.virtual
+		if v == 0 && !ch.dead {
+			return i
+		}
+		total += v
+	}
+	cSqrt := c * math.Sqrt(float64(total))
+	spread := t.hi - t.lo
+	best, bestScore := int32(-1), math.Inf(1)
 	for i := lo; i < hi; i++ {
 		ch := &t.nodes[i]
 		if ch.dead {
 			continue
 		}
+		v := float64(ch.visits + ch.virtual)
 		q := 0.0
 		if spread > 0 {
-			q = (ch.costSum/float64(ch.visits) - t.minCost) / spread
+			mean := (ch.sum + float64(ch.virtual)*t.lossValue) / v
+			q = (mean - t.lo) / spread
 		}
-		score := c*math.Exp(float64(ch.logPrior))*sqrtN/(1+float64(ch.visits)) - q
-		if score > bestScore {
+		score := q - cSqrt*float64(ch.prior)/(1+v)
+		if best < 0 || score < bestScore {
 			best, bestScore = i, score
 		}
 	}
 	return best
 }
 
-// clearVirtualLoss takes back the virtual losses of the batch.
-func (t *puctTree[S]) clearVirtualLoss() {
-	for k, i := range t.virtual {
-		t.nodes[i].visits--
-		t.nodes[i].costSum -= t.virtualCost[k]
-	}
-	t.virtual, t.virtualCost = t.virtual[:0], t.virtualCost[:0]
-}
-
 // solution fills res with the path from the root to node goal.
-func (t *puctTree[S]) solution(goal int32, res *Result[S]) {
+func (t *puctTree[S]) solution(goal int32, loss float64, res *Result[S]) {
 	steps := 0
 	for i := goal; t.nodes[i].parent >= 0; i = t.nodes[i].parent {
 		steps++
@@ -312,11 +369,13 @@ func (t *puctTree[S]) solution(goal int32, res *Result[S]) {
 	}
 	j := steps - 1
 	for i := goal; t.nodes[i].parent >= 0; i = t.nodes[i].parent {
-		n := t.nodes[i]
-		tr.States[j], tr.Actions[j], tr.LogPi[j] = t.nodes[n.parent].state, int(n.action), float64(n.logPrior)
+		n := &t.nodes[i]
+		tr.States[j] = t.nodes[n.parent].state
+		tr.Actions[j] = int(n.action)
+		tr.LogPi[j] = float64(n.logPrior)
 		j--
 	}
-	res.Cost = t.nodes[goal].g
+	res.Cost = float64(steps) * loss
 	res.Actions = tr.Actions
 	res.Trajectory = tr
 }
