@@ -2,12 +2,12 @@ package sokoban
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 )
 
 // ReadFile reads the levels of the file at path; see Parse.
@@ -36,23 +36,22 @@ func ReadFile(path string) ([]*Problem, error) {
 // Every row of a level has the same length, and a level has at most
 // MaxCells cells, one player, at least one box, and as many goals as boxes.
 //
-// name names the input in errors, which give its line, and its base name
-// starts the IDs of the levels: "<base>#N", where N is the text after ';'
-// (trimmed), or the level's position in the input, from 0, for a level
-// without a "; N" line. Parse returns an error for an input without levels.
+// name names the input in errors, "sokoban: name:line: reason", and its
+// base name starts the IDs of the levels: "<base>#N", where N is the text
+// after ';' (trimmed), or the level's position in the input, from 0, for a
+// level without a "; N" line. An input without levels is an error.
 func Parse(r io.Reader, name string) ([]*Problem, error) {
 	p := parser{name: name, base: filepath.Base(name)}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		p.line++
-		if err := p.readLine(strings.TrimSuffix(sc.Text(), "\r")); err != nil {
+		if err := p.readLine(bytes.TrimSuffix(sc.Bytes(), []byte("\r"))); err != nil {
 			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("sokoban: %s:%d: %w", name, p.line+1, err)
 	}
-	p.line++
 	if err := p.flush(); err != nil {
 		return nil, err
 	}
@@ -62,18 +61,19 @@ func Parse(r io.Reader, name string) ([]*Problem, error) {
 	return p.levels, nil
 }
 
-// A parser holds the state of Parse between lines.
+// A parser reads levels a line at a time.
 type parser struct {
 	name, base string
 	line       int // number of the line being read, from 1
 	levels     []*Problem
-	// The level being read: its label, the line of its "; N" line (0 if
-	// none), its rows and the line of its first row.
-	label     string
-	labelLine int
-	rows      []string
-	rowsLine  int
-	cells     int // characters in rows
+	// The level being read: its label and the line of its "; N" line (0
+	// if none); the level itself and the line of its first row (nil and 0
+	// before its first row), and what it holds so far.
+	label                 string
+	labelLine             int
+	lv                    *Problem
+	rowsLine              int
+	players, boxes, goals int
 }
 
 func (p *parser) errorf(line int, format string, args ...any) error {
@@ -81,103 +81,92 @@ func (p *parser) errorf(line int, format string, args ...any) error {
 }
 
 // readLine reads the next line of the input.
-func (p *parser) readLine(text string) error {
+func (p *parser) readLine(text []byte) error {
 	switch {
-	case strings.HasPrefix(text, ";"):
+	case len(text) > 0 && text[0] == ';':
 		if err := p.flush(); err != nil {
 			return err
 		}
-		p.label = strings.TrimSpace(text[1:])
+		p.label = string(bytes.TrimSpace(text[1:]))
 		p.labelLine = p.line
 		if p.label == "" {
 			return p.errorf(p.line, "%q without a level number", text)
 		}
-	case strings.TrimLeft(text, " \t") == "":
+		return nil
+	case len(bytes.TrimLeft(text, " \t")) == 0:
 		return p.flush()
-	default:
-		if len(p.rows) == 0 {
-			p.rowsLine = p.line
-		}
-		p.rows = append(p.rows, text)
-		if p.cells += len(text); p.cells > MaxCells {
-			return p.errorf(p.rowsLine, "level of more than %d cells", MaxCells)
+	}
+	if p.lv == nil {
+		p.lv = &Problem{cols: len(text)}
+		p.rowsLine = p.line
+		p.players, p.boxes, p.goals = 0, 0, 0
+	}
+	lv := p.lv
+	if len(text) != lv.cols {
+		return p.errorf(p.line, "row of %d characters; the level's first row has %d", len(text), lv.cols)
+	}
+	if (lv.rows+1)*lv.cols > MaxCells {
+		return p.errorf(p.rowsLine, "level of more than %d cells", MaxCells)
+	}
+	for c, ch := range text {
+		i := lv.rows*lv.cols + c
+		switch ch {
+		case '#':
+			setBit(&lv.walls, i)
+		case ' ', '-', '_':
+		case '.':
+			setBit(&lv.goals, i)
+			p.goals++
+		case '$', '*':
+			setBit(&lv.start.boxes, i)
+			p.boxes++
+			if ch == '*' {
+				setBit(&lv.goals, i)
+				p.goals++
+			}
+		case '@', '+':
+			p.players++
+			if p.players > 1 {
+				return p.errorf(p.line, "a second player in column %d", c+1)
+			}
+			lv.start.player = uint8(i)
+			if ch == '+' {
+				setBit(&lv.goals, i)
+				p.goals++
+			}
+		default:
+			return p.errorf(p.line, "unknown character %q in column %d", ch, c+1)
 		}
 	}
+	lv.rows++
 	return nil
 }
 
 // flush ends the level being read, if any.
 func (p *parser) flush() error {
-	if len(p.rows) == 0 {
+	lv := p.lv
+	if lv == nil {
 		if p.labelLine != 0 {
 			return p.errorf(p.labelLine, "level %q has no rows", p.label)
 		}
 		return nil
 	}
+	switch {
+	case p.players == 0:
+		return p.errorf(p.rowsLine, "level without a player")
+	case p.boxes == 0:
+		return p.errorf(p.rowsLine, "level without boxes")
+	case p.boxes != p.goals:
+		return p.errorf(p.rowsLine, "level with %d boxes and %d goals", p.boxes, p.goals)
+	}
 	label := p.label
 	if p.labelLine == 0 {
 		label = strconv.Itoa(len(p.levels))
 	}
-	lv, err := p.level()
-	if err != nil {
-		return err
-	}
-	lv.label = label
 	lv.ID = p.base + "#" + label
-	p.levels = append(p.levels, lv)
-	p.rows, p.cells, p.label, p.labelLine = p.rows[:0], 0, "", 0
-	return nil
-}
-
-// level makes a Problem of the rows read.
-func (p *parser) level() (*Problem, error) {
-	cols := len(p.rows[0])
-	lv := &Problem{rows: len(p.rows), cols: cols}
-	players, boxes, goals := 0, 0, 0
-	for r, row := range p.rows {
-		line := p.rowsLine + r
-		if len(row) != cols {
-			return nil, p.errorf(line, "row of %d characters; the level's first row has %d", len(row), cols)
-		}
-		for c, ch := range []byte(row) {
-			i := r*cols + c
-			switch ch {
-			case '#':
-				setBit(&lv.walls, i)
-			case ' ', '-', '_':
-			case '.':
-				setBit(&lv.goals, i)
-				goals++
-			case '$', '*':
-				setBit(&lv.start.boxes, i)
-				boxes++
-				if ch == '*' {
-					setBit(&lv.goals, i)
-					goals++
-				}
-			case '@', '+':
-				players++
-				if players > 1 {
-					return nil, p.errorf(line, "a second player in column %d", c+1)
-				}
-				lv.start.player = uint8(i)
-				if ch == '+' {
-					setBit(&lv.goals, i)
-					goals++
-				}
-			default:
-				return nil, p.errorf(line, "unknown character %q in column %d", ch, c+1)
-			}
-		}
-	}
-	switch {
-	case players == 0:
-		return nil, p.errorf(p.rowsLine, "level without a player")
-	case boxes == 0:
-		return nil, p.errorf(p.rowsLine, "level without boxes")
-	case boxes != goals:
-		return nil, p.errorf(p.rowsLine, "level with %d boxes and %d goals", boxes, goals)
-	}
+	lv.label = lv.ID[len(p.base)+1:]
 	lv.init()
-	return lv, nil
+	p.levels = append(p.levels, lv)
+	p.lv, p.label, p.labelLine = nil, "", 0
+	return nil
 }

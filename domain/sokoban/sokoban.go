@@ -41,7 +41,7 @@ type State struct {
 func (s State) Player() int { return int(s.player) }
 
 // Box reports whether cell i holds a box.
-func (s State) Box(i int) bool { return has(s.boxes, i) }
+func (s State) Box(i int) bool { return uint(i) < MaxCells && has(s.boxes, i) }
 
 // A Problem is one level: its walls, goals and start state, with tables
 // computed once by Parse so that Apply, Heuristic and Encode allocate
@@ -62,9 +62,6 @@ type Problem struct {
 	next []uint8
 	// dist[i] is the Manhattan distance from cell i to the nearest goal.
 	dist []uint8
-	// static is the encoding of a state without player and boxes: the wall
-	// and goal planes set, the others zero.
-	static []float32
 }
 
 // noCell marks a move off the floor in Problem.next; MaxCells ≤ noCell.
@@ -77,15 +74,8 @@ func setBit(set *[2]uint64, i int) { set[i>>6] |= 1 << (i & 63) }
 // init computes p's tables from its size, walls and goals.
 func (p *Problem) init() {
 	n := p.rows * p.cols
-	p.next = make([]uint8, 4*n)
-	p.dist = make([]uint8, n)
-	p.static = make([]float32, 4*n)
-	var goals []int
-	for i := range n {
-		if has(p.goals, i) {
-			goals = append(goals, i)
-		}
-	}
+	tables := make([]uint8, 5*n)
+	p.next, p.dist = tables[:4*n:4*n], tables[4*n:]
 	for i := range n {
 		r, c := i/p.cols, i%p.cols
 		for a, d := range [4][2]int{Up: {-1, 0}, Down: {1, 0}, Left: {0, -1}, Right: {0, 1}} {
@@ -97,16 +87,13 @@ func (p *Problem) init() {
 			}
 		}
 		best := 2 * MaxCells // more than any distance; there is a goal
-		for _, g := range goals {
-			best = min(best, abs(g/p.cols-r)+abs(g%p.cols-c))
+		for w, set := range p.goals {
+			for ; set != 0; set &= set - 1 {
+				g := 64*w + bits.TrailingZeros64(set)
+				best = min(best, abs(g/p.cols-r)+abs(g%p.cols-c))
+			}
 		}
 		p.dist[i] = uint8(best)
-		if has(p.walls, i) {
-			p.static[PlaneWall*n+i] = 1
-		}
-		if has(p.goals, i) {
-			p.static[PlaneGoal*n+i] = 1
-		}
 	}
 }
 
@@ -128,9 +115,9 @@ func (p *Problem) Apply(s State, a int) (State, bool) {
 	if to == noCell {
 		return State{}, false
 	}
-	if s.Box(int(to)) {
+	if has(s.boxes, int(to)) {
 		beyond := p.next[4*int(to)+a]
-		if beyond == noCell || s.Box(int(beyond)) {
+		if beyond == noCell || has(s.boxes, int(beyond)) {
 			return State{}, false
 		}
 		s.boxes[to>>6] &^= 1 << (to & 63)
@@ -177,13 +164,18 @@ func (p *Problem) InputShape() (c, h, w int) { return 4, p.rows, p.cols }
 // elsewhere. dst must have length at least 4·rows·columns.
 func (p *Problem) Encode(s State, dst []float32) {
 	n := p.rows * p.cols
-	copy(dst[:4*n], p.static)
+	clear(dst[:4*n])
+	ones(dst[PlaneWall*n:PlaneWall*n+n], p.walls)
 	dst[PlanePlayer*n+int(s.player)] = 1
-	box := dst[PlaneBox*n : PlaneBox*n+n]
-	for w, set := range s.boxes {
-		for set != 0 {
-			box[64*w+bits.TrailingZeros64(set)] = 1
-			set &= set - 1
+	ones(dst[PlaneBox*n:PlaneBox*n+n], s.boxes)
+	ones(dst[PlaneGoal*n:PlaneGoal*n+n], p.goals)
+}
+
+// ones sets plane[i] to 1 for every i in set.
+func ones(plane []float32, set [2]uint64) {
+	for w, bits64 := range set {
+		for ; bits64 != 0; bits64 &= bits64 - 1 {
+			plane[64*w+bits.TrailingZeros64(bits64)] = 1
 		}
 	}
 }
@@ -220,10 +212,17 @@ func (p *Problem) Render(s State) string {
 }
 
 // String returns the level in the file format: its "; N" line and its rows
-// at the start, joined by '\n', without a final newline. Parse reads it back
-// as the same level.
+// at the start, joined by '\n', without a final newline. As a line of spaces
+// separates levels, a row with nothing but floor is written with '-'. Parse
+// reads the text back as the same level.
 func (p *Problem) String() string {
-	return "; " + p.label + "\n" + p.Render(p.start)
+	rows := strings.Split(p.Render(p.start), "\n")
+	for i, r := range rows {
+		if strings.Trim(r, " ") == "" {
+			rows[i] = strings.Repeat("-", len(r))
+		}
+	}
+	return "; " + p.label + "\n" + strings.Join(rows, "\n")
 }
 
 func abs(x int) int {

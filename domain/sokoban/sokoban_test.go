@@ -310,7 +310,8 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range parse(t, string(data)+"\n#.@$#\n") {
+	// A row of floor only, written as spaces, would end a level.
+	for _, p := range parse(t, string(data)+"\n#.@$#\n\n; 5\n  _  \n.$ @ \n") {
 		again := parse(t, p.String())
 		if len(again) != 1 || again[0].ID != p.ID || again[0].String() != p.String() || again[0].Root() != p.Root() {
 			t.Errorf("Parse(String()) of %s:\n%s\ngave\n%s", p.ID, p, again[0])
@@ -365,6 +366,9 @@ func TestLargestLevel(t *testing.T) {
 		p := parse(t, tc.level)[0]
 		if got := p.Root().Player(); got != 127 {
 			t.Errorf("player on cell %d, want 127", got)
+		}
+		if r := p.Root(); !r.Box(1) || r.Box(0) || r.Box(-1) || r.Box(MaxCells) {
+			t.Errorf("boxes on cells 0, 1, -1, %d: %v %v %v %v", MaxCells, r.Box(0), r.Box(1), r.Box(-1), r.Box(MaxCells))
 		}
 		if got := searchtest.BFS[State](p); got != tc.want {
 			t.Errorf("%d moves, want %d", got, tc.want)
