@@ -22,7 +22,7 @@ func ReadFile(path string) ([]*Problem, error) {
 
 // Parse reads levels in the Boxoban format. A level is a line "; N"
 // followed by its rows; levels are separated by blank lines (lines of
-// spaces count as blank), and a level may go without its "; N" line. A row
+// spaces and tabs count as blank), and a level may go without its "; N" line. A row
 // is a string of
 //
 //	#  wall

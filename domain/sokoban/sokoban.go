@@ -139,9 +139,8 @@ func (p *Problem) IsGoal(s State) bool {
 func (p *Problem) Heuristic(s State) float64 {
 	h := 0
 	for w, set := range s.boxes {
-		for set != 0 {
+		for ; set != 0; set &= set - 1 {
 			h += int(p.dist[64*w+bits.TrailingZeros64(set)])
-			set &= set - 1
 		}
 	}
 	return float64(h)
