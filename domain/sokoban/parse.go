@@ -22,8 +22,8 @@ func ReadFile(path string) ([]*Problem, error) {
 
 // Parse reads levels in the Boxoban format. A level is a line "; N"
 // followed by its rows; levels are separated by blank lines (lines of
-// spaces and tabs count as blank), and a level may go without its "; N" line. A row
-// is a string of
+// spaces and tabs count as blank), and a level may go without its "; N"
+// line. A row is a string of
 //
 //	#  wall
 //	   floor (a space; '-' and '_' are accepted too)
