@@ -52,12 +52,12 @@ type puctNode[S comparable] struct {
 //     At each node it takes the first child, in action order, that no
 //     descent has reached yet; when every child has been reached, it takes
 //     the child n' of node n that minimises
-//     Q̄(n') − c·pi(n'|n)·sqrt(Σ N(n”))/(1+N(n')), the sum running over the
-//     children n” of n. N counts visits and Q is the mean of the heuristic
-//     values backed up through a node: an estimated cost-to-go, lower is
-//     better. Q̄ is Q normalised by the smallest and largest heuristic
-//     values of the nodes evaluated so far in this search (0 while they
-//     are equal).
+//     Q̄(n') − c·pi(n'|n)·sqrt(N(n))/(1+N(n')). N(n') counts the visits of
+//     n', and N(n) the visits of all the children of n; Q(n') is the mean
+//     of the heuristic values backed up through n', an estimated
+//     cost-to-go (lower is better), and Q̄ is Q normalised by the smallest
+//     and largest heuristic values of the nodes evaluated so far in this
+//     search (0 while they are equal).
 //   - Descents collect up to Options.BatchSize distinct leaves, which are
 //     then evaluated in one Evaluator call. Each descent puts a virtual
 //     loss on every node it passes below the root, the leaf included: one
@@ -86,7 +86,25 @@ type puctNode[S comparable] struct {
 // the root included, and Options.Budget bounds it; Evaluations equals
 // Expansions. The context and Options.Timeout are checked every few hundred
 // expansions.
-func PUCT[S comparable](ctx context.Context, p Problem[S], ev Evaluator[S], opts PUCTOptions) (res Result[S], err error) {
+//
+// PUCT allocates its tree anew; a PUCTEngine reuses the memory of its last
+// search.
+func PUCT[S comparable](ctx context.Context, p Problem[S], ev Evaluator[S], opts PUCTOptions) (Result[S], error) {
+	var e PUCTEngine[S]
+	return e.Search(ctx, p, ev, opts)
+}
+
+// A PUCTEngine runs PUCT searches. It keeps its memory from one search to
+// the next, so a worker that solves many problems allocates little after
+// the first. The zero value is ready to use; a PUCTEngine must not be used
+// by two goroutines at once.
+type PUCTEngine[S comparable] struct {
+	t puctTree[S]
+}
+
+// Search runs PUCT on p with evaluator ev, within the limits of opts. See
+// PUCT.
+func (e *PUCTEngine[S]) Search(ctx context.Context, p Problem[S], ev Evaluator[S], opts PUCTOptions) (res Result[S], err error) {
 	start := time.Now()
 	defer func() { res.Time = time.Since(start) }()
 	A, batch, loss, deadline, err := opts.settings(p, start)
@@ -110,7 +128,8 @@ func PUCT[S comparable](ctx context.Context, p Problem[S], ev Evaluator[S], opts
 		res.Trajectory = &Trajectory[S]{}
 		return res, nil
 	}
-	t := newPUCTTree(root, A, batch, opts.Budget)
+	t := &e.t
+	t.reset(root, A, batch)
 	t.leaves = append(t.leaves, 0)
 	nextCheck := int64(0)
 	for {
@@ -166,24 +185,23 @@ type puctTree[S comparable] struct {
 	succ     []S
 }
 
-// newPUCTTree returns a tree holding only root.
-func newPUCTTree[S comparable](root S, A, batch int, budget int64) *puctTree[S] {
-	capacity := 1 << 12
-	if budget > 0 {
-		capacity = int(min(budget*int64(A)+1, 1<<20))
+// reset empties the tree but for root and sizes its buffers.
+func (t *puctTree[S]) reset(root S, A, batch int) {
+	t.A = A
+	t.lo, t.hi, t.seen = 0, 0, false
+	if t.nodes == nil {
+		t.nodes = make([]puctNode[S], 0, 1<<12)
 	}
-	t := &puctTree[S]{
-		nodes:  make([]puctNode[S], 0, capacity),
-		A:      A,
-		leaves: make([]int32, 0, batch),
-		states: make([]S, 0, batch),
-		logPi:  make([]float64, batch*A),
-		h:      make([]float64, batch),
-		legal:  make([]bool, A),
-		succ:   make([]S, A),
+	t.nodes = append(t.nodes[:0], puctNode[S]{state: root, parent: -1, first: -1})
+	t.leaves, t.touched, t.states = t.leaves[:0], t.touched[:0], t.states[:0]
+	if len(t.h) < batch || len(t.logPi) < batch*A {
+		t.logPi = make([]float64, batch*A)
+		t.h = make([]float64, batch)
 	}
-	t.nodes = append(t.nodes, puctNode[S]{state: root, parent: -1, first: -1})
-	return t
+	if len(t.legal) != A {
+		t.legal = make([]bool, A)
+		t.succ = make([]S, A)
+	}
 }
 
 // evaluate evaluates the leaves of the batch, takes back the virtual losses,
@@ -230,6 +248,12 @@ func (t *puctTree[S]) expand(p Problem[S], l int32, logPi []float64, renormalize
 		return fmt.Errorf("search: puct: more than %d nodes", math.MaxInt32-t.A)
 	}
 	res.Expansions++
+	if len(t.nodes)+t.A > cap(t.nodes) {
+		// Double the arena: append grows large slices by less.
+		grown := make([]puctNode[S], len(t.nodes), 2*cap(t.nodes)+t.A)
+		copy(grown, t.nodes)
+		t.nodes = grown
+	}
 	state := t.nodes[l].state
 	maxLog := math.Inf(-1)
 	for a := range t.A {

@@ -592,6 +592,45 @@ func TestPUCTGuided(t *testing.T) {
 	}
 }
 
+// TestPUCTEngine checks that an engine that is reused finds what fresh
+// searches find, and allocates no more than the result once warm.
+func TestPUCTEngine(t *testing.T) {
+	var e search.PUCTEngine[int32]
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 20 {
+		m, _ := puctRandomMaze(rng, 3+rng.IntN(5), 3+rng.IntN(5), 12)
+		opts := search.PUCTOptions{
+			Options: search.Options{BatchSize: 1 + rng.IntN(40), Budget: int64(rng.IntN(3000)), Renormalize: rng.IntN(2) == 0},
+			C:       []float64{0, 0.5, 2}[rng.IntN(3)],
+		}
+		want, err := search.PUCT(context.Background(), m, puctManhattan{}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.Search(context.Background(), m, puctManhattan{}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Solved != want.Solved || fmt.Sprint(got.Actions) != fmt.Sprint(want.Actions) ||
+			got.Expansions != want.Expansions || got.Generated != want.Generated || got.Evaluations != want.Evaluations {
+			t.Fatalf("maze %d, %+v: engine found %+v, PUCT %+v", i, opts, got, want)
+		}
+		if got.Solved {
+			checkPUCTSolution(t, fmt.Sprint("maze ", i), m, puctManhattan{}, got, 1, opts.Renormalize)
+		}
+	}
+
+	m := searchtest.ParseMaze(puctMazes[4]...)
+	allocs := testing.AllocsPerRun(10, func() {
+		if res, err := e.Search(context.Background(), m, puctManhattan{}, search.PUCTOptions{}); err != nil || !res.Solved {
+			t.Fatal(res, err)
+		}
+	})
+	if allocs > 4 { // the trajectory and its three slices
+		t.Errorf("%g allocations per search", allocs)
+	}
+}
+
 // BenchmarkPUCT measures PUCT on a maze with the Manhattan distance as its
 // heuristic, and on an infinite tree with a fixed budget.
 func BenchmarkPUCT(b *testing.B) {
@@ -618,6 +657,18 @@ func BenchmarkPUCT(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(exp), "ns/expansion")
 		})
 	}
+	b.Run("maze/engine", func(b *testing.B) {
+		var e search.PUCTEngine[int32]
+		var exp int64
+		for b.Loop() {
+			res, err := e.Search(context.Background(), m, puctManhattan{}, search.PUCTOptions{})
+			if err != nil || !res.Solved {
+				b.Fatal(res, err)
+			}
+			exp += res.Expansions
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(exp), "ns/expansion")
+	})
 	b.Run("tree/budget=20000", func(b *testing.B) {
 		opts := search.PUCTOptions{Options: search.Options{Budget: 20000}}
 		for b.Loop() {
