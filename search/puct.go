@@ -56,8 +56,8 @@ type puctNode[S comparable] struct {
 //     n', and N(n) the visits of all the children of n; Q(n') is the mean
 //     of the heuristic values backed up through n', an estimated
 //     cost-to-go (lower is better), and Q̄ is Q normalised by the smallest
-//     and largest heuristic values of the nodes evaluated so far in this
-//     search (0 while they are equal).
+//     and largest heuristic values of the nodes evaluated so far below the
+//     root (Q̄ = 0 while they are all equal).
 //   - Descents collect up to Options.BatchSize distinct leaves, which are
 //     then evaluated in one Evaluator call. Each descent puts a virtual
 //     loss on every node it passes below the root, the leaf included: one
@@ -169,8 +169,8 @@ func (e *PUCTEngine[S]) Search(ctx context.Context, p Problem[S], ev Evaluator[S
 type puctTree[S comparable] struct {
 	nodes []puctNode[S]
 	A     int
-	// lo and hi are the smallest and largest heuristic values seen; seen
-	// tells whether there was any.
+	// lo and hi are the smallest and largest heuristic values of the
+	// evaluated nodes below the root; seen tells whether there was any.
 	lo, hi float64
 	seen   bool
 	// leaves is the batch to evaluate; touched lists the nodes that carry
