@@ -126,6 +126,7 @@ type Model struct {
 	conv1, conv2 *nn.Conv2D
 	// The branches; nil for a head the network does not have.
 	pol1, pol2, heu1, heu2 *nn.Dense
+	params                 []*nn.Param
 }
 
 // New returns a network with weights initialised from seed.
@@ -146,22 +147,22 @@ func New(cfg Config, seed uint64) (*Model, error) {
 		m.heu1 = nn.NewDense("heuristic1", rng, flat, cfg.Hidden)
 		m.heu2 = nn.NewDense("heuristic2", rng, cfg.Hidden, 1)
 	}
+	m.params = []*nn.Param{m.conv1.Weight, m.conv1.Bias, m.conv2.Weight, m.conv2.Bias}
+	for _, d := range []*nn.Dense{m.pol1, m.pol2, m.heu1, m.heu2} {
+		if d != nil {
+			m.params = append(m.params, d.Weight, d.Bias)
+		}
+	}
 	return m, nil
 }
 
 // Config returns the network's configuration.
 func (m *Model) Config() Config { return m.cfg }
 
-// Params returns the network's parameters in a fixed order.
-func (m *Model) Params() []*nn.Param {
-	ps := []*nn.Param{m.conv1.Weight, m.conv1.Bias, m.conv2.Weight, m.conv2.Bias}
-	for _, d := range []*nn.Dense{m.pol1, m.pol2, m.heu1, m.heu2} {
-		if d != nil {
-			ps = append(ps, d.Weight, d.Bias)
-		}
-	}
-	return ps
-}
+// Params returns the network's parameters in a fixed order: conv1, conv2,
+// then the policy branch's two dense layers and the heuristic branch's,
+// weight before bias. The slice is the model's own; do not modify it.
+func (m *Model) Params() []*nn.Param { return m.params }
 
 // Clone returns a deep copy of m.
 func (m *Model) Clone() *Model {
@@ -174,7 +175,8 @@ func (m *Model) Clone() *Model {
 }
 
 // CopyWeightsFrom copies the weights of src, which must have the same
-// architecture, into m.
+// architecture, into m, allocating nothing. It panics if the architectures
+// differ.
 func (m *Model) CopyWeightsFrom(src *Model) {
 	dst, from := m.Params(), src.Params()
 	if len(dst) != len(from) {

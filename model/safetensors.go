@@ -61,27 +61,37 @@ func encodeSafetensors(tensors map[string]tensor, meta map[string]string) ([]byt
 	return out, nil
 }
 
-// decodeSafetensors reads what encodeSafetensors writes (F32 tensors only).
+// decodeSafetensors reads a safetensors file of F32 tensors: the 8-byte
+// little-endian length of the header, the JSON header, then the data, which
+// the tensors' data_offsets must cover exactly, without gaps or overlaps.
 func decodeSafetensors(b []byte) (map[string]tensor, map[string]string, error) {
 	if len(b) < 8 {
-		return nil, nil, errors.New("safetensors: file too short")
+		return nil, nil, fmt.Errorf("safetensors: file of %d bytes, shorter than the 8-byte header length", len(b))
 	}
 	n := binary.LittleEndian.Uint64(b)
 	if n > uint64(len(b)-8) {
 		return nil, nil, fmt.Errorf("safetensors: header of %d bytes in a file of %d", n, len(b))
 	}
+	head := bytes.TrimLeft(b[8:8+n], " \t\r\n")
+	if len(head) == 0 || head[0] != '{' {
+		return nil, nil, errors.New("safetensors: the header is not a JSON object")
+	}
 	data := b[8+n:]
 	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(b[8 : 8+n]))
-	if err := dec.Decode(&raw); err != nil {
+	if err := json.Unmarshal(head, &raw); err != nil {
 		return nil, nil, fmt.Errorf("safetensors: header: %w", err)
 	}
 	var meta map[string]string
 	tensors := map[string]tensor{}
+	type span struct {
+		name   string
+		lo, hi int64
+	}
+	var spans []span
 	for name, msg := range raw {
 		if name == "__metadata__" {
 			if err := json.Unmarshal(msg, &meta); err != nil {
-				return nil, nil, fmt.Errorf("safetensors: metadata: %w", err)
+				return nil, nil, fmt.Errorf("safetensors: __metadata__ is not a map of strings: %w", err)
 			}
 			continue
 		}
@@ -90,7 +100,7 @@ func decodeSafetensors(b []byte) (map[string]tensor, map[string]string, error) {
 			return nil, nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
 		}
 		if h.DType != "F32" {
-			return nil, nil, fmt.Errorf("safetensors: tensor %q: dtype %s, want F32", name, h.DType)
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: dtype %q, want F32", name, h.DType)
 		}
 		count := int64(1)
 		for _, d := range h.Shape {
@@ -108,6 +118,24 @@ func decodeSafetensors(b []byte) (map[string]tensor, map[string]string, error) {
 			t.data[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[lo+4*int64(i):]))
 		}
 		tensors[name] = t
+		spans = append(spans, span{name, lo, hi})
+	}
+	// The data must be the tensors', end to end.
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].lo != spans[j].lo {
+			return spans[i].lo < spans[j].lo
+		}
+		return spans[i].hi < spans[j].hi
+	})
+	var end int64
+	for _, s := range spans {
+		if s.lo != end {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q starts at data byte %d, want %d (a gap or an overlap)", s.name, s.lo, end)
+		}
+		end = s.hi
+	}
+	if end != int64(len(data)) {
+		return nil, nil, fmt.Errorf("safetensors: the tensors end at data byte %d, the file has %d", end, len(data))
 	}
 	return tensors, meta, nil
 }

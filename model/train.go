@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/phs-go/phs/nn"
 )
@@ -92,7 +93,7 @@ func (t *Trainer) gradients(s Sample) (Losses, error) {
 	var l Losses
 	if cfg.Heads&Policy != 0 {
 		weight := float64(max(s.Expansions, 1))
-		if cfg.Algorithm == "puct" {
+		if strings.EqualFold(cfg.Algorithm, "puct") {
 			weight = 1
 		}
 		dl := t.ws.dlogits[:T*cfg.Actions]

@@ -27,8 +27,16 @@ func dot(a, b []float32) float64 {
 // values v against central finite differences.
 func checkGrad(t *testing.T, name string, v, g []float32, loss func() float64) {
 	t.Helper()
+	if err := gradError(v, g, loss); err != nil {
+		t.Errorf("%s%v", name, err)
+	}
+}
+
+// gradError returns an error describing the first value of v whose
+// analytic gradient g differs from the central finite difference of loss,
+// or whose gradients are all zero (a check that cannot fail).
+func gradError(v, g []float32, loss func() float64) error {
 	const eps = 1e-2
-	worst := 0.0
 	for i := range v {
 		old := v[i]
 		v[i] = old + eps
@@ -38,14 +46,51 @@ func checkGrad(t *testing.T, name string, v, g []float32, loss func() float64) {
 		v[i] = old
 		num := (lp - lm) / (2 * eps)
 		err := math.Abs(num-float64(g[i])) / math.Max(1, math.Abs(num)+math.Abs(float64(g[i])))
-		worst = math.Max(worst, err)
 		if err > 5e-3 {
-			t.Errorf("%s[%d]: analytic %g, numeric %g", name, i, g[i], num)
-			return
+			return fmt.Errorf("[%d]: analytic %g, numeric %g", i, g[i], num)
 		}
 	}
-	if len(v) > 0 && worst == 0 && dot(g, g) == 0 {
-		t.Errorf("%s: zero gradient: the check cannot fail", name)
+	if len(v) > 0 && dot(g, g) == 0 {
+		return fmt.Errorf(": zero gradient: the check cannot fail")
+	}
+	return nil
+}
+
+// TestGradErrorFails makes sure that the gradient check rejects wrong
+// gradients: slightly scaled, shifted or zero.
+func TestGradErrorFails(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	l := NewDense("d", rng, 5, 3)
+	n := 2
+	x, r := randSlice(rng, n*5), randSlice(rng, n*3)
+	y := make([]float32, n*3)
+	loss := func() float64 {
+		l.Forward(x, n, y)
+		return dot(y, r)
+	}
+	loss()
+	l.Backward(x, n, r, nil)
+	good := append([]float32(nil), l.Weight.Grad...)
+	if err := gradError(l.Weight.Data, good, loss); err != nil {
+		t.Fatalf("correct gradient rejected: %v", err)
+	}
+	for name, wrong := range map[string]func(i int, g float32) float32{
+		"scaled by 1.05": func(_ int, g float32) float32 { return 1.05 * g },
+		"one shifted by 0.05": func(i int, g float32) float32 {
+			if i == 7 {
+				return g + 0.05
+			}
+			return g
+		},
+		"zero": func(int, float32) float32 { return 0 },
+	} {
+		bad := make([]float32, len(good))
+		for i, g := range good {
+			bad[i] = wrong(i, g)
+		}
+		if err := gradError(l.Weight.Data, bad, loss); err == nil {
+			t.Errorf("gradient %s accepted", name)
+		}
 	}
 }
 
@@ -170,7 +215,9 @@ func TestGemm(t *testing.T) {
 	for _, tc := range []struct {
 		tA, tB  bool
 		m, n, k int
-	}{{false, false, 3, 4, 5}, {true, false, 6, 2, 3}, {false, true, 5, 7, 2}, {true, true, 4, 4, 4}, {false, false, 33, 70, 129}} {
+	}{{false, false, 3, 4, 5}, {true, false, 6, 2, 3}, {false, true, 5, 7, 2}, {true, true, 4, 4, 4}, {false, false, 33, 70, 129},
+		// Larger than gonumGemm's pieces in both dimensions.
+		{false, false, 130, 400, 20}, {true, false, 65, 193, 17}, {false, true, 129, 385, 9}, {true, true, 70, 200, 11}} {
 		a := randSlice(rng, tc.m*tc.k)
 		b := randSlice(rng, tc.k*tc.n)
 		c := randSlice(rng, tc.m*tc.n)
@@ -235,14 +282,45 @@ func TestAdam(t *testing.T) {
 	}
 }
 
+// TestGemmAllocs checks that Gemm allocates nothing (gonum's Sgemm would
+// start goroutines for products of this size).
+func TestGemmAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	m, n, k := 32, 2048, 128
+	a, b, c := randSlice(rng, m*k), randSlice(rng, k*n), make([]float32, m*n)
+	if allocs := testing.AllocsPerRun(5, func() { Gemm(false, false, m, n, k, 1, a, k, b, n, 0, c, n) }); allocs != 0 {
+		t.Errorf("%s: %g allocations per Gemm", Backend, allocs)
+	}
+}
+
+// BenchmarkSgemm measures Gemm on the products of the Sokoban network
+// (4x10x10 input, 32 filters of 2x2, 128 hidden units) at batch 32.
 func BenchmarkSgemm(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	for _, s := range [][3]int{{32, 2048, 128}, {32, 128, 1568}, {128, 128, 128}} {
-		m, n, k := s[0], s[1], s[2]
+	for _, s := range []struct {
+		name    string
+		tA, tB  bool
+		m, n, k int
+	}{
+		{"conv1", false, false, 32, 32 * 81, 4 * 4},
+		{"conv2", false, false, 32, 32 * 64, 32 * 4},
+		{"dense1", false, true, 32, 128, 32 * 64},
+		{"conv2-dW", false, true, 32, 32 * 4, 32 * 64},
+		{"conv2-dcol", true, false, 32 * 4, 32 * 64, 32},
+		{"square128", false, false, 128, 128, 128},
+	} {
+		m, n, k := s.m, s.n, s.k
 		a, bb, c := randSlice(rng, m*k), randSlice(rng, k*n), make([]float32, m*n)
-		b.Run(fmt.Sprintf("%s/%dx%dx%d", Backend, m, n, k), func(b *testing.B) {
+		lda, ldb := k, n
+		if s.tA {
+			lda = m
+		}
+		if s.tB {
+			ldb = k
+		}
+		b.Run(fmt.Sprintf("%s/%s/%dx%dx%d", Backend, s.name, m, n, k), func(b *testing.B) {
 			for b.Loop() {
-				Gemm(false, false, m, n, k, 1, a, k, bb, n, 0, c, n)
+				Gemm(s.tA, s.tB, m, n, k, 1, a, lda, bb, ldb, 0, c, n)
 			}
 			b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
