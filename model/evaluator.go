@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/phs-go/phs/search"
@@ -36,7 +37,7 @@ func (e *Evaluator[S]) Evaluate(p search.Problem[S], states []S, logPi, h []floa
 	}
 	A := p.NumActions()
 	if A != cfg.Actions {
-		return errors.New("model: the problem's number of actions differs from the model's")
+		return fmt.Errorf("model: the problem has %d actions, the model %d", A, cfg.Actions)
 	}
 	n := len(states)
 	size := c * hh * w

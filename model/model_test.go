@@ -365,6 +365,17 @@ func FuzzReadSafetensors(f *testing.F) {
 		if err != nil || len(again) != len(ts) {
 			t.Fatalf("re-encoding: %v", err)
 		}
+		for name, x := range ts {
+			y := again[name]
+			if fmt.Sprint(x.shape) != fmt.Sprint(y.shape) || len(x.data) != len(y.data) {
+				t.Fatalf("%q: shape %v became %v", name, x.shape, y.shape)
+			}
+			for i := range x.data {
+				if math.Float32bits(x.data[i]) != math.Float32bits(y.data[i]) {
+					t.Fatalf("%q[%d]: %g became %g", name, i, x.data[i], y.data[i])
+				}
+			}
+		}
 	})
 }
 

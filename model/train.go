@@ -25,7 +25,7 @@ type Sample struct {
 // Losses are the values of the losses of a training step.
 type Losses struct {
 	// Policy is the Levin loss (the cross-entropy for PUCT); Heuristic the
-	// mean squared error of h.
+	// mean squared error of h. Neither includes the L2 penalty.
 	Policy, Heuristic float64
 }
 
