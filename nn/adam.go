@@ -35,17 +35,24 @@ func (a *Adam) Step() {
 	a.T++
 	lr := a.LR * math.Sqrt(1-math.Pow(a.Beta2, float64(a.T))) / (1 - math.Pow(a.Beta1, float64(a.T)))
 	b1, b2 := float32(a.Beta1), float32(a.Beta2)
+	c1, c2 := 1-b1, 1-b2
+	step, eps := float32(lr), float32(a.Eps)
 	for i, p := range a.Params {
-		m, v := a.M[i], a.V[i]
+		w := p.Data
+		g := p.Grad[:len(w)]
+		m, v := a.M[i][:len(w)], a.V[i][:len(w)]
 		decay := float32(0)
 		if p.Decay {
 			decay = float32(2 * a.L2)
 		}
-		for j, g := range p.Grad {
-			g += decay * p.Data[j]
-			m[j] = b1*m[j] + (1-b1)*g
-			v[j] = b2*v[j] + (1-b2)*g*g
-			p.Data[j] -= float32(lr * float64(m[j]) / (math.Sqrt(float64(v[j])) + a.Eps))
+		// float32 throughout, as Keras keeps its variables, but for the
+		// square root.
+		for j := range w {
+			gj := g[j] + decay*w[j]
+			mj := b1*m[j] + c1*gj
+			vj := b2*v[j] + c2*gj*gj
+			m[j], v[j] = mj, vj
+			w[j] -= step * mj / (float32(math.Sqrt(float64(vj))) + eps)
 		}
 		p.ZeroGrad()
 	}
