@@ -2,18 +2,16 @@ package stp
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 )
 
-// ReadFile reads the puzzles of a file.
+// ReadFile reads the puzzles of the file path (see Parse).
 func ReadFile(path string) ([]*Problem, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -23,29 +21,36 @@ func ReadFile(path string) ([]*Problem, error) {
 	return Parse(f, path)
 }
 
-// Parse reads one puzzle per line: the tiles of the cells, row-major,
-// separated by spaces, 0 for the blank. The grid is square, its size given
-// by the count of numbers, unless the line starts with "RxC:". Blank lines
-// are skipped. name is used in errors and, by its base name, in the IDs
-// ("<base>#<index>", the index counting puzzles from 0).
+// Parse reads puzzles in the format of the paper's data (h-levin): one
+// puzzle per line, the tiles of the cells row-major, separated by spaces or
+// tabs, 0 for the blank. The grid is square, its side given by the count of
+// numbers (16: 4x4, 25: 5x5), unless the line starts with "RxC:" (as in
+// "2x3: 1 0 2 3 4 5"), which gives rows and columns. Blank lines are
+// skipped. Every puzzle must be solvable.
+//
+// name is used in errors ("stp: name:line: reason") and, by its base name,
+// in the IDs: "<base>#<index>", the index counting puzzles from 0. A reader
+// without puzzles is an error.
 func Parse(r io.Reader, name string) ([]*Problem, error) {
 	base := filepath.Base(name)
 	var ps []*Problem
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
+	line := 0
+	for sc.Scan() {
+		line++
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
 			continue
 		}
-		p, err := parseLine(text, fmt.Sprintf("%s#%d", base, len(ps)))
+		p, err := parseLine(text, base+"#"+strconv.Itoa(len(ps)))
 		if err != nil {
 			return nil, fmt.Errorf("stp: %s:%d: %w", name, line, err)
 		}
 		ps = append(ps, p)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("stp: %s: %w", name, err)
+		return nil, fmt.Errorf("stp: %s:%d: %w", name, line+1, err)
 	}
 	if len(ps) == 0 {
 		return nil, fmt.Errorf("stp: %s: no puzzles", name)
@@ -53,98 +58,64 @@ func Parse(r io.Reader, name string) ([]*Problem, error) {
 	return ps, nil
 }
 
-func parseLine(text, id string) (*Problem, error) {
+var errSizePrefix = errors.New(`want "RxC:" with R and C numbers`)
+
+func parseLine(text []byte, id string) (*Problem, error) {
 	rows, cols := 0, 0
-	if size, rest, ok := strings.Cut(text, ":"); ok {
-		r, c, ok := strings.Cut(size, "x")
+	if size, rest, ok := bytes.Cut(text, []byte(":")); ok {
+		r, c, ok := bytes.Cut(size, []byte("x"))
 		var err1, err2 error
-		rows, err1 = strconv.Atoi(strings.TrimSpace(r))
-		cols, err2 = strconv.Atoi(strings.TrimSpace(c))
+		rows, err1 = strconv.Atoi(string(bytes.TrimSpace(r)))
+		cols, err2 = strconv.Atoi(string(bytes.TrimSpace(c)))
 		if !ok || err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("bad size prefix %q: want RxC:", size)
+			return nil, fmt.Errorf("size prefix %q: %w", size, errSizePrefix)
+		}
+		if err := CheckSize(rows, cols); err != nil {
+			return nil, err
 		}
 		text = rest
 	}
-	fields := strings.Fields(text)
-	tiles := make([]int, len(fields))
-	for i, f := range fields {
-		t, err := strconv.Atoi(f)
+	var buf [MaxCells]int
+	count := 0
+	for f := range bytes.FieldsSeq(text) {
+		t, err := strconv.Atoi(string(f))
 		if err != nil {
-			return nil, fmt.Errorf("bad tile %q", f)
+			return nil, fmt.Errorf("tile %q: not a number", f)
 		}
-		tiles[i] = t
+		if count < len(buf) {
+			buf[count] = t
+		}
+		count++
 	}
 	if rows == 0 {
-		side := int(math.Sqrt(float64(len(tiles))))
-		if side*side != len(tiles) {
-			return nil, fmt.Errorf("%d tiles is not a square grid (prefix the line with RxC: for others)", len(tiles))
+		side := 1
+		for side*side < count {
+			side++
+		}
+		if side*side != count {
+			return nil, fmt.Errorf("%d tiles: not a square grid (prefix the line with \"RxC:\" for others)", count)
+		}
+		if err := CheckSize(side, side); err != nil {
+			return nil, fmt.Errorf("%d tiles: %w", count, err)
 		}
 		rows, cols = side, side
 	}
-	return New(rows, cols, tiles, id)
+	if count != rows*cols {
+		return nil, fmt.Errorf("%d tiles for %dx%d cells, want %d", count, rows, cols, rows*cols)
+	}
+	return newProblem(rows, cols, buf[:count], id)
 }
 
-// Write writes puzzles, one line each.
+// Write writes puzzles in the format Parse reads, one line each.
 func Write(w io.Writer, ps []*Problem) error {
 	bw := bufio.NewWriter(w)
+	var b []byte
 	for _, p := range ps {
-		bw.WriteString(p.String())
-		bw.WriteByte('\n')
+		b = append(p.appendText(b[:0]), '\n')
+		bw.Write(b) // a write error is kept for Flush
 	}
-	return bw.Flush()
-}
-
-// GenerateWalk returns the puzzle at the end of a random walk of the blank
-// from the goal, of a length drawn uniformly from [minLen, maxLen], that
-// never undoes its previous move. (The walk may come back to earlier
-// arrangements, so the puzzle may be closer to the goal than its length.)
-func GenerateWalk(rng *rand.Rand, rows, cols, minLen, maxLen int) *Problem {
-	n := rows * cols
-	goal := make([]int, n)
-	for i := range goal {
-		goal[i] = i
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("stp: %w", err)
 	}
-	p := mustNew(rows, cols, goal)
-	s := p.goal
-	last := -1
-	undo := [4]int{Down, Up, Right, Left}
-	for range minLen + rng.IntN(maxLen-minLen+1) {
-		for {
-			a := rng.IntN(4)
-			if last >= 0 && a == undo[last] {
-				continue
-			}
-			if t, ok := p.Apply(s, a); ok {
-				s, last = t, a
-				break
-			}
-		}
-	}
-	return mustNew(rows, cols, p.Tiles(s))
-}
-
-// GenerateRandom returns a puzzle drawn uniformly from the solvable
-// arrangements.
-func GenerateRandom(rng *rand.Rand, rows, cols int) *Problem {
-	tiles := rng.Perm(rows * cols)
-	if !Solvable(rows, cols, tiles) {
-		// Swapping two tiles (not the blank) flips the parity: a bijection
-		// between unsolvable and solvable arrangements.
-		i, j := 0, 1
-		if tiles[i] == 0 {
-			i = 2
-		} else if tiles[j] == 0 {
-			j = 2
-		}
-		tiles[i], tiles[j] = tiles[j], tiles[i]
-	}
-	return mustNew(rows, cols, tiles)
-}
-
-func mustNew(rows, cols int, tiles []int) *Problem {
-	p, err := New(rows, cols, tiles, "generated")
-	if err != nil {
-		panic(errors.Join(errors.New("stp: generator"), err))
-	}
-	return p
+	return nil
 }

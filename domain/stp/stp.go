@@ -1,17 +1,24 @@
-// Package stp implements the sliding-tile puzzle on any grid of rows×cols
-// cells (up to MaxCells): tiles 1 to rows·cols−1 and a blank (0); the
-// actions move the blank up (0), down (1), left (2) or right (3); the goal
-// has the blank at cell 0 and tile i at cell i, row-major.
+// Package stp implements the sliding-tile puzzle on a grid of rows×cols
+// cells, from 2x2 up to MaxCells cells (5x5, 4x6, 3x8, 2x12, ...): tiles 1 to
+// rows·cols−1 and a blank (0). The actions move the blank up (0), down (1),
+// left (2) or right (3); the goal has the blank at cell 0 and tile i at
+// cell i, cells numbered row-major from the top left.
+//
+// A Problem implements search.Heuristic[State] with the Manhattan distance
+// and search.Encoder[State] with one-hot planes, one per tile.
 package stp
 
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
 )
 
-// MaxCells is the largest number of cells a State holds: 25 tiles of 5 bits.
+// MaxCells is the largest number of cells a State holds: 25 tiles of 5 bits
+// in 128 bits.
 const MaxCells = 25
 
 // Actions: the direction in which the blank moves.
@@ -22,111 +29,208 @@ const (
 	Right
 )
 
-// A State is an arrangement of the tiles, 5 bits per cell, and the cell of
-// the blank.
+// A State is an arrangement of the tiles: the tile in cell i is held in
+// bits 5i to 5i+4 of the 128-bit number hi·2⁶⁴ + lo (cell 12 straddles the
+// two words); the bits above the last cell are zero. The blank's cell is not
+// stored: it is the lowest cell whose field is zero, found with a few word
+// operations. A State is 16 bytes and its own key.
 type State struct {
-	tiles [2]uint64
-	blank uint8
+	lo, hi uint64
 }
 
-// At returns the tile in cell i (0 for the blank).
-func (s State) At(i int) int {
-	bit := 5 * i
-	w, off := bit/64, bit%64
-	v := s.tiles[w] >> off
-	if off > 59 {
-		v |= s.tiles[w+1] << (64 - off)
-	}
-	return int(v & 31)
-}
+const (
+	mask60 = 1<<60 - 1
+	// ones5 has bit 5i set for i < 12: the low bit of each field of a word.
+	ones5 = mask60 / 31
+	low4  = 15 * ones5 // the low 4 bits of each field
+	high1 = 16 * ones5 // the high bit of each field
+)
 
-func (s *State) set(i, tile int) {
-	bit := 5 * i
-	w, off := bit/64, bit%64
-	s.tiles[w] &^= 31 << off
-	s.tiles[w] |= uint64(tile) << off
-	if off > 59 {
-		s.tiles[w+1] &^= 31 >> (64 - off)
-		s.tiles[w+1] |= uint64(tile) >> (64 - off)
-	}
+// At returns the tile in cell i (0 for the blank), for 0 ≤ i < MaxCells.
+func (s State) At(i int) int { return int(s.field(uint(5 * i))) }
+
+// field returns the 5 bits from bit k, k < 128.
+func (s State) field(k uint) uint64 {
+	// Shifts by 64 or more give 0, so exactly one or two terms are non-zero.
+	return (s.lo>>k | s.hi<<(64-k) | s.hi>>(k-64)) & 31
 }
 
 // Blank returns the cell of the blank.
-func (s State) Blank() int { return int(s.blank) }
+func (s State) Blank() int {
+	if z := zeroField(s.lo); z < 12 {
+		return z
+	}
+	if s.field(60) == 0 {
+		return 12
+	}
+	return 13 + zeroField(s.hi>>1)
+}
 
-// A Problem is one puzzle. It implements search.Heuristic[State] and
-// search.Encoder[State].
+// zeroField returns the index of the lowest zero field among the twelve
+// 5-bit fields in the low 60 bits of x, or 12 if there is none.
+func zeroField(x uint64) int {
+	x &= mask60
+	// Adding 15 to the low 4 bits of a field carries into its high bit if
+	// and only if they are not all zero: no carry leaves a field.
+	nonzero := ((x & low4) + low4 | x) & high1
+	return bits.TrailingZeros64(high1&^nonzero) / 5
+}
+
+// shl returns the 128-bit number x·2^k as (lo, hi), for k < 128.
+func shl(x uint64, k uint) (lo, hi uint64) {
+	return x << k, x<<(k-64) | x>>(64-k)
+}
+
+func (s *State) set(i, tile int) {
+	k := uint(5 * i)
+	lo, hi := shl(s.field(k)^uint64(tile), k)
+	s.lo ^= lo
+	s.hi ^= hi
+}
+
+// A geometry holds the tables of one grid size, shared by its puzzles.
+type geometry struct {
+	rows, cols, n int
+	// move[b][a] is the cell the blank moves to from cell b under action
+	// a, or -1. Rows past n are -1 too.
+	move [32][4]int8
+	// dist[t<<5|i] is the Manhattan distance of tile t in cell i from its
+	// goal cell t; 0 for the blank.
+	dist [32 * 32]uint8
+	goal State
+}
+
+var geometries sync.Map // [2]int{rows, cols} → *geometry
+
+// geometryOf returns the tables of the size rows×cols, which CheckSize
+// accepts.
+func geometryOf(rows, cols int) *geometry {
+	key := [2]int{rows, cols}
+	if g, ok := geometries.Load(key); ok {
+		return g.(*geometry)
+	}
+	g := &geometry{rows: rows, cols: cols, n: rows * cols}
+	for b := range g.move {
+		r, c := b/cols, b%cols
+		g.move[b] = [4]int8{-1, -1, -1, -1}
+		if b >= g.n {
+			continue
+		}
+		if r > 0 {
+			g.move[b][Up] = int8(b - cols)
+		}
+		if r < rows-1 {
+			g.move[b][Down] = int8(b + cols)
+		}
+		if c > 0 {
+			g.move[b][Left] = int8(b - 1)
+		}
+		if c < cols-1 {
+			g.move[b][Right] = int8(b + 1)
+		}
+	}
+	for t := 1; t < g.n; t++ {
+		for i := range g.n {
+			g.dist[t<<5|i] = uint8(abs(i/cols-t/cols) + abs(i%cols-t%cols))
+		}
+	}
+	for i := range g.n {
+		g.goal.set(i, i)
+	}
+	actual, _ := geometries.LoadOrStore(key, g)
+	return actual.(*geometry)
+}
+
+// CheckSize returns an error unless rows×cols is a size this package
+// handles: at least 2x2 and at most MaxCells cells.
+func CheckSize(rows, cols int) error {
+	if rows < 2 || cols < 2 {
+		return fmt.Errorf("size %dx%d: want at least 2x2", rows, cols)
+	}
+	if rows > MaxCells || cols > MaxCells || rows*cols > MaxCells {
+		return fmt.Errorf("size %dx%d: more than %d cells", rows, cols, MaxCells)
+	}
+	return nil
+}
+
+// A Problem is one puzzle: a grid size and a start arrangement. It
+// implements search.Heuristic[State] and search.Encoder[State]. Its methods
+// are safe for concurrent use; its fields are read-only.
 type Problem struct {
-	// ID is "<file base name>#<index>".
+	// ID is "<file base name>#<index>" for a puzzle read from a file (the
+	// index counts puzzles from 0), empty for a generated one.
 	ID         string
 	Rows, Cols int
 	start      State
-	goal       State
-	// dist[t*n+i] is the Manhattan distance of tile t in cell i to its
-	// goal; 0 for the blank (t = 0).
-	dist []uint8
+	g          *geometry
 }
 
-// ErrUnsolvable is wrapped by the errors about unsolvable arrangements.
-var ErrUnsolvable = errors.New("unsolvable: the tiles' permutation parity differs from the blank's distance parity")
+// ErrUnsolvable is wrapped by the errors about arrangements from which the
+// goal cannot be reached.
+var ErrUnsolvable = errors.New("unsolvable: the parity of the permutation differs from the parity of the blank's distance to cell 0")
 
 // New returns the puzzle of rows×cols cells whose start has tile tiles[i]
-// in cell i. It is an error if tiles is not a permutation of 0 to
-// rows·cols−1 or if the goal cannot be reached from it.
+// in cell i. It is an error if the size is not one CheckSize accepts, if
+// tiles is not a permutation of 0 to rows·cols−1, or if the goal cannot be
+// reached from it (the error then wraps ErrUnsolvable).
 func New(rows, cols int, tiles []int, id string) (*Problem, error) {
-	n := rows * cols
-	switch {
-	case rows < 2 || cols < 2:
-		return nil, fmt.Errorf("size %dx%d: want at least 2x2", rows, cols)
-	case n > MaxCells:
-		return nil, fmt.Errorf("size %dx%d: more than %d cells", rows, cols, MaxCells)
-	case len(tiles) != n:
-		return nil, fmt.Errorf("%d tiles for %dx%d cells", len(tiles), rows, cols)
-	}
-	p := &Problem{ID: id, Rows: rows, Cols: cols, dist: make([]uint8, n*n)}
-	seen := make([]bool, n)
-	for i, t := range tiles {
-		if t < 0 || t >= n {
-			return nil, fmt.Errorf("tile %d out of range 0 to %d", t, n-1)
-		}
-		if seen[t] {
-			return nil, fmt.Errorf("tile %d appears twice", t)
-		}
-		seen[t] = true
-		p.start.set(i, t)
-		if t == 0 {
-			p.start.blank = uint8(i)
-		}
-		p.goal.set(i, i)
-	}
-	if !Solvable(rows, cols, tiles) {
-		return nil, ErrUnsolvable
-	}
-	for t := 1; t < n; t++ { // the blank's distances stay 0
-		for i := range n {
-			p.dist[t*n+i] = uint8(abs(i/cols-t/cols) + abs(i%cols-t%cols))
-		}
+	p, err := newProblem(rows, cols, tiles, id)
+	if err != nil {
+		return nil, fmt.Errorf("stp: %w", err)
 	}
 	return p, nil
 }
 
+func newProblem(rows, cols int, tiles []int, id string) (*Problem, error) {
+	if err := CheckSize(rows, cols); err != nil {
+		return nil, err
+	}
+	n := rows * cols
+	if len(tiles) != n {
+		return nil, fmt.Errorf("%d tiles for %dx%d cells, want %d", len(tiles), rows, cols, n)
+	}
+	var seen uint32
+	p := &Problem{ID: id, Rows: rows, Cols: cols}
+	for i, t := range tiles {
+		if t < 0 || t >= n {
+			return nil, fmt.Errorf("tile %d out of range 0 to %d", t, n-1)
+		}
+		if seen&(1<<t) != 0 {
+			return nil, fmt.Errorf("tile %d appears twice", t)
+		}
+		seen |= 1 << t
+		p.start.set(i, t)
+	}
+	if !Solvable(rows, cols, tiles) {
+		return nil, ErrUnsolvable
+	}
+	p.g = geometryOf(rows, cols)
+	return p, nil
+}
+
 // Solvable reports whether the goal can be reached from the arrangement
-// tiles of a rows×cols puzzle: whether the parity of the permutation that
-// takes the goal to it equals the parity of the blank's Manhattan distance
-// from cell 0. tiles must be a permutation.
+// tiles (tiles[i] is the tile in cell i) of a rows×cols puzzle; tiles must
+// be a permutation of 0 to rows·cols−1.
+//
+// A move swaps the blank with a neighbour: it changes the parity of the
+// permutation (the blank counted as tile 0) and the parity of the blank's
+// Manhattan distance from cell 0, which are equal in the goal. On a grid of
+// at least 2x2, the arrangements where they are equal are exactly those
+// from which the goal can be reached. (This is the textbook rule — odd
+// width: even inversions among the tiles; even width: inversions plus the
+// blank's row even — for this goal, with the blank's row counted from the
+// top.)
 func Solvable(rows, cols int, tiles []int) bool {
 	inversions := 0
-	for i := range tiles {
-		for j := i + 1; j < len(tiles); j++ {
-			if tiles[i] > tiles[j] {
-				inversions++
-			}
-		}
-	}
 	blank := 0
 	for i, t := range tiles {
 		if t == 0 {
 			blank = i
+		}
+		for _, u := range tiles[i+1:] {
+			if t > u {
+				inversions++
+			}
 		}
 	}
 	return inversions%2 == (blank/cols+blank%cols)%2
@@ -134,7 +238,7 @@ func Solvable(rows, cols int, tiles []int) bool {
 
 // Tiles returns the arrangement of s: the tile of each cell.
 func (p *Problem) Tiles(s State) []int {
-	t := make([]int, p.Rows*p.Cols)
+	t := make([]int, p.g.n)
 	for i := range t {
 		t[i] = s.At(i)
 	}
@@ -144,110 +248,127 @@ func (p *Problem) Tiles(s State) []int {
 // Root returns the start.
 func (p *Problem) Root() State { return p.start }
 
+// Goal returns the goal: the blank in cell 0 and tile i in cell i.
+func (p *Problem) Goal() State { return p.g.goal }
+
 // NumActions returns 4.
 func (p *Problem) NumActions() int { return 4 }
 
-// Apply moves the blank in direction a, if it stays on the grid.
+// Apply moves the blank in direction a (Up, Down, Left or Right) and
+// reports true, or returns the zero State and false if the blank would
+// leave the grid or a is not an action.
 func (p *Problem) Apply(s State, a int) (State, bool) {
-	b := int(s.blank)
-	r, c := b/p.Cols, b%p.Cols
-	var to int
-	switch a {
-	case Up:
-		if r == 0 {
-			return State{}, false
-		}
-		to = b - p.Cols
-	case Down:
-		if r == p.Rows-1 {
-			return State{}, false
-		}
-		to = b + p.Cols
-	case Left:
-		if c == 0 {
-			return State{}, false
-		}
-		to = b - 1
-	case Right:
-		if c == p.Cols-1 {
-			return State{}, false
-		}
-		to = b + 1
-	default:
+	b := s.Blank()
+	to := p.g.move[b&31][a&3]
+	if to < 0 || uint(a) > 3 {
 		return State{}, false
 	}
-	s.set(b, s.At(to))
-	s.set(to, 0)
-	s.blank = uint8(to)
-	return s, true
+	// Tile x moves from cell to into the blank's cell b, whose field is 0.
+	k := uint(5 * to)
+	x := s.field(k)
+	lo1, hi1 := shl(x, k)
+	lo2, hi2 := shl(x, uint(5*b))
+	return State{s.lo ^ lo1 ^ lo2, s.hi ^ hi1 ^ hi2}, true
+}
+
+// ApplyDelta is Apply that also returns the change of the Heuristic from s
+// to the successor (−1 or +1), for searches that keep h incrementally.
+func (p *Problem) ApplyDelta(s State, a int) (next State, dh int, ok bool) {
+	b := s.Blank()
+	to := p.g.move[b&31][a&3]
+	if to < 0 || uint(a) > 3 {
+		return State{}, 0, false
+	}
+	k := uint(5 * to)
+	x := s.field(k)
+	lo1, hi1 := shl(x, k)
+	lo2, hi2 := shl(x, uint(5*b))
+	dh = int(p.g.dist[x<<5|uint64(b)]) - int(p.g.dist[x<<5|uint64(to)])
+	return State{s.lo ^ lo1 ^ lo2, s.hi ^ hi1 ^ hi2}, dh, true
 }
 
 // IsGoal reports whether s is the goal.
-func (p *Problem) IsGoal(s State) bool { return s == p.goal }
+func (p *Problem) IsGoal(s State) bool { return s == p.g.goal }
 
-// Heuristic returns the sum of the Manhattan distances of the tiles (not
-// the blank) to their goal cells.
+// Heuristic returns the Manhattan distance of s: the sum over the tiles,
+// not the blank, of the distances between their cells and their goal cells.
+// It is admissible and consistent.
 func (p *Problem) Heuristic(s State) float64 {
-	n := p.Rows * p.Cols
-	dist := p.dist[:n*n]
-	h := 0
-	lo, hi := s.tiles[0], s.tiles[1]
-	for i := range n {
-		// The distance table has zeros for the blank.
-		h += int(dist[int(lo&31)*n+i])
-		lo = lo>>5 | hi<<59
-		hi >>= 5
-	}
-	return float64(h)
+	return float64(p.manhattan(s))
 }
 
-// InputShape returns rows·cols one-hot planes of rows×cols.
-func (p *Problem) InputShape() (c, h, w int) { return p.Rows * p.Cols, p.Rows, p.Cols }
+func (p *Problem) manhattan(s State) int {
+	dist := &p.g.dist
+	n := p.g.n
+	h := 0
+	// Cells 0 to 11 from lo, 12 from both words, 13 to 24 from hi.
+	lo := s.lo
+	for i := range min(n, 12) {
+		h += int(dist[(lo>>(5*i)&31)<<5|uint64(i)])
+	}
+	if n > 12 {
+		h += int(dist[s.field(60)<<5|12])
+		hi := s.hi >> 1
+		for i := range n - 13 {
+			h += int(dist[(hi>>(5*i)&31)<<5|uint64(13+i)])
+		}
+	}
+	return h
+}
 
-// Encode writes the one-hot encoding of s to dst: plane t has a 1 at the
-// cell of tile t (plane 0: the blank).
+// InputShape returns rows·cols one-hot planes of rows×cols cells.
+func (p *Problem) InputShape() (c, h, w int) { return p.g.n, p.Rows, p.Cols }
+
+// Encode writes the one-hot encoding of s to dst, of length (rows·cols)²:
+// plane t has a 1 at the cell of tile t (plane 0: the blank) and zeros
+// elsewhere. Cells are row-major within a plane.
 func (p *Problem) Encode(s State, dst []float32) {
-	n := p.Rows * p.Cols
-	clear(dst[:n*n])
+	n := p.g.n
+	dst = dst[:n*n]
+	clear(dst)
 	for i := range n {
 		dst[s.At(i)*n+i] = 1
 	}
 }
 
-// Render draws s as a grid of numbers, the blank as '.'.
+// Render draws s as a grid of numbers, right-aligned, the blank as '.'.
 func (p *Problem) Render(s State) string {
 	var b strings.Builder
-	width := len(strconv.Itoa(p.Rows*p.Cols - 1))
-	for i := range p.Rows * p.Cols {
+	width := len(strconv.Itoa(p.g.n - 1))
+	for i := range p.g.n {
 		if i%p.Cols != 0 {
 			b.WriteByte(' ')
 		}
-		cell := strconv.Itoa(s.At(i))
-		if cell == "0" {
-			cell = "."
+		cell := "."
+		if t := s.At(i); t != 0 {
+			cell = strconv.Itoa(t)
 		}
-		b.WriteString(strings.Repeat(" ", width-len(cell)) + cell)
-		if i%p.Cols == p.Cols-1 && i != p.Rows*p.Cols-1 {
+		b.WriteString(strings.Repeat(" ", width-len(cell)))
+		b.WriteString(cell)
+		if i%p.Cols == p.Cols-1 && i != p.g.n-1 {
 			b.WriteByte('\n')
 		}
 	}
 	return b.String()
 }
 
-// String returns the start in the file format: the tiles separated by
-// spaces, prefixed with "RxC:" when the grid is not square.
+// String returns the start in the file format (see Parse): the tiles
+// separated by spaces, after "RxC:" when the grid is not square.
 func (p *Problem) String() string {
-	var b strings.Builder
+	return string(p.appendText(nil))
+}
+
+func (p *Problem) appendText(b []byte) []byte {
 	if p.Rows != p.Cols {
-		fmt.Fprintf(&b, "%dx%d: ", p.Rows, p.Cols)
+		b = fmt.Appendf(b, "%dx%d: ", p.Rows, p.Cols)
 	}
-	for i, t := range p.Tiles(p.start) {
+	for i := range p.g.n {
 		if i > 0 {
-			b.WriteByte(' ')
+			b = append(b, ' ')
 		}
-		b.WriteString(strconv.Itoa(t))
+		b = strconv.AppendInt(b, int64(p.start.At(i)), 10)
 	}
-	return b.String()
+	return b
 }
 
 func abs(x int) int {

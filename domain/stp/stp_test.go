@@ -2,21 +2,24 @@ package stp
 
 import (
 	"bytes"
-	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/phs-go/phs/search"
-	"github.com/phs-go/phs/search/searchtest"
 )
 
 var (
 	_ search.Heuristic[State] = (*Problem)(nil)
 	_ search.Encoder[State]   = (*Problem)(nil)
 )
+
+// realTest is the paper's STP test set, used where it is present.
+const realTest = "../../../shared/data/stp/puzzles_5x5_test.txt"
 
 func mustParse(t testing.TB, s string) []*Problem {
 	t.Helper()
@@ -27,153 +30,563 @@ func mustParse(t testing.TB, s string) []*Problem {
 	return ps
 }
 
-func TestMoves(t *testing.T) {
-	p := mustParse(t, "1 2 0 3 4 5 6 7 8\n")[0]
-	if p.ID != "p.txt#0" || p.Rows != 3 || p.Cols != 3 {
-		t.Fatalf("%+v", p)
+func pack(tiles []int) State {
+	var s State
+	for i, t := range tiles {
+		s.set(i, t)
 	}
-	for _, tc := range []struct {
-		moves string
-		ok    bool
-		want  string // tiles after the moves
-		h     float64
-	}{
-		{"", true, "1 2 0 3 4 5 6 7 8", 2},
-		{"U", false, "", 0},
-		{"R", false, "", 0},
-		{"L", true, "1 0 2 3 4 5 6 7 8", 1},
-		{"LL", true, "0 1 2 3 4 5 6 7 8", 0},
-		{"D", true, "1 2 5 3 4 0 6 7 8", 3},
-		{"DDL", true, "1 2 5 3 4 8 6 0 7", 5},
-		{"DDD", false, "", 0},
-	} {
-		s := p.Root()
-		ok := true
-		for _, m := range tc.moves {
-			if s, ok = p.Apply(s, strings.IndexRune("UDLR", m)); !ok {
-				break
+	return s
+}
+
+func identity(n int) []int {
+	t := make([]int, n)
+	for i := range t {
+		t[i] = i
+	}
+	return t
+}
+
+// manhattan is the heuristic computed from its definition.
+func manhattan(p *Problem, s State) int {
+	h := 0
+	for i, t := range p.Tiles(s) {
+		if t != 0 {
+			h += abs(i/p.Cols-t/p.Cols) + abs(i%p.Cols-t%p.Cols)
+		}
+	}
+	return h
+}
+
+// TestStateFields checks At and Blank in every cell, the straddling cell 12
+// included, on arbitrary permutations.
+func TestStateFields(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, n := range []int{4, 6, 12, 13, 16, 24, 25} {
+		for range 200 {
+			tiles := rng.Perm(n)
+			s := pack(tiles)
+			for i := range MaxCells {
+				want := 0
+				if i < n {
+					want = tiles[i]
+				}
+				if got := s.At(i); got != want {
+					t.Fatalf("%v: At(%d) = %d, want %d", tiles, i, got, want)
+				}
+			}
+			if b := s.Blank(); tiles[b] != 0 {
+				t.Fatalf("%v: Blank() = %d", tiles, b)
+			}
+			for k := 5 * n; k < 128; k++ {
+				if k < 64 && s.lo>>k&1 != 0 || k >= 64 && s.hi>>(k-64)&1 != 0 {
+					t.Fatalf("%v: bit %d set", tiles, k)
+				}
 			}
 		}
-		if ok != tc.ok {
-			t.Errorf("%q: legal %v", tc.moves, ok)
-			continue
+	}
+	if (State{}).Blank() != 0 {
+		t.Error("zero State: blank not in cell 0")
+	}
+}
+
+// TestMoves moves the blank from corners, edges and inside cells of several
+// grids and checks legality, the blank's new cell and every tile.
+func TestMoves(t *testing.T) {
+	const no = -1
+	for _, tc := range []struct {
+		rows, cols, blank int
+		to                [4]int // U, D, L, R
+	}{
+		{3, 4, 0, [4]int{no, 4, no, 1}},
+		{3, 4, 3, [4]int{no, 7, 2, no}},
+		{3, 4, 8, [4]int{4, no, no, 9}},
+		{3, 4, 11, [4]int{7, no, 10, no}},
+		{3, 4, 1, [4]int{no, 5, 0, 2}},
+		{3, 4, 4, [4]int{0, 8, no, 5}},
+		{3, 4, 7, [4]int{3, 11, 6, no}},
+		{3, 4, 9, [4]int{5, no, 8, 10}},
+		{3, 4, 6, [4]int{2, 10, 5, 7}},
+		{2, 2, 3, [4]int{1, no, 2, no}},
+		{5, 5, 12, [4]int{7, 17, 11, 13}},
+		{5, 5, 11, [4]int{6, 16, 10, 12}},
+		{5, 5, 13, [4]int{8, 18, 12, 14}},
+		{5, 5, 17, [4]int{12, 22, 16, 18}},
+		{5, 5, 24, [4]int{19, no, 23, no}},
+		{2, 12, 12, [4]int{0, no, no, 13}},
+		{2, 12, 11, [4]int{no, 23, 10, no}},
+	} {
+		p, err := New(tc.rows, tc.cols, identity(tc.rows*tc.cols), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Walk the blank to its cell: right along row 0, then down.
+		s := p.Root()
+		for range tc.blank % tc.cols {
+			s, _ = p.Apply(s, Right)
+		}
+		for range tc.blank / tc.cols {
+			s, _ = p.Apply(s, Down)
+		}
+		if s.Blank() != tc.blank {
+			t.Fatalf("%dx%d: blank in %d, want %d", tc.rows, tc.cols, s.Blank(), tc.blank)
+		}
+		for a, to := range tc.to {
+			next, ok := p.Apply(s, a)
+			if ok != (to != no) {
+				t.Errorf("%dx%d blank %d %c: legal %v", tc.rows, tc.cols, tc.blank, "UDLR"[a], ok)
+				continue
+			}
+			if !ok {
+				if next != (State{}) {
+					t.Errorf("illegal move returned %v", next)
+				}
+				continue
+			}
+			want := p.Tiles(s)
+			want[tc.blank], want[to] = want[to], 0
+			if got := p.Tiles(next); !slices.Equal(got, want) || next.Blank() != to {
+				t.Errorf("%dx%d blank %d %c: %v, want %v", tc.rows, tc.cols, tc.blank, "UDLR"[a], got, want)
+			}
+		}
+		for _, a := range []int{-1, 4, 100} {
+			if _, ok := p.Apply(s, a); ok {
+				t.Errorf("action %d legal", a)
+			}
+		}
+	}
+}
+
+func TestGoalAndManhattan(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		h    int
+		goal bool
+	}{
+		{"0 1 2 3", 0, true},
+		{"0 1 2 3 4 5 6 7 8", 0, true},
+		{"1 0 2 3 4 5 6 7 8", 1, false},
+		{"1 2 0 3 4 5 6 7 8", 2, false},
+		{"2x3: 3 4 5 0 1 2", 5, false},
+		{"3x2: 2 3 4 5 0 1", 6, false},
+		{"15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0", 58, false},
+		{"0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24", 0, true},
+		// Around cell 12, whose bits straddle the two words: 13 in cell 0
+		// (5), 12 and 11 swapped (1+1), 15 and 14 swapped (5+5).
+		{"13 1 2 3 4 5 6 7 8 9 10 12 11 0 15 14 16 17 18 19 20 21 22 23 24", 17, false},
+	} {
+		p := mustParse(t, tc.in)[0]
+		s := p.Root()
+		if h := p.Heuristic(s); h != float64(tc.h) || p.IsGoal(s) != tc.goal {
+			t.Errorf("%s: h %g goal %v, want %d %v", tc.in, h, p.IsGoal(s), tc.h, tc.goal)
+		}
+	}
+	// Against the definition, on random arrangements of every shape.
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, size := range [][2]int{{2, 2}, {2, 5}, {3, 4}, {4, 4}, {4, 6}, {3, 8}, {5, 5}, {2, 12}} {
+		for range 50 {
+			p := GenerateRandom(rng, size[0], size[1])
+			if got, want := p.Heuristic(p.Root()), manhattan(p, p.Root()); got != float64(want) {
+				t.Fatalf("%s: h %g, want %d", p, got, want)
+			}
+			if p.IsGoal(p.Root()) != (p.Root() == pack(identity(p.Rows*p.Cols))) {
+				t.Fatalf("%s: IsGoal wrong", p)
+			}
+		}
+	}
+}
+
+func TestApplyDelta(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	p := GenerateRandom(rng, 5, 5)
+	s := p.Root()
+	for range 2000 {
+		a := rng.IntN(4)
+		next, dh, ok := p.ApplyDelta(s, a)
+		next2, ok2 := p.Apply(s, a)
+		if ok != ok2 || next != next2 {
+			t.Fatalf("ApplyDelta and Apply differ")
 		}
 		if !ok {
 			continue
 		}
-		got := fmt.Sprint(p.Tiles(s))
-		if want := "[" + tc.want + "]"; got != want || p.Heuristic(s) != tc.h || p.IsGoal(s) != (tc.h == 0) {
-			t.Errorf("%q: %s h=%g goal=%v, want %s h=%g", tc.moves, got, p.Heuristic(s), p.IsGoal(s), want, tc.h)
+		if got := p.Heuristic(next) - p.Heuristic(s); got != float64(dh) || (dh != 1 && dh != -1) {
+			t.Fatalf("dh %d, want %g", dh, got)
+		}
+		s = next
+	}
+}
+
+func TestEncode(t *testing.T) {
+	p := mustParse(t, "2x3: 3 4 5 0 1 2")[0]
+	c, h, w := p.InputShape()
+	if c != 6 || h != 2 || w != 3 {
+		t.Fatalf("InputShape %d %d %d", c, h, w)
+	}
+	dst := make([]float32, c*h*w)
+	for i := range dst {
+		dst[i] = 7
+	}
+	p.Encode(p.Root(), dst)
+	want := []float32{
+		0, 0, 0, 1, 0, 0, // blank in cell 3
+		0, 0, 0, 0, 1, 0, // tile 1 in cell 4
+		0, 0, 0, 0, 0, 1,
+		1, 0, 0, 0, 0, 0, // tile 3 in cell 0
+		0, 1, 0, 0, 0, 0,
+		0, 0, 1, 0, 0, 0,
+	}
+	if !slices.Equal(dst, want) {
+		t.Errorf("Encode:\n%v\nwant\n%v", dst, want)
+	}
+	// One 1 per cell and per plane on 5x5.
+	q := GenerateRandom(rand.New(rand.NewPCG(1, 2)), 5, 5)
+	dst = make([]float32, 25*25)
+	q.Encode(q.Root(), dst)
+	for cell := range 25 {
+		for pl := range 25 {
+			if want := q.Root().At(cell) == pl; (dst[pl*25+cell] == 1) != want || dst[pl*25+cell] > 1 {
+				t.Fatalf("5x5 plane %d cell %d: %g", pl, cell, dst[pl*25+cell])
+			}
+		}
+	}
+}
+
+// reach returns the distance from the goal of every arrangement reachable
+// from it, by breadth-first search.
+func reach(p *Problem) map[State]int {
+	dist := map[State]int{p.Goal(): 0}
+	queue := []State{p.Goal()}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for a := range 4 {
+			if c, ok := p.Apply(s, a); ok {
+				if _, seen := dist[c]; !seen {
+					dist[c] = dist[s] + 1
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	return dist
+}
+
+// permutations calls f with every permutation of 0 to n−1 (Heap's
+// algorithm); f must not keep the slice.
+func permutations(n int, f func([]int)) {
+	a := identity(n)
+	c := make([]int, n)
+	f(a)
+	for i := 0; i < n; {
+		if c[i] < i {
+			if i%2 == 0 {
+				a[0], a[i] = a[i], a[0]
+			} else {
+				a[c[i]], a[i] = a[i], a[c[i]]
+			}
+			f(a)
+			c[i]++
+			i = 0
+		} else {
+			c[i] = 0
+			i++
 		}
 	}
 }
 
 // TestSolvable compares the parity rule with breadth-first search from the
-// goal on small grids.
+// goal on every arrangement of small grids, and checks the optimal
+// distances: the known diameters and the admissibility and consistency of
+// the Manhattan distance.
 func TestSolvable(t *testing.T) {
-	for _, size := range [][2]int{{2, 2}, {2, 3}, {3, 2}, {3, 3}} {
-		rows, cols := size[0], size[1]
-		n := rows * cols
-		goal := make([]int, n)
-		for i := range goal {
-			goal[i] = i
-		}
-		p, err := New(rows, cols, goal, "goal")
+	for _, tc := range []struct{ rows, cols, diameter int }{
+		{2, 2, 6}, {2, 3, 21}, {3, 2, 21}, {2, 4, 36}, {4, 2, 36}, {3, 3, 31},
+	} {
+		n := tc.rows * tc.cols
+		p, err := New(tc.rows, tc.cols, identity(n), "goal")
 		if err != nil {
 			t.Fatal(err)
 		}
-		seen := map[State]bool{p.Root(): true}
-		queue := []State{p.Root()}
-		for len(queue) > 0 {
-			s := queue[0]
-			queue = queue[1:]
+		dist := reach(p)
+		perms, solvable := 0, 0
+		permutations(n, func(tiles []int) {
+			perms++
+			_, reachable := dist[pack(tiles)]
+			if Solvable(tc.rows, tc.cols, tiles) != reachable {
+				t.Fatalf("%dx%d %v: Solvable %v, reachable %v", tc.rows, tc.cols, tiles, !reachable, reachable)
+			}
+			if reachable {
+				solvable++
+			}
+			if perms%97 == 0 { // New agrees, on a sample
+				_, err := New(tc.rows, tc.cols, tiles, "")
+				if (err == nil) != reachable || err != nil && !errors.Is(err, ErrUnsolvable) {
+					t.Fatalf("%dx%d New(%v) = %v", tc.rows, tc.cols, tiles, err)
+				}
+			}
+		})
+		if solvable != perms/2 || len(dist) != solvable {
+			t.Errorf("%dx%d: %d of %d solvable, %d reachable", tc.rows, tc.cols, solvable, perms, len(dist))
+		}
+		diameter := 0
+		for s, d := range dist {
+			diameter = max(diameter, d)
+			h := p.Heuristic(s)
+			if h > float64(d) {
+				t.Fatalf("%dx%d %v: h %g above the distance %d", tc.rows, tc.cols, p.Tiles(s), h, d)
+			}
 			for a := range 4 {
-				if c, ok := p.Apply(s, a); ok && !seen[c] {
-					seen[c] = true
-					queue = append(queue, c)
+				if c, ok := p.Apply(s, a); ok && (p.Heuristic(c)-h > 1 || h-p.Heuristic(c) > 1 || dist[c]-d > 1 || d-dist[c] > 1) {
+					t.Fatalf("%dx%d %v: a move changes h or the distance by more than 1", tc.rows, tc.cols, p.Tiles(s))
 				}
 			}
 		}
-		fact := 1
-		for i := 2; i <= n; i++ {
-			fact *= i
+		if diameter != tc.diameter {
+			t.Errorf("%dx%d: diameter %d, want %d", tc.rows, tc.cols, diameter, tc.diameter)
 		}
-		if len(seen) != fact/2 {
-			t.Errorf("%dx%d: %d reachable, want %d", rows, cols, len(seen), fact/2)
+	}
+}
+
+// idaStar returns an optimal solution of p by iterative deepening A* with
+// the Manhattan distance, or nil if none is found within maxCost.
+func idaStar(p *Problem, maxCost int) []int {
+	undo := [4]int{Down, Up, Right, Left}
+	var path []int
+	var dfs func(s State, g, bound, last int) int
+	dfs = func(s State, g, bound, last int) int {
+		f := g + int(p.Heuristic(s))
+		if f > bound {
+			return f
 		}
-		for s := range seen {
-			if !Solvable(rows, cols, p.Tiles(s)) {
-				t.Fatalf("%dx%d: reachable %v judged unsolvable", rows, cols, p.Tiles(s))
+		if p.IsGoal(s) {
+			return -1
+		}
+		next := 1 << 30
+		for a := range 4 {
+			if last >= 0 && a == undo[last] {
+				continue
+			}
+			c, ok := p.Apply(s, a)
+			if !ok {
+				continue
+			}
+			path = append(path, a)
+			r := dfs(c, g+1, bound, a)
+			if r < 0 {
+				return -1
+			}
+			path = path[:len(path)-1]
+			next = min(next, r)
+		}
+		return next
+	}
+	for bound := int(p.Heuristic(p.Root())); bound <= maxCost; {
+		r := dfs(p.Root(), 0, bound, -1)
+		if r < 0 {
+			return path
+		}
+		bound = r
+	}
+	return nil
+}
+
+// bfsLength returns the length of a shortest solution of p, by
+// breadth-first search from its start.
+func bfsLength(p *Problem) int {
+	seen := map[State]bool{p.Root(): true}
+	level := []State{p.Root()}
+	for d := 0; len(level) > 0; d++ {
+		var next []State
+		for _, s := range level {
+			if p.IsGoal(s) {
+				return d
+			}
+			for a := range 4 {
+				if c, ok := p.Apply(s, a); ok && !seen[c] {
+					seen[c] = true
+					next = append(next, c)
+				}
 			}
 		}
-		// Swapping two tiles of a reachable arrangement gives an unreachable one.
-		tiles := p.Tiles(p.Root())
-		tiles[1], tiles[2] = tiles[2], tiles[1]
-		if Solvable(rows, cols, tiles) {
-			t.Errorf("%dx%d: %v judged solvable", rows, cols, tiles)
-		}
-		if _, err := New(rows, cols, tiles, "x"); err != ErrUnsolvable {
-			t.Errorf("New(unsolvable) = %v", err)
-		}
+		level = next
 	}
+	return -1
 }
 
-// TestAStarOptimal checks that A* with the Manhattan heuristic finds
-// optimal solutions of 4x4 puzzles, against breadth-first search.
-func TestAStarOptimal(t *testing.T) {
+// replay applies actions from the start and returns the states visited,
+// the start included, or an error if an action is illegal or the last state
+// is not the goal.
+func replay(p *Problem, actions []int) ([]State, error) {
+	s := p.Root()
+	states := []State{s}
+	for i, a := range actions {
+		var ok bool
+		if s, ok = p.Apply(s, a); !ok {
+			return nil, fmt.Errorf("action %d (%c) illegal", i, "UDLR"[a])
+		}
+		states = append(states, s)
+	}
+	if !p.IsGoal(s) {
+		return nil, errors.New("the last state is not the goal")
+	}
+	return states, nil
+}
+
+// TestAdmissible4x4 solves 4x4 puzzles from random walks optimally and
+// checks that the Manhattan distance never exceeds the cost to go along the
+// solutions; on the short walks, breadth-first search confirms the optima.
+func TestAdmissible4x4(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range 8 {
-		p := GenerateWalk(rng, 4, 4, 6, 14)
-		opt := searchtest.BFS[State](p)
-		res, err := search.BestFirst[State](context.Background(), p, search.DomainHeuristic[State]{}, search.AStar(), search.Options{GoalAtExpansion: true})
-		if err != nil || !res.Solved {
-			t.Fatal(err)
+	for i := range 30 {
+		maxLen := 12
+		if i >= 10 {
+			maxLen = 40
 		}
-		if err := searchtest.Replay[State](p, res.Actions); err != nil {
-			t.Fatal(err)
+		p := GenerateWalk(rng, 4, 4, 4, maxLen)
+		sol := idaStar(p, 80)
+		if sol == nil {
+			t.Fatalf("%s: no solution", p)
 		}
-		if len(res.Actions) != opt {
-			t.Errorf("puzzle %d %s: A* length %d, optimum %d", i, p, len(res.Actions), opt)
+		states, err := replay(p, sol)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
 		}
-		if h := p.Heuristic(p.Root()); h > float64(opt) {
-			t.Errorf("puzzle %d: h %g above the optimum %d", i, h, opt)
+		for step, s := range states {
+			if h := p.Heuristic(s); h > float64(len(sol)-step) {
+				t.Fatalf("%s: step %d: h %g above the cost to go %d", p, step, h, len(sol)-step)
+			}
+		}
+		if i < 10 {
+			if opt := bfsLength(p); opt != len(sol) {
+				t.Errorf("%s: IDA* length %d, optimum %d", p, len(sol), opt)
+			}
 		}
 	}
 }
 
-func TestGenerateAndRoundTrip(t *testing.T) {
+// TestIDAStar3x3 checks the test's IDA* against the exact distances.
+func TestIDAStar3x3(t *testing.T) {
+	p, err := New(3, 3, identity(9), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist := reach(p)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for range 20 {
+		q := GenerateRandom(rng, 3, 3)
+		sol := idaStar(q, 40)
+		if _, err := replay(q, sol); err != nil || len(sol) != dist[q.Root()] {
+			t.Errorf("%s: IDA* length %d (%v), distance %d", q, len(sol), err, dist[q.Root()])
+		}
+	}
+}
+
+func TestGenerate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	if p := GenerateWalk(rng, 4, 4, 0, 0); !p.IsGoal(p.Root()) {
+		t.Error("a walk of length 0 does not end at the goal")
+	}
+	if p := GenerateWalk(rng, 2, 2, 1, 1); p.String() != "1 0 2 3" && p.String() != "2 1 0 3" {
+		t.Errorf("a walk of length 1 ends at %s", p)
+	}
+	// A walk of length L ends at distance at most L, of L's parity.
+	g, _ := New(3, 3, identity(9), "")
+	dist := reach(g)
+	for _, l := range []int{1, 2, 3, 7, 20, 50, 51} {
+		for range 20 {
+			p := GenerateWalk(rng, 3, 3, l, l)
+			d, ok := dist[p.Root()]
+			if !ok || d > l || (l-d)%2 != 0 || p.Heuristic(p.Root()) != float64(manhattan(p, p.Root())) {
+				t.Fatalf("walk of %d: %s at distance %d (%v)", l, p, d, ok)
+			}
+		}
+	}
+	// Without undoing, a walk of 2 on 2x2 moves two different tiles.
+	for range 20 {
+		if p := GenerateWalk(rng, 2, 2, 2, 2); p.Heuristic(p.Root()) != 2 {
+			t.Fatalf("walk of 2: %s", p)
+		}
+	}
+	// Uniform over the 12 solvable 2x2 arrangements.
+	counts := map[string]int{}
+	for range 12000 {
+		p := GenerateRandom(rng, 2, 2)
+		if !Solvable(2, 2, p.Tiles(p.Root())) {
+			t.Fatalf("unsolvable %s", p)
+		}
+		counts[p.String()]++
+	}
+	if len(counts) != 12 {
+		t.Errorf("%d arrangements drawn, want 12", len(counts))
+	}
+	for s, c := range counts {
+		if c < 850 || c > 1150 {
+			t.Errorf("%s drawn %d times of 12000", s, c)
+		}
+	}
+	for _, f := range []func(){
+		func() { GenerateRandom(rng, 6, 5) },
+		func() { GenerateWalk(rng, 1, 4, 1, 2) },
+		func() { GenerateWalk(rng, 3, 3, 5, 4) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var ps []*Problem
-	for _, size := range [][2]int{{3, 3}, {4, 4}, {5, 5}, {2, 4}, {4, 6}} {
+	for _, size := range [][2]int{{2, 2}, {3, 3}, {4, 4}, {5, 5}, {2, 4}, {4, 6}, {3, 8}, {2, 12}, {5, 2}} {
 		ps = append(ps, GenerateRandom(rng, size[0], size[1]), GenerateWalk(rng, size[0], size[1], 5, 50))
 	}
 	var buf bytes.Buffer
 	if err := Write(&buf, ps); err != nil {
 		t.Fatal(err)
 	}
-	back := mustParse(t, buf.String())
+	back, err := Parse(&buf, "dir/gen.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(ps) {
+		t.Fatalf("%d puzzles back, want %d", len(back), len(ps))
+	}
 	for i, p := range ps {
-		if back[i].String() != p.String() || back[i].Rows != p.Rows || back[i].Cols != p.Cols {
-			t.Errorf("round trip: %q != %q", back[i], p)
-		}
-		if !Solvable(p.Rows, p.Cols, p.Tiles(p.Root())) {
-			t.Errorf("generated unsolvable %s", p)
-		}
-		c, h, w := p.InputShape()
-		dst := make([]float32, c*h*w)
-		p.Encode(p.Root(), dst)
-		for cell := range h * w {
-			sum := float32(0)
-			for pl := range c {
-				sum += dst[pl*h*w+cell]
-			}
-			if sum != 1 || dst[p.Root().At(cell)*h*w+cell] != 1 {
-				t.Fatalf("%s: cell %d badly encoded", p, cell)
-			}
+		b := back[i]
+		if b.Root() != p.Root() || b.Rows != p.Rows || b.Cols != p.Cols || b.String() != p.String() || b.ID != fmt.Sprintf("gen.txt#%d", i) {
+			t.Errorf("round trip: %s %q, want %q", b.ID, b, p)
 		}
 	}
-	if GenerateWalk(rng, 4, 4, 0, 0).Heuristic(GenerateWalk(rng, 4, 4, 0, 0).Root()) != 0 {
-		t.Error("a walk of length 0 is not the goal")
+}
+
+// TestRealData reads the paper's test set, if present, and writes it back.
+func TestRealData(t *testing.T) {
+	data, err := os.ReadFile(realTest)
+	if err != nil {
+		t.Skip(err)
+	}
+	ps, err := ReadFile(realTest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 1000 || ps[999].ID != "puzzles_5x5_test.txt#999" || ps[0].Rows != 5 || ps[0].Cols != 5 {
+		t.Fatalf("%d puzzles, last %q", len(ps), ps[len(ps)-1].ID)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, ps); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	for i, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		if line != strings.TrimSpace(lines[i]) {
+			t.Fatalf("line %d: %q, want %q", i+1, line, lines[i])
+		}
 	}
 }
 
@@ -183,24 +596,71 @@ func TestRender(t *testing.T) {
 	if got := p.Render(p.Root()); got != want {
 		t.Errorf("Render:\n%s\nwant\n%s", got, want)
 	}
+	q := mustParse(t, "2x3: 1 0 2 3 4 5")[0]
+	if got, want := q.Render(q.Root()), "1 . 2\n3 4 5"; got != want {
+		t.Errorf("Render:\n%s\nwant\n%s", got, want)
+	}
 }
 
 func TestParseErrors(t *testing.T) {
-	for _, tc := range []struct{ in, msg string }{
-		{"", "no puzzles"},
-		{"1 2 3\n", "p.txt:1: 3 tiles is not a square"},
-		{"\n0 1 2 x\n", "p.txt:2: bad tile \"x\""},
-		{"0 1 2 2\n", "tile 2 appears twice"},
-		{"0 1 2 4\n", "tile 4 out of range"},
-		{"0 2 1 3\n", "unsolvable"},
-		{"0\n", "want at least 2x2"},
-		{"2y3: 0 1 2 3 4 5\n", "bad size prefix"},
-		{"2x3: 0 1 2 3 4\n", "5 tiles for 2x3"},
-		{strings.Repeat("0 ", 36) + "\n", "more than 25 cells"},
+	for _, tc := range []struct {
+		in, msg string
+		err     error
+	}{
+		{"", "p.txt: no puzzles", nil},
+		{"\n  \n", "p.txt: no puzzles", nil},
+		{"1 2 3\n", "p.txt:1: 3 tiles: not a square grid", nil},
+		{"0 1 2 3\n\n0 1 2 x\n", "p.txt:3: tile \"x\": not a number", nil},
+		{"0 1 2 99999999999999999999\n", "not a number", nil},
+		{"0 1 2 2\n", "p.txt:1: tile 2 appears twice", nil},
+		{"0 1 2 4\n", "tile 4 out of range 0 to 3", nil},
+		{"0 1 -2 3\n", "tile -2 out of range", nil},
+		{"0 2 1 3\n", "p.txt:1: unsolvable", ErrUnsolvable},
+		{"0 1 2 3\n1 0 2 3 4 5 6 8 7\n", "p.txt:2: unsolvable", ErrUnsolvable},
+		{"0\n", "want at least 2x2", nil},
+		{"2y3: 0 1 2 3 4 5\n", "size prefix \"2y3\"", errSizePrefix},
+		{"2x: 0 1 2 3 4 5\n", "size prefix", errSizePrefix},
+		{"2x3: 0 1 2 3 4\n", "5 tiles for 2x3 cells, want 6", nil},
+		{"1x3: 0 1 2\n", "size 1x3: want at least 2x2", nil},
+		{"6x6: 0\n", "size 6x6: more than 25 cells", nil},
+		{"2x999999999999: 0\n", "more than 25 cells", nil},
+		{strings.Repeat("0 ", 36) + "\n", "p.txt:1: 36 tiles: size 6x6: more than 25 cells", nil},
+		{strings.Repeat("0 ", 1000) + "\n", "1000 tiles", nil},
+		{strings.Repeat("1", 2<<20), "p.txt:1: bufio.Scanner: token too long", nil},
 	} {
 		_, err := Parse(strings.NewReader(tc.in), "p.txt")
-		if err == nil || !strings.Contains(err.Error(), tc.msg) || !strings.HasPrefix(err.Error(), "stp: p.txt") {
-			t.Errorf("Parse(%q) = %v, want error containing %q", tc.in, err, tc.msg)
+		if err == nil || !strings.Contains(err.Error(), tc.msg) || !strings.HasPrefix(err.Error(), "stp: p.txt") ||
+			tc.err != nil && !errors.Is(err, tc.err) {
+			t.Errorf("Parse(%.40q) = %v, want an error containing %q", tc.in, err, tc.msg)
+		}
+	}
+	if _, err := ReadFile("testdata/no such file"); err == nil || !strings.HasPrefix(err.Error(), "stp: ") {
+		t.Errorf("ReadFile: %v", err)
+	}
+	if _, err := New(3, 3, []int{0, 1, 2}, ""); err == nil || err.Error() != "stp: 3 tiles for 3x3 cells, want 9" {
+		t.Errorf("New: %v", err)
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	ps := mustParse(t, "\t0 1 2 3 \r\n\n 3x2:1\t0 2 3 4 5\n3 x 2 : 1 0 2 3 4 5\n+1 0 2 3")
+	if len(ps) != 4 || ps[1].ID != "p.txt#1" || ps[1].Rows != 3 || ps[1].Cols != 2 || ps[2].String() != "3x2: 1 0 2 3 4 5" || ps[3].String() != "1 0 2 3" {
+		t.Errorf("%v", ps)
+	}
+}
+
+func TestAllocs(t *testing.T) {
+	p := mustParse(t, bench5x5)[0]
+	s := p.Root()
+	dst := make([]float32, 25*25)
+	for name, f := range map[string]func(){
+		"Apply":     func() { s, _ = p.Apply(s, int(s.lo%4)) },
+		"Heuristic": func() { p.Heuristic(s) },
+		"Encode":    func() { p.Encode(s, dst) },
+		"IsGoal":    func() { p.IsGoal(s) },
+	} {
+		if n := testing.AllocsPerRun(100, f); n != 0 {
+			t.Errorf("%s: %g allocations", name, n)
 		}
 	}
 }
@@ -209,99 +669,38 @@ func FuzzParse(f *testing.F) {
 	f.Add("1 2 0 3 4 5 6 7 8\n")
 	f.Add("2x3: 1 0 2 3 4 5\n\n0 1 2 3\n")
 	f.Add("0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24\n")
+	f.Add("2x12: 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23\n")
+	f.Add("0 2 1 3\n")
+	f.Add("3x: 1\n")
+	f.Add(bench5x5)
 	f.Fuzz(func(t *testing.T, in string) {
 		ps, err := Parse(strings.NewReader(in), "fuzz")
 		if err != nil {
+			if !strings.HasPrefix(err.Error(), "stp: fuzz") {
+				t.Fatalf("error without file: %v", err)
+			}
 			return
 		}
 		for _, p := range ps {
 			s := p.Root()
+			tiles := p.Tiles(s)
+			if !Solvable(p.Rows, p.Cols, tiles) || tiles[s.Blank()] != 0 {
+				t.Fatalf("%s: bad start", p)
+			}
+			if p.Heuristic(s) != float64(manhattan(p, s)) {
+				t.Fatalf("%s: h %g", p, p.Heuristic(s))
+			}
 			for a := range 4 {
 				if c, ok := p.Apply(s, a); ok {
-					p.Heuristic(c)
+					if back, _ := p.Apply(c, a^1); back != s {
+						t.Fatalf("%s: %c not undone", p, "UDLR"[a])
+					}
 				}
 			}
 			again, err := Parse(strings.NewReader(p.String()), "again")
-			if err != nil || again[0].String() != p.String() {
+			if err != nil || again[0].Root() != s || again[0].String() != p.String() {
 				t.Fatalf("round trip of %q: %v", p, err)
 			}
 		}
 	})
-}
-
-const bench5x5 = "10 5 0 18 4 1 23 13 14 9 20 17 11 21 2 6 15 19 22 3 12 16 8 24 7\n"
-
-func BenchmarkParse(b *testing.B) {
-	for b.Loop() {
-		mustParse(b, bench5x5)
-	}
-}
-
-func BenchmarkApply(b *testing.B) {
-	p := mustParse(b, bench5x5)[0]
-	s := p.Root()
-	for b.Loop() {
-		for a := range 4 {
-			p.Apply(s, a)
-		}
-	}
-}
-
-func BenchmarkHeuristic(b *testing.B) {
-	p := mustParse(b, bench5x5)[0]
-	for b.Loop() {
-		p.Heuristic(p.Root())
-	}
-}
-
-func BenchmarkEncode(b *testing.B) {
-	p := mustParse(b, bench5x5)[0]
-	c, h, w := p.InputShape()
-	dst := make([]float32, c*h*w)
-	for b.Loop() {
-		p.Encode(p.Root(), dst)
-	}
-}
-
-// BenchmarkEngineWAStar measures the best-first engine on the 5x5 puzzle
-// with WA* (w = 3) and the Manhattan heuristic, with a reused engine.
-func BenchmarkEngineWAStar(b *testing.B) {
-	p := mustParse(b, bench5x5)[0]
-	var e search.Engine[State]
-	ctx := context.Background()
-	opts := search.Options{Budget: 200000}
-	var exp, gen int64
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := e.Search(ctx, p, search.DomainHeuristic[State]{}, search.WAStar(3), opts)
-		if err != nil {
-			b.Fatal(err)
-		}
-		exp += res.Expansions
-		gen += res.Generated
-	}
-	b.ReportMetric(float64(exp)/b.Elapsed().Seconds(), "exp/s")
-	b.ReportMetric(float64(gen)/float64(b.N), "gen/op")
-}
-
-// BenchmarkEngineMemory reports the heap an engine holds after a WA*
-// search of a 5x5 puzzle, per generated node.
-func BenchmarkEngineMemory(b *testing.B) {
-	p := mustParse(b, bench5x5)[0]
-	var perNode float64
-	for b.Loop() {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		e := new(search.Engine[State])
-		res, err := e.Search(context.Background(), p, search.DomainHeuristic[State]{}, search.WAStar(3), search.Options{Budget: 200000})
-		if err != nil {
-			b.Fatal(err)
-		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		perNode = float64(after.HeapAlloc-before.HeapAlloc) / float64(res.Generated)
-		runtime.KeepAlive(e)
-	}
-	b.ReportMetric(perNode, "B/node")
 }
