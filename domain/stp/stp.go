@@ -258,33 +258,33 @@ func (p *Problem) NumActions() int { return 4 }
 // reports true, or returns the zero State and false if the blank would
 // leave the grid or a is not an action.
 func (p *Problem) Apply(s State, a int) (State, bool) {
-	b := s.Blank()
-	to := p.g.move[b&31][a&3]
-	if to < 0 || uint(a) > 3 {
-		return State{}, false
-	}
-	// Tile x moves from cell to into the blank's cell b, whose field is 0.
-	k := uint(5 * to)
-	x := s.field(k)
-	lo1, hi1 := shl(x, k)
-	lo2, hi2 := shl(x, uint(5*b))
-	return State{s.lo ^ lo1 ^ lo2, s.hi ^ hi1 ^ hi2}, true
+	next, _, _, _, ok := p.slide(s, a)
+	return next, ok
 }
 
 // ApplyDelta is Apply that also returns the change of the Heuristic from s
 // to the successor (−1 or +1), for searches that keep h incrementally.
 func (p *Problem) ApplyDelta(s State, a int) (next State, dh int, ok bool) {
-	b := s.Blank()
-	to := p.g.move[b&31][a&3]
-	if to < 0 || uint(a) > 3 {
+	next, x, b, to, ok := p.slide(s, a)
+	if !ok {
 		return State{}, 0, false
 	}
+	return next, int(p.g.dist[x<<5|uint64(b)]) - int(p.g.dist[x<<5|uint64(to)]), true
+}
+
+// slide moves the blank of s from cell b to cell to in direction a: tile x
+// moves from cell to into cell b, whose field is 0.
+func (p *Problem) slide(s State, a int) (next State, x uint64, b, to int, ok bool) {
+	b = s.Blank()
+	to = int(p.g.move[b&31][a&3])
+	if to < 0 || uint(a) > 3 {
+		return State{}, 0, 0, 0, false
+	}
 	k := uint(5 * to)
-	x := s.field(k)
+	x = s.field(k)
 	lo1, hi1 := shl(x, k)
 	lo2, hi2 := shl(x, uint(5*b))
-	dh = int(p.g.dist[x<<5|uint64(b)]) - int(p.g.dist[x<<5|uint64(to)])
-	return State{s.lo ^ lo1 ^ lo2, s.hi ^ hi1 ^ hi2}, dh, true
+	return State{s.lo ^ lo1 ^ lo2, s.hi ^ hi1 ^ hi2}, x, b, to, true
 }
 
 // IsGoal reports whether s is the goal.
@@ -326,8 +326,11 @@ func (p *Problem) Encode(s State, dst []float32) {
 	n := p.g.n
 	dst = dst[:n*n]
 	clear(dst)
+	lo, hi := s.lo, s.hi
 	for i := range n {
-		dst[s.At(i)*n+i] = 1
+		dst[int(lo&31)*n+i] = 1
+		lo = lo>>5 | hi<<59
+		hi >>= 5
 	}
 }
 
