@@ -1,33 +1,38 @@
 package witness_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
 	"github.com/phs-go/phs/domain/witness"
-	"github.com/phs-go/phs/search"
 )
 
 func Example() {
-	ps, err := witness.Parse(strings.NewReader("Size: 1 2\nInit: 0 0\nGoal: 1 2\nColors: |0 0 1|0 1 2\n"), "two.txt")
+	const puzzle = `Size: 1 2
+Init: 0 0
+Goal: 1 2
+Colors: |0 0 1|0 1 2
+`
+	ps, err := witness.Parse(strings.NewReader(puzzle), "two.txt")
 	if err != nil {
 		panic(err)
 	}
 	p := ps[0]
-	res, err := search.BestFirst[witness.State](context.Background(), p, search.DomainHeuristic[witness.State]{}, search.AStar(), search.Options{GoalAtExpansion: true})
-	if err != nil {
-		panic(err)
+	for _, line := range []string{"URR", "RUR"} {
+		s := p.Root()
+		for _, m := range line {
+			s, _ = p.Apply(s, strings.IndexRune("UDLR", m))
+		}
+		fmt.Println(p.ID, line, "solved:", p.IsGoal(s))
+		fmt.Println(p.Render(s))
 	}
-	s := p.Root()
-	for _, a := range res.Actions {
-		s, _ = p.Apply(s, a)
-	}
-	fmt.Println(p.ID, res.Solved, len(res.Actions))
-	fmt.Println(p.Render(s))
 	// Output:
-	// two.txt#0 true 3
-	// . o-@
+	// two.txt#0 URR solved: false
+	// o-o-@
+	// |1 2
+	// S + +
+	// two.txt#0 RUR solved: true
+	// + o-@
 	//  1|2
-	// S-o .
+	// S-o +
 }

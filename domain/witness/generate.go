@@ -3,57 +3,83 @@ package witness
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 )
 
+// bulletProbability is the probability that a cell of a region gets the
+// region's bullet.
+const bulletProbability = 0.6
+
 // Generate returns a random puzzle of rows×cols cells from the distribution
-// of the paper's data sets: the entrance is vertex (0, 0); the exit is drawn
-// uniformly from the other border vertices; a uniformly random
-// self-avoiding walk from the entrance (restarted when stuck) that reaches
-// the exit cuts the cells into regions; puzzles with fewer than 4 regions
-// (2 below 4x4) are rejected; each region gets a colour from 1 to 4,
-// preferring colours not used yet, placed on each of its cells with
-// probability 0.6; puzzles with fewer than 2 colours are rejected. The walk
-// is a solution, so every puzzle is solvable. Generate panics if the size
-// is below 2x2 or above MaxVertices vertices.
+// of the paper's data sets, as the reference generator draws it:
+//
+//   - the entrance is vertex (0, 0); the exit is drawn uniformly from the
+//     list of border vertices (0, c) and (rows, c) for 1 ≤ c ≤ cols, then
+//     (l, 0) and (l, cols) for 1 ≤ l ≤ rows, in which the corner
+//     (rows, cols) appears twice (in the paper's 4x4 training set it is the
+//     exit of 20% of the puzzles);
+//   - a line is drawn from the entrance by uniformly random moves,
+//     restarted when it is stuck, until it reaches the exit;
+//   - the puzzle is rejected if the line cuts the cells into fewer than
+//     minimum regions: 2, or 4 from 4 rows on, or 5 from 10 rows on;
+//   - each region in turn draws a colour from 1 to 4, uniformly among the
+//     colours not placed yet while some remain (uniformly among all of
+//     them for puzzles of 1 or 2 rows), and places it on each of its cells
+//     with probability 0.6;
+//   - the puzzle is rejected if fewer than 2 colours were placed.
+//
+// The line is a solution, so every puzzle is solvable. Generate panics if
+// CheckSize rejects the size or the grid has a single cell.
 func Generate(rng *rand.Rand, rows, cols int) *Problem {
-	if rows < 2 || cols < 2 || (rows+1)*(cols+1) > MaxVertices {
-		panic("witness: Generate: bad size")
+	p, _ := generate(rng, rows, cols)
+	return p
+}
+
+// generate returns a puzzle and the line it was made from.
+func generate(rng *rand.Rand, rows, cols int) (*Problem, State) {
+	if err := CheckSize(rows, cols); err != nil || rows*cols < 2 {
+		panic(fmt.Sprintf("witness: Generate: bad size %dx%d", rows, cols))
 	}
-	minRegions := 4
-	if rows*cols < 16 {
-		minRegions = 2
+	minRegions := 2
+	if rows >= 10 {
+		minRegions = 5
+	} else if rows >= 4 {
+		minRegions = 4
 	}
-	var border [][2]int
-	for l := 0; l <= rows; l++ {
-		for c := 0; c <= cols; c++ {
-			if (l == 0 || l == rows || c == 0 || c == cols) && (l != 0 || c != 0) {
-				border = append(border, [2]int{l, c})
-			}
-		}
-	}
+	p := &Problem{}
+	var regions [MaxVertices]uint64
 	for {
-		p := &Problem{Rows: rows, Cols: cols, Goal: border[rng.IntN(len(border))], Colors: make([]uint8, rows*cols)}
-		s := randomWalk(rng, p)
-		if p.Regions(s) < minRegions {
+		var goal [2]int
+		switch i := rng.IntN(2 * (rows + cols)); {
+		case i < cols:
+			goal = [2]int{0, i + 1}
+		case i < 2*cols:
+			goal = [2]int{rows, i - cols + 1}
+		case i < 2*cols+rows:
+			goal = [2]int{i - 2*cols + 1, 0}
+		default:
+			goal = [2]int{i - 2*cols - rows + 1, cols}
+		}
+		if err := p.init3(rows, cols, [2]int{0, 0}, goal); err != nil {
+			panic(err) // cannot happen: the size was checked
+		}
+		s := p.walk(rng)
+		n := p.regions(s, &regions)
+		if n < minRegions {
 			continue
 		}
-		if p.paint(rng, s) >= 2 {
-			return p
+		if p.paint(rng, regions[:n], rows > 2) >= 2 {
+			return p, s
 		}
 	}
 }
 
-// randomWalk draws self-avoiding walks from the entrance until one reaches
-// the exit.
-func randomWalk(rng *rand.Rand, p *Problem) State {
-	goal := p.vertex(p.Goal[0], p.Goal[1])
+// walk draws random lines from the entrance until one reaches the exit.
+func (p *Problem) walk(rng *rand.Rand) State {
 	var next [4]State
-	exit := p.ContinueAtExit
-	p.ContinueAtExit = true
-	defer func() { p.ContinueAtExit = exit }()
 	for {
 		s := p.Root()
-		for int(s.tip) != goal {
+		for p.tip(s) != p.exit {
 			n := 0
 			for a := range 4 {
 				if t, ok := p.Apply(s, a); ok {
@@ -62,58 +88,66 @@ func randomWalk(rng *rand.Rand, p *Problem) State {
 				}
 			}
 			if n == 0 {
-				break // stuck: restart
+				break // stuck: start again
 			}
 			s = next[rng.IntN(n)]
 		}
-		if int(s.tip) == goal {
+		if p.tip(s) == p.exit {
 			return s
 		}
 	}
 }
 
-// paint colours the regions of the line s and returns the number of
-// colours placed.
-func (p *Problem) paint(rng *rand.Rand, s State) int {
-	var region [MaxVertices]int8
-	nr := p.label(s, &region)
-	var used [MaxColors + 1]bool
-	placed := map[uint8]bool{}
-	for r := range nr {
-		var fresh []uint8
-		for k := uint8(1); k <= MaxColors; k++ {
-			if !used[k] {
-				fresh = append(fresh, k)
+// paint places the bullets of the regions (see Generate) and returns the
+// number of colours placed.
+func (p *Problem) paint(rng *rand.Rand, regions []uint64, preferNew bool) int {
+	var placed [MaxColors + 1]bool
+	n := 0
+	for _, region := range regions {
+		var k int
+		if preferNew && n < MaxColors {
+			// The j-th colour not placed yet.
+			j := rng.IntN(MaxColors - n)
+			for k = 1; placed[k] || j > 0; k++ {
+				if !placed[k] {
+					j--
+				}
+			}
+		} else {
+			k = 1 + rng.IntN(MaxColors)
+		}
+		some := false
+		for m := region; m != 0; m &= m - 1 {
+			if rng.Float64() < bulletProbability {
+				p.place(m&-m, k)
+				some = true
 			}
 		}
-		k := uint8(1 + rng.IntN(MaxColors))
-		if len(fresh) > 0 {
-			k = fresh[rng.IntN(len(fresh))]
-		}
-		used[k] = true
-		for cell := range p.Colors {
-			if int(region[cell]) == r && rng.Float64() < 0.6 {
-				p.Colors[cell] = k
-				placed[k] = true
-			}
+		if some && !placed[k] {
+			placed[k] = true
+			n++
 		}
 	}
-	return len(placed)
+	return n
 }
 
-// GenerateSet returns n distinct random puzzles (see Generate), with IDs
-// "generated#i".
+// GenerateSet returns n distinct puzzles drawn by Generate (duplicates are
+// drawn again), with IDs "generated#<index>".
 func GenerateSet(rng *rand.Rand, n, rows, cols int) []*Problem {
-	seen := map[string]bool{}
-	var ps []*Problem
+	type key struct {
+		exit  uint64
+		color [MaxColors + 1]uint64
+	}
+	seen := make(map[key]bool, n)
+	ps := make([]*Problem, 0, n)
 	for len(ps) < n {
 		p := Generate(rng, rows, cols)
-		key := p.String()
-		if seen[key] {
+		k := key{p.exit, p.color}
+		if seen[k] {
 			continue
 		}
-		seen[key] = true
-		p.ID = fmt.Sprintf("generated#%d", len(ps))
+		seen[k] = true
+		p.ID = "generated#" + strconv.Itoa(len(ps))
 		ps = append(ps, p)
 	}
 	return ps

@@ -2,16 +2,16 @@ package witness
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 )
 
-// ReadFile reads the puzzles of a file.
+// ReadFile reads the puzzles of the file path (see Parse).
 func ReadFile(path string) ([]*Problem, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -21,87 +21,76 @@ func ReadFile(path string) ([]*Problem, error) {
 	return Parse(f, path)
 }
 
-// Parse reads puzzles in the file format: blocks of the four lines
-// "Size: R C", "Init: l c", "Goal: l c" and "Colors: |r c k|...", separated
-// by blank lines. name is used in errors and, by its base name, in the
-// problems' IDs.
+// Fields of a puzzle, in the order Write writes them.
+const (
+	fieldSize = iota
+	fieldInit
+	fieldGoal
+	fieldColors
+	numFields
+)
+
+var fieldKeys = [numFields]string{"Size", "Init", "Goal", "Colors"}
+
+// A block is a puzzle being read.
+type block struct {
+	line    [numFields]int // the line of each field, 0 while it is missing
+	size    [2]int
+	init    [2]int
+	goal    [2]int
+	bullets [MaxVertices][3]int // r, c, k
+	n       int                 // bullets used
+}
+
+// Parse reads puzzles in the format of the paper's data: blocks of the four
+// lines "Size: R C" (cells), "Init: l c" (entrance vertex), "Goal: l c"
+// (exit vertex) and "Colors: |r c k|r c k|..." (a bullet of colour k in
+// cell (r, c); a trailing '|' and an empty list are allowed), in any order,
+// blocks separated by blank lines. See the package documentation for the
+// coordinates and CheckSize for the sizes accepted.
+//
+// name is used in errors ("witness: name:line: reason") and, by its base
+// name, in the IDs: "<base>#<index>", the index counting puzzles from 0. A
+// reader without puzzles is an error.
 func Parse(r io.Reader, name string) ([]*Problem, error) {
 	base := filepath.Base(name)
 	var ps []*Problem
-	var p *Problem
-	var field int // the next of the four fields of p
-	start := 0    // line of p's first field
+	var b block
+	fail := func(line int, err error) ([]*Problem, error) {
+		return nil, fmt.Errorf("witness: %s:%d: %w", name, line, err)
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
 	line := 0
-	fail := func(err error) ([]*Problem, error) {
-		return nil, fmt.Errorf("witness: %s:%d: %w", name, line, err)
-	}
-	finish := func() error {
-		if p == nil {
-			return nil
-		}
-		if field < 4 {
-			return fmt.Errorf("puzzle starting at line %d has no %s line", start, fieldNames[field])
-		}
-		if err := p.check(); err != nil {
-			return fmt.Errorf("puzzle starting at line %d: %w", start, err)
-		}
-		p.ID = fmt.Sprintf("%s#%d", base, len(ps))
-		ps = append(ps, p)
-		p = nil
-		return nil
-	}
 	for sc.Scan() {
 		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			if err := finish(); err != nil {
-				line--
-				return fail(err)
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			if b.started() {
+				p, l, err := b.problem()
+				if err != nil {
+					return fail(l, err)
+				}
+				p.ID = base + "#" + strconv.Itoa(len(ps))
+				ps = append(ps, p)
+				b = block{}
 			}
 			continue
 		}
-		key, val, ok := strings.Cut(text, ":")
-		if !ok {
-			return fail(fmt.Errorf("want \"Key: value\", got %q", text))
+		if err := b.field(text, line); err != nil {
+			return fail(line, err)
 		}
-		if p == nil {
-			p, field, start = &Problem{}, 0, line
-		}
-		if field == 4 {
-			return fail(fmt.Errorf("puzzle starting at line %d has more than four lines (missing blank line?)", start))
-		}
-		if key != fieldNames[field] {
-			return fail(fmt.Errorf("want %s, got %q", fieldNames[field], key))
-		}
-		var err error
-		switch field {
-		case 0:
-			err = ints(val, &p.Rows, &p.Cols)
-			if err == nil && (p.Rows < 1 || p.Cols < 1 || (p.Rows+1)*(p.Cols+1) > MaxVertices) {
-				err = fmt.Errorf("size %dx%d: want at least 1x1 and at most %d vertices", p.Rows, p.Cols, MaxVertices)
-			}
-			if err == nil {
-				p.Colors = make([]uint8, p.Rows*p.Cols)
-			}
-		case 1:
-			err = ints(val, &p.Init[0], &p.Init[1])
-		case 2:
-			err = ints(val, &p.Goal[0], &p.Goal[1])
-		case 3:
-			err = p.parseColors(val)
-		}
-		if err != nil {
-			return fail(fmt.Errorf("%s: %w", key, err))
-		}
-		field++
 	}
 	if err := sc.Err(); err != nil {
-		return fail(err)
+		return fail(line+1, err)
 	}
-	if err := finish(); err != nil {
-		return fail(err)
+	if b.started() {
+		p, l, err := b.problem()
+		if err != nil {
+			return fail(l, err)
+		}
+		p.ID = base + "#" + strconv.Itoa(len(ps))
+		ps = append(ps, p)
 	}
 	if len(ps) == 0 {
 		return nil, fmt.Errorf("witness: %s: no puzzles", name)
@@ -109,62 +98,226 @@ func Parse(r io.Reader, name string) ([]*Problem, error) {
 	return ps, nil
 }
 
-var fieldNames = [4]string{"Size", "Init", "Goal", "Colors"}
+func (b *block) started() bool { return b.line != [numFields]int{} }
 
-// ints parses exactly len(dst) integers separated by spaces.
-func ints(s string, dst ...*int) error {
-	f := strings.Fields(s)
-	if len(f) != len(dst) {
-		return fmt.Errorf("want %d integers, got %q", len(dst), strings.TrimSpace(s))
-	}
-	for i, x := range f {
-		n, err := strconv.Atoi(x)
-		if err != nil {
-			return fmt.Errorf("bad integer %q", x)
+// start returns the first line of b.
+func (b *block) start() int {
+	first := 0
+	for _, l := range b.line {
+		if l != 0 && (first == 0 || l < first) {
+			first = l
 		}
-		*dst[i] = n
+	}
+	return first
+}
+
+// field reads the line text, the line-th of the file, into b.
+func (b *block) field(text []byte, line int) error {
+	key, val, ok := bytes.Cut(text, []byte(":"))
+	if !ok {
+		return fmt.Errorf("want \"Key: value\", got %q", clip(text))
+	}
+	key = bytes.TrimSpace(key)
+	f := 0
+	for f < numFields && string(key) != fieldKeys[f] {
+		f++
+	}
+	if f == numFields {
+		return fmt.Errorf("unknown key %q (want Size, Init, Goal or Colors)", clip(key))
+	}
+	if b.line[f] != 0 {
+		return fmt.Errorf("second %s line in the puzzle starting at line %d (missing blank line?)", fieldKeys[f], b.start())
+	}
+	b.line[f] = line
+	var err error
+	switch f {
+	case fieldSize:
+		err = ints(val, b.size[:])
+	case fieldInit:
+		err = ints(val, b.init[:])
+	case fieldGoal:
+		err = ints(val, b.goal[:])
+	case fieldColors:
+		err = b.colors(val)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", fieldKeys[f], err)
 	}
 	return nil
 }
 
-func (p *Problem) parseColors(s string) error {
-	s = strings.TrimSpace(s)
-	if s == "" {
+// colors reads the list of bullets val.
+func (b *block) colors(val []byte) error {
+	val = bytes.TrimSpace(val)
+	if len(val) == 0 {
 		return nil
 	}
-	if !strings.HasPrefix(s, "|") {
+	if val[0] != '|' {
 		return errors.New("want |r c k|...")
 	}
-	for _, item := range strings.Split(s[1:], "|") {
-		if strings.TrimSpace(item) == "" {
-			continue // a trailing '|'
+	for rest := val[1:]; len(rest) > 0; {
+		var item []byte
+		item, rest, _ = bytes.Cut(rest, []byte("|"))
+		if len(bytes.TrimSpace(item)) == 0 && len(rest) == 0 {
+			break // a trailing '|'
 		}
-		var r, c, k int
-		if err := ints(item, &r, &c, &k); err != nil {
+		if b.n == len(b.bullets) {
+			return fmt.Errorf("more than %d bullets", len(b.bullets))
+		}
+		if err := ints(item, b.bullets[b.n][:]); err != nil {
 			return err
 		}
-		switch {
-		case r < 0 || r >= p.Rows || c < 0 || c >= p.Cols:
-			return fmt.Errorf("cell %d %d is not in a %dx%d grid", r, c, p.Rows, p.Cols)
-		case k < 1 || k > MaxColors:
-			return fmt.Errorf("cell %d %d: colour %d, want 1 to %d", r, c, k, MaxColors)
-		case p.Colors[r*p.Cols+c] != 0:
-			return fmt.Errorf("cell %d %d has two colours", r, c)
-		}
-		p.Colors[r*p.Cols+c] = uint8(k)
+		b.n++
 	}
 	return nil
 }
 
-// Write writes puzzles in the file format, separated by blank lines.
+// problem returns the puzzle of b, or the line of an error and the error.
+func (b *block) problem() (*Problem, int, error) {
+	for f, l := range b.line {
+		if l == 0 {
+			return nil, b.start(), fmt.Errorf("the puzzle starting here has no %s line", fieldKeys[f])
+		}
+	}
+	p := &Problem{}
+	if err := p.init3(b.size[0], b.size[1], b.init, b.goal); err != nil {
+		f := fieldSize
+		switch {
+		case CheckSize(b.size[0], b.size[1]) != nil:
+		case !p.onGrid(b.init):
+			f = fieldInit
+		default:
+			f = fieldGoal
+		}
+		return nil, b.line[f], fmt.Errorf("%s: %w", fieldKeys[f], err)
+	}
+	for _, x := range b.bullets[:b.n] {
+		err := p.setColor(x[0], x[1], x[2])
+		if err == nil && x[2] == 0 {
+			err = fmt.Errorf("cell %d %d: colour 0, want 1 to %d", x[0], x[1], MaxColors)
+		}
+		if err != nil {
+			return nil, b.line[fieldColors], fmt.Errorf("Colors: %w", err)
+		}
+	}
+	return p, 0, nil
+}
+
+// ints parses exactly len(dst) integers separated by spaces or tabs.
+func ints(s []byte, dst []int) error {
+	n := 0
+	for {
+		for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+			s = s[1:]
+		}
+		if len(s) == 0 {
+			break
+		}
+		end := bytes.IndexAny(s, " \t")
+		if end < 0 {
+			end = len(s)
+		}
+		if n == len(dst) {
+			return fmt.Errorf("want %d integers, got more", len(dst))
+		}
+		x, ok := atoi(s[:end])
+		if !ok {
+			return fmt.Errorf("bad integer %q", clip(s[:end]))
+		}
+		dst[n] = x
+		n++
+		s = s[end:]
+	}
+	if n < len(dst) {
+		return fmt.Errorf("want %d integers, got %d", len(dst), n)
+	}
+	return nil
+}
+
+// atoi parses a decimal integer of at most 9 digits with an optional sign.
+func atoi(s []byte) (int, bool) {
+	neg := false
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 9 {
+		return 0, false
+	}
+	x := 0
+	for _, ch := range s {
+		if ch < '0' || ch > '9' {
+			return 0, false
+		}
+		x = 10*x + int(ch-'0')
+	}
+	if neg {
+		x = -x
+	}
+	return x, true
+}
+
+// clip shortens s for an error message.
+func clip(s []byte) []byte {
+	if len(s) > 40 {
+		return append(s[:37:37], "..."...)
+	}
+	return s
+}
+
+// Write writes puzzles in the format Parse reads, separated by blank lines.
 func Write(w io.Writer, ps []*Problem) error {
 	bw := bufio.NewWriter(w)
+	var buf []byte
 	for i, p := range ps {
+		buf = buf[:0]
 		if i > 0 {
-			bw.WriteString("\n\n")
+			buf = append(buf, '\n')
 		}
-		bw.WriteString(p.String())
+		buf = p.appendText(buf)
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return fmt.Errorf("witness: %w", err)
+		}
 	}
-	bw.WriteString("\n")
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("witness: %w", err)
+	}
+	return nil
+}
+
+// String returns the puzzle in the format Parse reads, without a final
+// newline.
+func (p *Problem) String() string { return string(p.appendText(nil)) }
+
+func (p *Problem) appendText(b []byte) []byte {
+	two := func(b []byte, key string, x, y int) []byte {
+		b = append(b, key...)
+		b = strconv.AppendInt(b, int64(x), 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(y), 10)
+		return append(b, '\n')
+	}
+	b = two(b, "Size: ", p.Rows, p.Cols)
+	l, c := p.Init()
+	b = two(b, "Init: ", l, c)
+	l, c = p.Goal()
+	b = two(b, "Goal: ", l, c)
+	b = append(b, "Colors:"...)
+	if p.bullets != 0 {
+		b = append(b, ' ')
+	}
+	for r := range p.Rows {
+		for c := range p.Cols {
+			if k := p.Color(r, c); k != 0 {
+				b = append(b, '|')
+				b = strconv.AppendInt(b, int64(r), 10)
+				b = append(b, ' ')
+				b = strconv.AppendInt(b, int64(c), 10)
+				b = append(b, ' ')
+				b = strconv.AppendInt(b, int64(k), 10)
+			}
+		}
+	}
+	return b
 }

@@ -1,264 +1,360 @@
 // Package witness implements the path-drawing puzzles of The Witness used by
 // Orseau & Lelis (2021): a line is drawn from an entrance vertex of a grid to
 // an exit vertex without visiting a vertex twice, and the puzzle is solved
-// when every region of cells that the line cuts out holds bullets of at
-// most one colour.
+// when the line ends on the exit and every region of cells that it cuts out
+// holds bullets of at most one colour.
 //
 // Coordinates follow the puzzle files: a puzzle of R×C cells has (R+1)×(C+1)
-// vertices (l, c), with 0 ≤ l ≤ R and 0 ≤ c ≤ C; cell (r, c) is bounded by
-// the vertices (r, c), (r+1, c), (r, c+1) and (r+1, c+1). The actions move
-// the tip of the line: U (0) to l+1, D (1) to l−1, L (2) to c−1 and R (3) to
-// c+1.
+// vertices (l, c), with 0 ≤ l ≤ R and 0 ≤ c ≤ C, l growing upwards; cell
+// (r, c) is bounded by the vertices (r, c), (r+1, c), (r, c+1) and
+// (r+1, c+1). The actions move the tip of the line: U (0) to l+1, D (1) to
+// l−1, L (2) to c−1 and R (3) to c+1.
+//
+// A Problem implements search.Heuristic[State] with the Manhattan distance
+// of the tip to the exit and search.Encoder[State] with the paper's nine
+// feature planes.
 package witness
 
 import (
-	"bytes"
 	"fmt"
-	"strings"
+	"math/bits"
 )
 
-// Limits of the representation: a State packs the visited vertices into 64
-// bits and the moves into 128.
+// MaxVertices is the largest number of vertices, (R+1)·(C+1), of a puzzle:
+// every size up to 7x7, and others such as 6x8, 3x15 or 1x31. A State holds
+// one bit per vertex in each of its two words.
+const MaxVertices = 64
+
+// MaxColors is the number of bullet colours, 1 to MaxColors.
+const MaxColors = 4
+
+// Actions: the direction in which the tip of the line moves.
 const (
-	MaxVertices = 64
-	MaxColors   = 4
+	Up    = iota // l+1
+	Down         // l−1
+	Left         // c−1
+	Right        // c+1
 )
 
-// Actions.
-const (
-	Up = iota
-	Down
-	Left
-	Right
-)
+// A State is a line: the set of its segments. A self-avoiding line from the
+// entrance is determined by its segments (follow them from the entrance),
+// so two different lines are different states, whatever vertices they
+// share. Vertex (l, c) has bit number l·(C+1)+c; bit b of h is the
+// horizontal segment from vertex b to its right neighbour b+1, bit b of v
+// the vertical segment from vertex b to its upper neighbour b+C+1. The tip
+// is the end of the line other than the entrance: the vertex other than the
+// entrance that has an odd number of segments, found with a few word
+// operations. The zero State is the empty line, the root of every puzzle.
+// A State is 16 bytes and its own key.
+type State struct {
+	h, v uint64
+}
+
+// Len returns the number of moves (segments) of the line.
+func (s State) Len() int { return bits.OnesCount64(s.h) + bits.OnesCount64(s.v) }
 
 // A Problem is one puzzle. It implements search.Heuristic[State] and
-// search.Encoder[State].
+// search.Encoder[State]. Its methods are safe for concurrent use; do not
+// change Rows and Cols.
 type Problem struct {
-	// ID is "<file base name>#<index>".
+	// ID is "<file base name>#<index>" for a puzzle read from a file (the
+	// index counts puzzles from 0), "generated#<index>" for one from
+	// GenerateSet and empty for one from Generate or New.
 	ID string
 	// Rows and Cols count the cells.
 	Rows, Cols int
-	// Init and Goal are the entrance and exit vertices (l, c).
-	Init, Goal [2]int
-	// Colors holds the colour of each cell, row-major; 0 is no bullet.
-	Colors []uint8
 	// ContinueAtExit lets the line go on through the exit when the colour
-	// test fails there, as the reference implementation did. By default
-	// such a state has no successor: nothing below it can be a solution, so
-	// this only saves expansions.
+	// test fails there, as the reference implementation did. By default a
+	// line whose tip is on the exit has no successor: a self-avoiding line
+	// that leaves the exit never returns to it, so nothing below such a
+	// state is a solution and stopping there only saves expansions (the
+	// reference's expansion counts need ContinueAtExit).
 	ContinueAtExit bool
+
+	stride  uint   // Cols+1: the bit distance between vertices l and l+1
+	init    uint64 // the entrance's vertex bit
+	exit    uint64 // the exit's vertex bit
+	top     uint64 // vertices with l == Rows
+	bottom  uint64 // vertices with l == 0
+	left    uint64 // vertices with c == 0
+	right   uint64 // vertices with c == Cols
+	openR   uint64 // cells (r, c) with c+1 < Cols, by the bit of vertex (r, c)
+	openU   uint64 // cells (r, c) with r+1 < Rows
+	bullets uint64 // cells that hold a bullet
+	// color[k] holds the cells of colour k, color[0] the empty cells.
+	color [MaxColors + 1]uint64
+	// present lists the colour masks that are not empty, in colour order;
+	// npresent counts them.
+	present  [MaxColors]uint64
+	npresent int
 }
 
-// A State is a line: the set of its vertices, its tip and its moves. Two
-// different lines are different states, even with the same vertices.
-type State struct {
-	visited uint64
-	moves   [2]uint64
-	tip     uint8
-	n       uint8
-}
-
-// Len returns the number of moves of the line.
-func (s State) Len() int { return int(s.n) }
-
-// Tip returns the vertex (l, c) at the tip of the line.
-func (p *Problem) Tip(s State) (l, c int) {
-	return int(s.tip) / (p.Cols + 1), int(s.tip) % (p.Cols + 1)
-}
-
-func (p *Problem) vertex(l, c int) int { return l*(p.Cols+1) + c }
-
-// check validates the puzzle's fields.
-func (p *Problem) check() error {
-	switch {
-	case p.Rows < 1 || p.Cols < 1:
-		return fmt.Errorf("size %dx%d: want at least 1x1", p.Rows, p.Cols)
-	case (p.Rows+1)*(p.Cols+1) > MaxVertices:
-		return fmt.Errorf("size %dx%d: more than %d vertices", p.Rows, p.Cols, MaxVertices)
-	case !p.onGrid(p.Init):
-		return fmt.Errorf("entrance %v is not a vertex of a %dx%d grid", p.Init, p.Rows, p.Cols)
-	case !p.onGrid(p.Goal):
-		return fmt.Errorf("exit %v is not a vertex of a %dx%d grid", p.Goal, p.Rows, p.Cols)
-	case p.Init == p.Goal:
-		return fmt.Errorf("the entrance and the exit are the same vertex %v", p.Init)
-	case len(p.Colors) != p.Rows*p.Cols:
-		return fmt.Errorf("%d cell colours for %d cells", len(p.Colors), p.Rows*p.Cols)
+// CheckSize returns an error unless a puzzle of rows×cols cells fits a
+// State: at least 1x1 and at most MaxVertices vertices.
+func CheckSize(rows, cols int) error {
+	if rows < 1 || cols < 1 {
+		return fmt.Errorf("size %dx%d: want at least 1x1", rows, cols)
 	}
-	for i, k := range p.Colors {
-		if k > MaxColors {
-			return fmt.Errorf("cell %d %d: colour %d, want 0 to %d", i/p.Cols, i%p.Cols, k, MaxColors)
-		}
+	if rows >= MaxVertices || cols >= MaxVertices || (rows+1)*(cols+1) > MaxVertices {
+		return fmt.Errorf("size %dx%d: more than %d vertices (7x7 is the largest square)", rows, cols, MaxVertices)
 	}
 	return nil
+}
+
+// New returns the puzzle of rows×cols cells with entrance vertex init and
+// exit vertex goal, both (l, c), and the bullets colors: colors[r*cols+c]
+// is the colour of cell (r, c), 1 to MaxColors, or 0 for none. It is an
+// error if CheckSize rejects the size, if a vertex is off the grid, if the
+// entrance is the exit or if a colour is out of range.
+func New(rows, cols int, init, goal [2]int, colors []int) (*Problem, error) {
+	p := &Problem{}
+	if err := p.init3(rows, cols, init, goal); err != nil {
+		return nil, fmt.Errorf("witness: %w", err)
+	}
+	if len(colors) != rows*cols {
+		return nil, fmt.Errorf("witness: %d colours for %dx%d cells", len(colors), rows, cols)
+	}
+	for i, k := range colors {
+		if err := p.setColor(i/cols, i%cols, k); err != nil {
+			return nil, fmt.Errorf("witness: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// init3 sets the size, the entrance and the exit of p, which has no
+// bullets.
+func (p *Problem) init3(rows, cols int, init, goal [2]int) error {
+	if err := CheckSize(rows, cols); err != nil {
+		return err
+	}
+	*p = Problem{Rows: rows, Cols: cols, stride: uint(cols + 1)}
+	for l := 0; l <= rows; l++ {
+		for c := 0; c <= cols; c++ {
+			b := p.bit(l, c)
+			if l == rows {
+				p.top |= b
+			}
+			if l == 0 {
+				p.bottom |= b
+			}
+			if c == 0 {
+				p.left |= b
+			}
+			if c == cols {
+				p.right |= b
+			}
+			if l < rows && c < cols {
+				p.color[0] |= b
+				if c+1 < cols {
+					p.openR |= b
+				}
+				if l+1 < rows {
+					p.openU |= b
+				}
+			}
+		}
+	}
+	switch {
+	case !p.onGrid(init):
+		return fmt.Errorf("entrance %d %d is not a vertex of a %dx%d grid", init[0], init[1], rows, cols)
+	case !p.onGrid(goal):
+		return fmt.Errorf("exit %d %d is not a vertex of a %dx%d grid", goal[0], goal[1], rows, cols)
+	case init == goal:
+		return fmt.Errorf("the entrance and the exit are the same vertex %d %d", init[0], init[1])
+	}
+	p.init = p.bit(init[0], init[1])
+	p.exit = p.bit(goal[0], goal[1])
+	return nil
+}
+
+// setColor puts a bullet of colour k in cell (r, c), which has none; k == 0
+// does nothing.
+func (p *Problem) setColor(r, c, k int) error {
+	switch {
+	case r < 0 || r >= p.Rows || c < 0 || c >= p.Cols:
+		return fmt.Errorf("cell %d %d is not in a %dx%d grid", r, c, p.Rows, p.Cols)
+	case k < 0 || k > MaxColors:
+		return fmt.Errorf("cell %d %d: colour %d, want 1 to %d", r, c, k, MaxColors)
+	case k == 0:
+		return nil
+	}
+	b := p.bit(r, c)
+	if p.bullets&b != 0 {
+		return fmt.Errorf("cell %d %d has two bullets", r, c)
+	}
+	p.place(b, k)
+	return nil
+}
+
+// place puts a bullet of colour k in the empty cell of bit b.
+func (p *Problem) place(b uint64, k int) {
+	p.bullets |= b
+	p.color[0] &^= b
+	p.color[k] |= b
+	p.npresent = 0
+	for _, m := range p.color[1:] {
+		if m != 0 {
+			p.present[p.npresent] = m
+			p.npresent++
+		}
+	}
 }
 
 func (p *Problem) onGrid(v [2]int) bool {
 	return v[0] >= 0 && v[0] <= p.Rows && v[1] >= 0 && v[1] <= p.Cols
 }
 
-// Root returns the line that is only the entrance.
-func (p *Problem) Root() State {
-	v := p.vertex(p.Init[0], p.Init[1])
-	return State{visited: 1 << v, tip: uint8(v)}
+// bit returns the bit of vertex (l, c), which is also that of cell (l, c).
+func (p *Problem) bit(l, c int) uint64 { return 1 << (uint(l)*p.stride + uint(c)) }
+
+// coords returns the vertex (l, c) of a single bit.
+func (p *Problem) coords(b uint64) (l, c int) {
+	i := uint(bits.TrailingZeros64(b))
+	return int(i / p.stride), int(i % p.stride)
 }
+
+// Init returns the entrance vertex (l, c).
+func (p *Problem) Init() (l, c int) { return p.coords(p.init) }
+
+// Goal returns the exit vertex (l, c).
+func (p *Problem) Goal() (l, c int) { return p.coords(p.exit) }
+
+// Color returns the colour of the bullet in cell (r, c), or 0 if it has
+// none. The cell must be on the grid.
+func (p *Problem) Color(r, c int) int {
+	b := p.bit(r, c)
+	for k := 1; k <= MaxColors; k++ {
+		if p.color[k]&b != 0 {
+			return k
+		}
+	}
+	return 0
+}
+
+// Tip returns the vertex (l, c) at the tip of the line s.
+func (p *Problem) Tip(s State) (l, c int) { return p.coords(p.tip(s)) }
+
+// tip returns the bit of the tip of s: the entrance and the tip are the
+// only vertices with one segment, and every other vertex of the line has
+// two (an empty line's tip is the entrance).
+func (p *Problem) tip(s State) uint64 {
+	return s.h ^ s.h<<1 ^ s.v ^ s.v<<p.stride ^ p.init
+}
+
+// visited returns the vertices of the line s.
+func (p *Problem) visited(s State) uint64 {
+	return s.h | s.h<<1 | s.v | s.v<<p.stride | p.init
+}
+
+// Root returns the empty line, at the entrance: the zero State.
+func (p *Problem) Root() State { return State{} }
 
 // NumActions returns 4.
 func (p *Problem) NumActions() int { return 4 }
 
-// Apply extends the line by one move, if the target vertex is on the grid
-// and not on the line yet.
+// Apply extends the line s by one move of its tip, if the target vertex is
+// on the grid and not on the line. A line whose tip is on the exit has no
+// successor unless ContinueAtExit.
 func (p *Problem) Apply(s State, a int) (State, bool) {
-	l, c := p.Tip(s)
-	if !p.ContinueAtExit && l == p.Goal[0] && c == p.Goal[1] {
+	tip := p.tip(s)
+	if tip == p.exit && !p.ContinueAtExit {
 		return State{}, false
 	}
-	if a < 0 || a > 3 {
+	var to uint64
+	switch a {
+	case Up:
+		if tip&p.top != 0 {
+			return State{}, false
+		}
+		to = tip << p.stride
+	case Down:
+		if tip&p.bottom != 0 {
+			return State{}, false
+		}
+		to = tip >> p.stride
+	case Left:
+		if tip&p.left != 0 {
+			return State{}, false
+		}
+		to = tip >> 1
+	case Right:
+		if tip&p.right != 0 {
+			return State{}, false
+		}
+		to = tip << 1
+	default:
 		return State{}, false
 	}
-	l, c = step(l, c, a)
-	if l < 0 || l > p.Rows || c < 0 || c > p.Cols {
+	if p.visited(s)&to != 0 {
 		return State{}, false
 	}
-	v := p.vertex(l, c)
-	if s.visited&(1<<v) != 0 {
-		return State{}, false
+	// A segment is numbered by its lower or left vertex.
+	if a <= Down {
+		s.v |= min(tip, to)
+	} else {
+		s.h |= min(tip, to)
 	}
-	s.visited |= 1 << v
-	s.tip = uint8(v)
-	s.moves[s.n/32] |= uint64(a) << (2 * (s.n % 32))
-	s.n++
 	return s, true
 }
 
-// step returns the vertex next to (l, c) in direction a.
-func step(l, c, a int) (int, int) {
-	switch a {
-	case Up:
-		l++
-	case Down:
-		l--
-	case Left:
-		c--
-	case Right:
-		c++
-	}
-	return l, c
-}
-
-// move returns the i-th move of s.
-func (s State) move(i int) int {
-	return int(s.moves[i/32] >> (2 * (i % 32)) & 3)
-}
-
-// IsGoal reports whether the tip is on the exit and every region holds
-// bullets of at most one colour.
+// IsGoal reports whether the tip of s is on the exit and every region of
+// cells holds bullets of at most one colour.
 func (p *Problem) IsGoal(s State) bool {
-	if int(s.tip) != p.vertex(p.Goal[0], p.Goal[1]) {
-		return false
-	}
-	return p.regionsOK(s)
+	return p.tip(s) == p.exit && p.separates(s)
 }
 
-// edges returns the segments of the line: h has bit l*C+c for the segment
-// from (l, c) to (l, c+1), v bit l*(C+1)+c for (l, c) to (l+1, c).
-func (p *Problem) edges(s State) (h, v uint64) {
-	l, c := p.Init[0], p.Init[1]
-	for i := range s.Len() {
-		switch s.move(i) {
-		case Up:
-			v |= 1 << (l*(p.Cols+1) + c)
-			l++
-		case Down:
-			l--
-			v |= 1 << (l*(p.Cols+1) + c)
-		case Left:
-			c--
-			h |= 1 << (l*p.Cols + c)
-		case Right:
-			h |= 1 << (l*p.Cols + c)
-			c++
-		}
-	}
-	return h, v
+// walls returns the cells from which the line s lets one step right and
+// up.
+func (p *Problem) walls(s State) (openR, openU uint64) {
+	// The segment between cells (r, c) and (r, c+1) is the vertical one from
+	// vertex (r, c+1); that between (r, c) and (r+1, c) the horizontal one
+	// from vertex (r+1, c).
+	return p.openR &^ (s.v >> 1), p.openU &^ (s.h >> p.stride)
 }
 
-// regionsOK reports whether every region cut by the line holds at most one
-// colour.
-func (p *Problem) regionsOK(s State) bool {
-	var region [MaxVertices]int8
-	p.label(s, &region)
-	var color [MaxVertices]uint8
-	for cell, k := range p.Colors {
-		if k == 0 {
-			continue
+// fill returns the cells reachable from the cells x.
+func (p *Problem) fill(x, openR, openU uint64) uint64 {
+	for {
+		y := x | (x&openR)<<1 | (x>>1)&openR | (x&openU)<<p.stride | (x>>p.stride)&openU
+		if y == x {
+			return x
 		}
-		r := region[cell]
-		if color[r] != 0 && color[r] != k {
+		x = y
+	}
+}
+
+// separates reports whether every region of s holds at most one colour:
+// whether the cells reachable from the bullets of each colour hold no
+// bullet of another. The last colour needs no check of its own.
+func (p *Problem) separates(s State) bool {
+	openR, openU := p.walls(s)
+	for _, m := range p.present[:max(p.npresent-1, 0)] {
+		if p.fill(m, openR, openU)&p.bullets&^m != 0 {
 			return false
 		}
-		color[r] = k
 	}
 	return true
 }
 
-// Regions returns the number of regions the line of s cuts the cells into.
-func (p *Problem) Regions(s State) int {
-	var region [MaxVertices]int8
-	return p.label(s, &region)
-}
-
-// label numbers the regions of the line s, from 0, writes the region of
-// each cell to region and returns the number of regions. Two neighbouring
-// cells are in the same region unless a segment of the line separates them.
-func (p *Problem) label(s State, region *[MaxVertices]int8) int {
-	h, v := p.edges(s)
-	R, C := p.Rows, p.Cols
-	for i := range R * C {
-		region[i] = -1
-	}
-	var stack [MaxVertices]int8
+// regions writes the regions of cells that the line s cuts out, in the
+// order of their lowest cells, to dst and returns their number.
+func (p *Problem) regions(s State, dst *[MaxVertices]uint64) int {
+	openR, openU := p.walls(s)
 	n := 0
-	for start := range R * C {
-		if region[start] >= 0 {
-			continue
-		}
-		region[start] = int8(n)
-		stack[0] = int8(start)
-		top := 1
-		push := func(cell int) {
-			if region[cell] < 0 {
-				region[cell] = int8(n)
-				stack[top] = int8(cell)
-				top++
-			}
-		}
-		for top > 0 {
-			top--
-			cell := int(stack[top])
-			r, c := cell/C, cell%C
-			if c+1 < C && v&(1<<(r*(C+1)+c+1)) == 0 {
-				push(cell + 1)
-			}
-			if c > 0 && v&(1<<(r*(C+1)+c)) == 0 {
-				push(cell - 1)
-			}
-			if r+1 < R && h&(1<<((r+1)*C+c)) == 0 {
-				push(cell + C)
-			}
-			if r > 0 && h&(1<<(r*C+c)) == 0 {
-				push(cell - C)
-			}
-		}
-		n++
+	for left := p.color[0] | p.bullets; left != 0; n++ {
+		dst[n] = p.fill(left&-left, openR, openU)
+		left &^= dst[n]
 	}
 	return n
 }
 
-// Heuristic returns the Manhattan distance from the tip to the exit.
+// Heuristic returns the Manhattan distance from the tip of s to the exit:
+// a lower bound on the number of moves left.
 func (p *Problem) Heuristic(s State) float64 {
 	l, c := p.Tip(s)
-	return float64(abs(l-p.Goal[0]) + abs(c-p.Goal[1]))
+	gl, gc := p.Goal()
+	return float64(abs(l-gl) + abs(c-gc))
 }
 
 func abs(x int) int {
@@ -266,99 +362,4 @@ func abs(x int) int {
 		return -x
 	}
 	return x
-}
-
-// InputShape returns 9 planes of (2R+1)×(2C+1) pixels.
-func (p *Problem) InputShape() (c, h, w int) { return 9, 2*p.Rows + 1, 2*p.Cols + 1 }
-
-// Planes of the encoding.
-const (
-	PlaneEmpty = 0 // cells without a bullet
-	// Planes 1 to 4 mark the cells with a bullet of colour 1 to 4.
-	PlaneLine     = 5 // the line: its vertices and segments
-	PlaneTip      = 6
-	PlaneExit     = 7
-	PlaneEntrance = 8
-)
-
-// Encode writes the 9 planes of s to dst in CHW order: vertex (l, c) is
-// pixel (2l, 2c), cell (r, c) pixel (2r+1, 2c+1), a segment the pixel
-// between its vertices.
-func (p *Problem) Encode(s State, dst []float32) {
-	_, H, W := p.InputShape()
-	plane := H * W
-	clear(dst[:9*plane])
-	for i, k := range p.Colors {
-		r, c := i/p.Cols, i%p.Cols
-		dst[int(k)*plane+(2*r+1)*W+2*c+1] = 1
-	}
-	set := func(pl, l, c int) { dst[pl*plane+l*W+c] = 1 }
-	l, c := p.Init[0], p.Init[1]
-	set(PlaneLine, 2*l, 2*c)
-	for i := range s.Len() {
-		nl, nc := step(l, c, s.move(i))
-		set(PlaneLine, l+nl, c+nc)
-		set(PlaneLine, 2*nl, 2*nc)
-		l, c = nl, nc
-	}
-	set(PlaneTip, 2*l, 2*c)
-	set(PlaneExit, 2*p.Goal[0], 2*p.Goal[1])
-	set(PlaneEntrance, 2*p.Init[0], 2*p.Init[1])
-}
-
-// Render draws the puzzle and the line of s, with l growing upwards:
-// '.' a free vertex, 'S' the entrance, 'E' the exit, 'o' the line, '@' its
-// tip, digits the bullets.
-func (p *Problem) Render(s State) string {
-	_, H, W := p.InputShape()
-	pic := make([][]byte, H)
-	for y := range pic {
-		pic[y] = []byte(strings.Repeat(" ", W))
-		if y%2 == 0 {
-			for x := 0; x < W; x += 2 {
-				pic[y][x] = '.'
-			}
-		}
-	}
-	for i, k := range p.Colors {
-		if k != 0 {
-			pic[2*(i/p.Cols)+1][2*(i%p.Cols)+1] = '0' + k
-		}
-	}
-	pic[2*p.Goal[0]][2*p.Goal[1]] = 'E'
-	l, c := p.Init[0], p.Init[1]
-	pic[2*l][2*c] = 'S'
-	for i := range s.Len() {
-		nl, nc := step(l, c, s.move(i))
-		if nl != l {
-			pic[l+nl][2*c] = '|'
-		} else {
-			pic[2*l][c+nc] = '-'
-		}
-		pic[2*nl][2*nc] = 'o'
-		l, c = nl, nc
-	}
-	if s.Len() > 0 {
-		pic[2*l][2*c] = '@'
-	}
-	var b strings.Builder
-	for y := H - 1; y >= 0; y-- {
-		b.Write(bytes.TrimRight(pic[y], " "))
-		if y > 0 {
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
-}
-
-// String returns the puzzle in the file format.
-func (p *Problem) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Size: %d %d\nInit: %d %d\nGoal: %d %d\nColors: ", p.Rows, p.Cols, p.Init[0], p.Init[1], p.Goal[0], p.Goal[1])
-	for i, k := range p.Colors {
-		if k != 0 {
-			fmt.Fprintf(&b, "|%d %d %d", i/p.Cols, i%p.Cols, k)
-		}
-	}
-	return b.String()
 }

@@ -1,15 +1,11 @@
 package witness
 
 import (
-	"bytes"
-	"context"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/phs-go/phs/search"
-	"github.com/phs-go/phs/search/searchtest"
 )
 
 var (
@@ -26,12 +22,20 @@ func read(t testing.TB, path string) []*Problem {
 	return ps
 }
 
-// play applies the moves of a string of U, D, L, R.
-func play(t *testing.T, p *Problem, moves string) (State, bool) {
+func mustParse(t testing.TB, text string) *Problem {
 	t.Helper()
-	s := p.Root()
+	ps, err := Parse(strings.NewReader(text), "test.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps[0]
+}
+
+// play applies the moves of a string of U, D, L, R; ok is false if one is
+// illegal.
+func play(p *Problem, moves string) (s State, ok bool) {
+	s = p.Root()
 	for _, m := range moves {
-		var ok bool
 		s, ok = p.Apply(s, strings.IndexRune("UDLR", m))
 		if !ok {
 			return s, false
@@ -40,32 +44,160 @@ func play(t *testing.T, p *Problem, moves string) (State, bool) {
 	return s, true
 }
 
-func TestRules(t *testing.T) {
-	ps := read(t, "testdata/small.txt")
-	if ps[0].ID != "small.txt#0" || ps[1].ID != "small.txt#1" {
-		t.Fatalf("IDs %q %q", ps[0].ID, ps[1].ID)
+// line is a naive model of a line: its vertices in order.
+type line [][2]int
+
+var delta = [4][2]int{{1, 0}, {-1, 0}, {0, -1}, {0, 1}}
+
+// modelApply is the rule of DESIGN.md on the naive model.
+func modelApply(p *Problem, ln line, a int) (line, bool) {
+	tip := ln[len(ln)-1]
+	gl, gc := p.Goal()
+	if tip == [2]int{gl, gc} && !p.ContinueAtExit {
+		return nil, false
 	}
-	p := ps[0]
+	to := [2]int{tip[0] + delta[a][0], tip[1] + delta[a][1]}
+	if to[0] < 0 || to[0] > p.Rows || to[1] < 0 || to[1] > p.Cols {
+		return nil, false
+	}
+	for _, v := range ln {
+		if v == to {
+			return nil, false
+		}
+	}
+	return append(ln[:len(ln):len(ln)], to), true
+}
+
+// modelGoal is the goal test of DESIGN.md on the naive model, by a flood
+// fill of the cells.
+func modelGoal(p *Problem, ln line) bool {
+	gl, gc := p.Goal()
+	if ln[len(ln)-1] != [2]int{gl, gc} {
+		return false
+	}
+	type seg [2][2]int
+	cut := map[seg]bool{}
+	for i := 1; i < len(ln); i++ {
+		a, b := ln[i-1], ln[i]
+		cut[seg{a, b}], cut[seg{b, a}] = true, true
+	}
+	region := map[[2]int]int{}
+	n := 0
+	for r := range p.Rows {
+		for c := range p.Cols {
+			if _, ok := region[[2]int{r, c}]; ok {
+				continue
+			}
+			n++
+			stack := [][2]int{{r, c}}
+			region[[2]int{r, c}] = n
+			for len(stack) > 0 {
+				x := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				// Each neighbour and the segment between the two cells.
+				for _, nb := range []struct {
+					cell [2]int
+					s    seg
+				}{
+					{[2]int{x[0], x[1] + 1}, seg{{x[0], x[1] + 1}, {x[0] + 1, x[1] + 1}}},
+					{[2]int{x[0], x[1] - 1}, seg{{x[0], x[1]}, {x[0] + 1, x[1]}}},
+					{[2]int{x[0] + 1, x[1]}, seg{{x[0] + 1, x[1]}, {x[0] + 1, x[1] + 1}}},
+					{[2]int{x[0] - 1, x[1]}, seg{{x[0], x[1]}, {x[0], x[1] + 1}}},
+				} {
+					y := nb.cell
+					if y[0] < 0 || y[0] >= p.Rows || y[1] < 0 || y[1] >= p.Cols || cut[nb.s] {
+						continue
+					}
+					if _, ok := region[y]; !ok {
+						region[y] = n
+						stack = append(stack, y)
+					}
+				}
+			}
+		}
+	}
+	color := map[int]int{}
+	for cell, reg := range region {
+		k := p.Color(cell[0], cell[1])
+		if k == 0 {
+			continue
+		}
+		if color[reg] != 0 && color[reg] != k {
+			return false
+		}
+		color[reg] = k
+	}
+	return true
+}
+
+// moves recovers the moves of s by following its segments from the
+// entrance.
+func moves(p *Problem, s State) []int {
+	var ms []int
+	seen := p.init
+	for cur := p.init; ; {
+		next := -1
+		for a := range 4 {
+			var to, seg, set uint64
+			switch a {
+			case Up:
+				to, seg, set = cur<<p.stride, cur, s.v
+			case Down:
+				to, seg, set = cur>>p.stride, cur>>p.stride, s.v
+			case Left:
+				to, seg, set = cur>>1, cur>>1, s.h
+			case Right:
+				to, seg, set = cur<<1, cur, s.h
+			}
+			if set&seg != 0 && seen&to == 0 && to != 0 {
+				next = a
+				seen |= to
+				cur = to
+				break
+			}
+		}
+		if next < 0 {
+			return ms
+		}
+		ms = append(ms, next)
+	}
+}
+
+func TestMoves(t *testing.T) {
+	corner := mustParse(t, "Size: 2 3\nInit: 0 0\nGoal: 2 3\nColors:\n")
+	center := mustParse(t, "Size: 2 2\nInit: 1 1\nGoal: 0 2\nColors:\n")
 	for _, tc := range []struct {
+		p          *Problem
 		moves      string
 		legal      bool
-		goal       bool
-		regions    int
-		heuristic  float64
 		tipL, tipC int
+		h          float64
 	}{
-		{"", true, false, 1, 3, 0, 0},
-		{"RUR", true, true, 2, 0, 1, 2},    // the line separates the two colours
-		{"URR", true, false, 1, 0, 1, 2},   // both colours in one region
-		{"RRU", true, false, 1, 0, 1, 2},   // along the bottom border
-		{"RUL", true, false, 2, 2, 1, 0},   // not at the exit
-		{"D", false, false, 0, 0, 0, 0},    // off the grid
-		{"L", false, false, 0, 0, 0, 0},    // off the grid
-		{"RL", false, false, 0, 0, 0, 0},   // back onto the line
-		{"RULD", false, false, 0, 0, 0, 0}, // onto the entrance
-		{"URRDL", false, false, 0, 0, 0, 0},
+		{corner, "", true, 0, 0, 5},
+		{corner, "D", false, 0, 0, 0}, // below the grid
+		{corner, "L", false, 0, 0, 0}, // left of it
+		{corner, "UUU", false, 0, 0, 0},
+		{corner, "UU", true, 2, 0, 3},
+		{corner, "RRR", true, 0, 3, 2},
+		{corner, "RRRR", false, 0, 0, 0}, // right of it
+		{corner, "RL", false, 0, 0, 0},   // back onto the line
+		{corner, "RULD", false, 0, 0, 0}, // onto the entrance
+		{corner, "URRDL", true, 0, 1, 4},
+		{corner, "URRDLL", false, 0, 0, 0},
+		{corner, "URRDRUU", true, 2, 3, 0},
+		{corner, "URRDRUUL", false, 0, 0, 0}, // on from the exit
+		{corner, "UURRDRD", true, 0, 3, 2},
+		{center, "", true, 1, 1, 2},
+		{center, "U", true, 2, 1, 3},
+		{center, "D", true, 0, 1, 1},
+		{center, "L", true, 1, 0, 3},
+		{center, "R", true, 1, 2, 1},
+		{center, "URD", true, 1, 2, 1},
+		{center, "DLU", true, 1, 0, 3},
+		{center, "DLUR", false, 0, 0, 0},
+		{center, "ULDDRR", true, 0, 2, 0},
 	} {
-		s, ok := play(t, p, tc.moves)
+		s, ok := play(tc.p, tc.moves)
 		if ok != tc.legal {
 			t.Errorf("%q: legal %v, want %v", tc.moves, ok, tc.legal)
 			continue
@@ -73,225 +205,158 @@ func TestRules(t *testing.T) {
 		if !ok {
 			continue
 		}
-		l, c := p.Tip(s)
-		if got := p.IsGoal(s); got != tc.goal || p.Regions(s) != tc.regions || p.Heuristic(s) != tc.heuristic || l != tc.tipL || c != tc.tipC || s.Len() != len(tc.moves) {
-			t.Errorf("%q: goal %v regions %d h %g tip (%d,%d); want %v %d %g (%d,%d)", tc.moves,
-				got, p.Regions(s), p.Heuristic(s), l, c, tc.goal, tc.regions, tc.heuristic, tc.tipL, tc.tipC)
+		l, c := tc.p.Tip(s)
+		if l != tc.tipL || c != tc.tipC || s.Len() != len(tc.moves) || tc.p.Heuristic(s) != tc.h {
+			t.Errorf("%q: tip %d %d len %d h %g, want %d %d %d %g", tc.moves, l, c, s.Len(), tc.p.Heuristic(s), tc.tipL, tc.tipC, len(tc.moves), tc.h)
 		}
 	}
-	// A failed exit ends the line unless ContinueAtExit.
-	s, _ := play(t, p, "URR")
+	for _, a := range []int{-1, 4} {
+		if _, ok := corner.Apply(corner.Root(), a); ok {
+			t.Errorf("action %d is legal", a)
+		}
+	}
+	// ContinueAtExit lets the line leave a failed exit.
+	p := mustParse(t, "Size: 1 2\nInit: 0 0\nGoal: 1 2\nColors: |0 0 1|0 1 2\n")
+	s, _ := play(p, "URR")
 	if _, ok := p.Apply(s, Down); ok {
-		t.Error("the line goes on from a failed exit")
+		t.Error("the line leaves the exit")
 	}
 	p.ContinueAtExit = true
-	if t2, ok := p.Apply(s, Down); !ok || p.IsGoal(t2) {
-		t.Error("ContinueAtExit: cannot leave the exit")
-	}
-	// Different lines to the same vertex are different states.
-	a, _ := play(t, p, "RU")
-	b, _ := play(t, p, "UR")
-	if a == b {
-		t.Error("two lines are the same state")
+	if next, ok := p.Apply(s, Down); !ok || p.IsGoal(next) {
+		t.Error("ContinueAtExit: the line cannot leave the exit")
 	}
 }
 
-func TestSolveAndEncode(t *testing.T) {
+// TestAllLines enumerates every line of small puzzles and checks Apply,
+// IsGoal and the states against the naive model: every line is a
+// different state, and its moves can be read back from it.
+func TestAllLines(t *testing.T) {
 	ps := read(t, "testdata/small.txt")
-	if _, err := os.Stat("../../../shared/data/witness/puzzles_4x4_test.txt"); err == nil {
-		ps = append(ps, read(t, "../../../shared/data/witness/puzzles_4x4_test.txt")[:20]...)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 4 {
+		ps = append(ps, Generate(rng, 2, 3), Generate(rng, 3, 2))
 	}
-	for _, p := range ps {
-		res, err := search.BestFirst[State](context.Background(), p, search.DomainHeuristic[State]{}, search.PHSh(), search.Options{})
-		if err != nil || !res.Solved {
-			t.Fatalf("%s: not solved: %v", p.ID, err)
-		}
-		if err := searchtest.Replay[State](p, res.Actions); err != nil {
-			t.Fatalf("%s: %v", p.ID, err)
-		}
-		// Encode the solution's last state.
-		s := p.Root()
-		for _, a := range res.Actions {
-			s, _ = p.Apply(s, a)
-		}
-		c, h, w := p.InputShape()
-		dst := make([]float32, c*h*w)
-		for i := range dst {
-			dst[i] = 7 // Encode must overwrite everything
-		}
-		p.Encode(s, dst)
-		count := make([]int, c)
-		for i, x := range dst {
-			switch x {
-			case 1:
-				count[i/(h*w)]++
-			case 0:
-			default:
-				t.Fatalf("%s: pixel %d = %g", p.ID, i, x)
-			}
-		}
-		cells := 0
-		for k := 0; k <= MaxColors; k++ {
-			cells += count[k]
-		}
-		if cells != p.Rows*p.Cols || count[PlaneLine] != 2*len(res.Actions)+1 ||
-			count[PlaneTip] != 1 || count[PlaneExit] != 1 || count[PlaneEntrance] != 1 {
-			t.Errorf("%s: plane counts %v for a line of %d moves", p.ID, count, len(res.Actions))
-		}
-		tipL, tipC := p.Tip(s)
-		if dst[PlaneTip*h*w+2*tipL*w+2*tipC] != 1 || dst[PlaneExit*h*w+2*p.Goal[0]*w+2*p.Goal[1]] != 1 {
-			t.Errorf("%s: tip or exit misplaced", p.ID)
-		}
-	}
-	p := ps[0]
-	s, _ := play(t, p, "RUR")
-	if got, want := p.Render(s), ". o-@\n 1|2\nS-o ."; got != want {
-		t.Errorf("Render = %q, want %q", got, want)
-	}
-}
-
-func TestGenerate(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, size := range [][2]int{{2, 2}, {3, 3}, {4, 4}, {3, 5}} {
-		ps := GenerateSet(rng, 15, size[0], size[1])
-		var buf bytes.Buffer
-		if err := Write(&buf, ps); err != nil {
-			t.Fatal(err)
-		}
-		back, err := Parse(&buf, "gen.txt")
-		if err != nil {
-			t.Fatal(err)
-		}
-		seen := map[string]bool{}
-		for i, p := range ps {
-			if back[i].String() != p.String() {
-				t.Fatalf("round trip: %q != %q", back[i].String(), p.String())
-			}
-			if seen[p.String()] {
-				t.Fatalf("duplicate puzzle %s", p)
-			}
-			seen[p.String()] = true
-			colours := map[uint8]bool{}
-			for _, k := range p.Colors {
-				if k != 0 {
-					colours[k] = true
-				}
-			}
-			if len(colours) < 2 || p.Init != [2]int{0, 0} || p.Goal == p.Init {
-				t.Fatalf("%dx%d puzzle %d breaks the distribution's rules:\n%s", size[0], size[1], i, p)
-			}
-			res, err := search.BestFirst[State](context.Background(), p, search.Uniform[State]{}, search.LevinTS(), search.Options{})
-			if err != nil || !res.Solved {
-				t.Fatalf("generated puzzle not solvable: %v\n%s", err, p)
-			}
-		}
-	}
-	a := Generate(rand.New(rand.NewPCG(5, 5)), 4, 4)
-	b := Generate(rand.New(rand.NewPCG(5, 5)), 4, 4)
-	if a.String() != b.String() {
-		t.Error("Generate is not deterministic for a seed")
-	}
-}
-
-func TestParseErrors(t *testing.T) {
-	for _, tc := range []struct{ in, msg string }{
-		{"", "no puzzles"},
-		{"Size: 4 4\nInit: 0 0\nGoal: 4 0\n", "no Colors line"},
-		{"Size: 4\nInit: 0 0\nGoal: 4 0\nColors: \n", ":1: Size: want 2 integers"},
-		{"Size: 0 4\nInit: 0 0\nGoal: 4 0\nColors: \n", ":1: Size: size 0x4"},
-		{"Size: 9 9\nInit: 0 0\nGoal: 4 0\nColors: \n", "at most 64 vertices"},
-		{"Size: 4 4\nInit: 0 x\nGoal: 4 0\nColors: \n", ":2: Init: bad integer"},
-		{"Size: 4 4\nInit: 0 0\nGoal: 5 0\nColors: \n", "exit [5 0] is not a vertex"},
-		{"Size: 4 4\nInit: 0 0\nGoal: 0 0\nColors: \n", "same vertex"},
-		{"Size: 4 4\nInit: 0 0\nGoal: 4 0\nColors: |4 0 1\n", ":4: Colors: cell 4 0 is not in"},
-		{"Size: 4 4\nInit: 0 0\nGoal: 4 0\nColors: |0 0 5\n", "colour 5"},
-		{"Size: 4 4\nInit: 0 0\nGoal: 4 0\nColors: |0 0 1|0 0 2\n", "two colours"},
-		{"Size: 4 4\nInit: 0 0\nGoal: 4 0\nColors: 0 0 1\n", "want |r c k|"},
-		{"Size: 4 4\nGoal: 4 0\n", ":2: want Init"},
-		{"Size 4 4\n", "want \"Key: value\""},
-		{"Size: 4 4\nInit: 0 0\nGoal: 4 0\nColors: \nSize: 4 4\n", ":5: puzzle starting at line 1 has more than four lines"},
-	} {
-		_, err := Parse(strings.NewReader(tc.in), "p.txt")
-		if err == nil || !strings.Contains(err.Error(), tc.msg) || !strings.HasPrefix(err.Error(), "witness: p.txt") {
-			t.Errorf("Parse(%q) = %v, want error containing %q", tc.in, err, tc.msg)
-		}
-	}
-}
-
-func FuzzParse(f *testing.F) {
-	b, _ := os.ReadFile("testdata/small.txt")
-	f.Add(string(b))
-	f.Add("Size: 1 1\nInit: 0 0\nGoal: 1 1\nColors: |0 0 1|\n")
-	f.Add("Size: 7 7\nInit: 7 7\nGoal: 0 0\nColors:\n\n\n")
-	f.Fuzz(func(t *testing.T, in string) {
-		ps, err := Parse(strings.NewReader(in), "fuzz")
-		if err != nil {
-			return
-		}
+	for _, cont := range []bool{false, true} {
 		for _, p := range ps {
-			// Every parsed puzzle can be played and printed back.
-			s := p.Root()
-			for a := range 4 {
-				if t2, ok := p.Apply(s, a); ok {
-					p.IsGoal(t2)
+			if p.Rows*p.Cols > 9 {
+				continue
+			}
+			p.ContinueAtExit = cont
+			seen := map[State]bool{}
+			goals := 0
+			var visit func(s State, ln line, ms []int)
+			visit = func(s State, ln line, ms []int) {
+				if seen[s] {
+					t.Fatalf("%s: two lines give the state of %v", p.ID, ms)
+				}
+				seen[s] = true
+				if got := moves(p, s); !equal(got, ms) {
+					t.Fatalf("%s: moves read back %v, want %v", p.ID, got, ms)
+				}
+				l, c := p.Tip(s)
+				if tip := ln[len(ln)-1]; tip != [2]int{l, c} {
+					t.Fatalf("%s %v: tip %d %d, want %v", p.ID, ms, l, c, tip)
+				}
+				goal := p.IsGoal(s)
+				if goal != modelGoal(p, ln) {
+					t.Fatalf("%s %v: IsGoal %v, want %v", p.ID, ms, goal, !goal)
+				}
+				if goal {
+					goals++
+				}
+				for a := range 4 {
+					next, ok := p.Apply(s, a)
+					mln, mok := modelApply(p, ln, a)
+					if ok != mok {
+						t.Fatalf("%s %v: action %d legal %v, want %v", p.ID, ms, a, ok, mok)
+					}
+					if ok {
+						visit(next, mln, append(ms[:len(ms):len(ms)], a))
+					}
 				}
 			}
-			c, h, w := p.InputShape()
-			p.Encode(s, make([]float32, c*h*w))
-			again, err := Parse(strings.NewReader(p.String()), "again")
-			if err != nil || again[0].String() != p.String() {
-				t.Fatalf("round trip of %q: %v", p.String(), err)
+			l, c := p.Init()
+			visit(p.Root(), line{{l, c}}, nil)
+			if goals == 0 {
+				t.Errorf("%s: no solution", p.ID)
+			}
+			p.ContinueAtExit = false
+		}
+	}
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestGoal(t *testing.T) {
+	two := mustParse(t, "Size: 1 2\nInit: 0 0\nGoal: 1 2\nColors: |0 0 1|0 1 2\n")
+	same := mustParse(t, "Size: 1 2\nInit: 0 0\nGoal: 1 2\nColors: |0 0 3|0 1 3\n")
+	// Colour 1 in cells (0,0) and (1,1), 2 in the others: the four
+	// separating segments all meet at vertex (1,1), so there is no solution.
+	diag := mustParse(t, "Size: 2 2\nInit: 0 0\nGoal: 2 2\nColors: |0 0 1|1 1 1|0 1 2|1 0 2\n")
+	// Colour 1 in cells (0,0) and (2,2), 2 in (0,2).
+	big := mustParse(t, "Size: 3 3\nInit: 0 0\nGoal: 3 3\nColors: |0 0 1|2 2 1|0 2 2\n")
+	for _, tc := range []struct {
+		p       *Problem
+		moves   string
+		goal    bool
+		regions int
+	}{
+		{two, "", false, 1},
+		{two, "RUR", true, 2},  // the line separates the two colours
+		{two, "URR", false, 1}, // both colours in one region
+		{two, "RRU", false, 1}, // along the border
+		{two, "RUL", false, 2}, // not at the exit
+		{same, "URR", true, 1}, // one colour, one region
+		{same, "RUR", true, 2}, // one colour, two regions
+		{diag, "RRUU", false, 1},
+		{diag, "RURU", false, 2}, // (0,1) alone, 1 2 1 in the other
+		{diag, "URUR", false, 2}, // (1,0) alone
+		{diag, "URRU", false, 2}, // rows apart
+		{big, "RRRUUU", false, 1},
+		{big, "UUURRR", false, 1},
+		{big, "URRRUU", false, 2}, // row 0 holds 1 and 2
+		{big, "UURRRU", false, 2}, // rows 0 and 1 hold 1 and 2
+		{big, "RRUURU", true, 2},  // (0,2) and (1,2) apart
+		{big, "RRURUU", true, 2},  // (0,2) alone
+		{big, "RUURRU", true, 2},
+		{big, "RURURU", true, 2},
+		{big, "RULURRRU", true, 3}, // (0,0) alone, row 2, the rest
+		{big, "RULURRR", false, 3}, // not at the exit
+	} {
+		s, ok := play(tc.p, tc.moves)
+		if !ok {
+			t.Errorf("%s %q: illegal", tc.p.String(), tc.moves)
+			continue
+		}
+		var reg [MaxVertices]uint64
+		if got, n := tc.p.IsGoal(s), tc.p.regions(s, &reg); got != tc.goal || n != tc.regions {
+			t.Errorf("%q %q: goal %v regions %d, want %v %d", tc.p.String(), tc.moves, got, n, tc.goal, tc.regions)
+		}
+	}
+	// No line solves diag.
+	var search func(s State) bool
+	search = func(s State) bool {
+		if diag.IsGoal(s) {
+			return true
+		}
+		for a := range 4 {
+			if next, ok := diag.Apply(s, a); ok && search(next) {
+				return true
 			}
 		}
-	})
-}
-
-func benchProblem(b *testing.B) (*Problem, State) {
-	p := read(b, "testdata/small.txt")[1]
-	s, _ := p.Apply(p.Root(), Right)
-	s, _ = p.Apply(s, Up)
-	s, _ = p.Apply(s, Up)
-	return p, s
-}
-
-func BenchmarkApply(b *testing.B) {
-	p, s := benchProblem(b)
-	for b.Loop() {
-		for a := range 4 {
-			p.Apply(s, a)
-		}
+		return false
 	}
-}
-
-func BenchmarkIsGoal(b *testing.B) {
-	p, s := benchProblem(b)
-	p.Goal = [2]int{2, 1} // the tip: the region test runs
-	for b.Loop() {
-		p.IsGoal(s)
-	}
-}
-
-func BenchmarkEncode(b *testing.B) {
-	p, s := benchProblem(b)
-	c, h, w := p.InputShape()
-	dst := make([]float32, c*h*w)
-	for b.Loop() {
-		p.Encode(s, dst)
-	}
-}
-
-func BenchmarkParse(b *testing.B) {
-	data, _ := os.ReadFile("testdata/small.txt")
-	for b.Loop() {
-		if _, err := Parse(bytes.NewReader(data), "small.txt"); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkGenerate(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	for b.Loop() {
-		Generate(rng, 4, 4)
+	if search(diag.Root()) {
+		t.Error("the unsolvable puzzle has a solution")
 	}
 }

@@ -1,0 +1,188 @@
+package witness
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+)
+
+// testSet is the paper's test set, used when it is there.
+const testSet = "../../../shared/data/witness/puzzles_4x4_test.txt"
+
+func TestParse(t *testing.T) {
+	ps := read(t, "testdata/small.txt")
+	if len(ps) != 4 {
+		t.Fatalf("%d puzzles, want 4", len(ps))
+	}
+	for i, want := range []struct {
+		rows, cols, il, ic, gl, gc int
+		colors                     map[[2]int]int
+	}{
+		{1, 2, 0, 0, 1, 2, map[[2]int]int{{0, 0}: 1, {0, 1}: 2}},
+		{4, 4, 0, 0, 4, 0, map[[2]int]int{{0, 0}: 4, {0, 1}: 2, {0, 2}: 4, {1, 2}: 4, {1, 3}: 1, {2, 0}: 4, {2, 2}: 4, {3, 2}: 4, {3, 3}: 1}},
+		{2, 2, 1, 1, 0, 2, nil},
+		{3, 3, 0, 0, 3, 3, map[[2]int]int{{0, 0}: 1, {1, 1}: 2, {2, 2}: 3, {0, 2}: 4}},
+	} {
+		p := ps[i]
+		il, ic := p.Init()
+		gl, gc := p.Goal()
+		if p.ID != "small.txt#"+string(rune('0'+i)) || p.Rows != want.rows || p.Cols != want.cols ||
+			il != want.il || ic != want.ic || gl != want.gl || gc != want.gc {
+			t.Errorf("puzzle %d: %s %dx%d init %d %d goal %d %d", i, p.ID, p.Rows, p.Cols, il, ic, gl, gc)
+		}
+		for r := range p.Rows {
+			for c := range p.Cols {
+				if got := p.Color(r, c); got != want.colors[[2]int{r, c}] {
+					t.Errorf("puzzle %d cell %d %d: colour %d, want %d", i, r, c, got, want.colors[[2]int{r, c}])
+				}
+			}
+		}
+	}
+	// Write gives back the file, but for the trailing '|' of the last
+	// puzzle.
+	var buf bytes.Buffer
+	if err := Write(&buf, ps); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile("testdata/small.txt")
+	if want := strings.Replace(string(data), "3|\n", "3\n", 1); buf.String() != want {
+		t.Errorf("Write =\n%s\nwant\n%s", buf.String(), want)
+	}
+	// Fields in any order, spaces, CRLF line ends, several blank lines.
+	other, err := Parse(strings.NewReader("\r\n\r\nColors:|0 1 3 |  \r\nGoal:  1 2\r\nSize:1\t2\r\n Init: 0 0\r\n\r\n\r\n"), "dir/x.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := other[0].String(); got != "Size: 1 2\nInit: 0 0\nGoal: 1 2\nColors: |0 1 3" || other[0].ID != "x.txt#0" {
+		t.Errorf("%s: %q", other[0].ID, got)
+	}
+}
+
+func TestParseTestSet(t *testing.T) {
+	if _, err := os.Stat(testSet); err != nil {
+		t.Skip("no test set:", err)
+	}
+	ps := read(t, testSet)
+	if len(ps) != 1000 {
+		t.Fatalf("%d puzzles, want 1000", len(ps))
+	}
+	data, err := os.ReadFile(testSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, ps); err != nil {
+		t.Fatal(err)
+	}
+	// The file ends with a blank line.
+	if !bytes.Equal(buf.Bytes(), append(bytes.TrimRight(data, "\n"), '\n')) {
+		t.Error("Write does not give back the test set")
+	}
+	p := ps[0]
+	if gl, gc := p.Goal(); p.ID != "puzzles_4x4_test.txt#0" || p.Rows != 4 || p.Cols != 4 || gl != 4 || gc != 0 || p.Color(1, 3) != 1 {
+		t.Errorf("first puzzle:\n%s", p)
+	}
+	// The first puzzles have solutions.
+	for _, p := range ps[:20] {
+		if solve(p) == nil {
+			t.Errorf("%s: no solution", p.ID)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	const ok = "Size: 4 4\nInit: 0 0\nGoal: 4 0\n"
+	for _, tc := range []struct{ in, msg string }{
+		{"", "p.txt: no puzzles"},
+		{"\n\n", "p.txt: no puzzles"},
+		{ok, ":1: the puzzle starting here has no Colors line"},
+		{"\n\nInit: 0 0\nGoal: 4 0\nColors:\n", ":3: the puzzle starting here has no Size line"},
+		{"Size: 4\nInit: 0 0\nGoal: 4 0\nColors:\n", ":1: Size: want 2 integers, got 1"},
+		{"Size: 4 4 4\nInit: 0 0\nGoal: 4 0\nColors:\n", ":1: Size: want 2 integers, got more"},
+		{"Size: 0 4\nInit: 0 0\nGoal: 4 0\nColors:\n", ":1: Size: size 0x4: want at least 1x1"},
+		{"Size: 8 7\nInit: 0 0\nGoal: 4 0\nColors:\n", ":1: Size: size 8x7: more than 64 vertices"},
+		{"Size: 4 99999999\nInit: 0 0\nGoal: 4 0\nColors:\n", ":1: Size: size 4x99999999: more than"},
+		{"Size: 4 9999999999\nInit: 0 0\nGoal: 4 0\nColors:\n", `:1: Size: bad integer "9999999999"`},
+		{"Size: 4 4\nInit: 0 x\nGoal: 4 0\nColors:\n", `:2: Init: bad integer "x"`},
+		{"Size: 4 4\nInit: 0 -1\nGoal: 4 0\nColors:\n", ":2: Init: entrance 0 -1 is not a vertex of a 4x4 grid"},
+		{"Size: 4 4\nInit: 0 0\nGoal: 5 0\nColors:\n", ":3: Goal: exit 5 0 is not a vertex"},
+		{"Size: 4 4\nInit: 0 0\nGoal: 0 0\nColors:\n", ":3: Goal: the entrance and the exit are the same vertex 0 0"},
+		{ok + "Colors: |4 0 1\n", ":4: Colors: cell 4 0 is not in a 4x4 grid"},
+		{ok + "Colors: |0 0 5\n", ":4: Colors: cell 0 0: colour 5, want 1 to 4"},
+		{ok + "Colors: |0 0 0\n", ":4: Colors: cell 0 0: colour 0, want 1 to 4"},
+		{ok + "Colors: |0 0 -2\n", ":4: Colors: cell 0 0: colour -2"},
+		{ok + "Colors: |0 0 1|0 0 2\n", ":4: Colors: cell 0 0 has two bullets"},
+		{ok + "Colors: 0 0 1\n", ":4: Colors: want |r c k|..."},
+		{ok + "Colors: |0 0 1||1 1 1\n", ":4: Colors: want 3 integers, got 0"},
+		{ok + "Colors: |0 0\n", ":4: Colors: want 3 integers, got 2"},
+		{ok + "Colors: " + strings.Repeat("|0 0 1", 65) + "\n", ":4: Colors: more than 64 bullets"},
+		{ok + "Colours: |0 0 1\n", `:4: unknown key "Colours" (want Size, Init, Goal or Colors)`},
+		{"Size 4 4\n", `:1: want "Key: value", got "Size 4 4"`},
+		{ok + "Colors:\nSize: 4 4\n", ":5: second Size line in the puzzle starting at line 1 (missing blank line?)"},
+		{ok + "Colors:\n\nSize: 4 4\nInit: 9 9\nGoal: 4 0\nColors:\n", ":7: Init: entrance 9 9"},
+		{"Size: 4 4\n" + strings.Repeat("x", 2<<20) + "\n", ":2: bufio.Scanner: token too long"},
+	} {
+		_, err := Parse(strings.NewReader(tc.in), "p.txt")
+		if err == nil || !strings.HasPrefix(err.Error(), "witness: p.txt") || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("Parse(%.40q) = %v, want an error with %q", tc.in, err, tc.msg)
+		}
+	}
+	if _, err := ReadFile("testdata/missing.txt"); err == nil || !strings.Contains(err.Error(), "missing.txt") {
+		t.Errorf("ReadFile of a missing file: %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	data, err := os.ReadFile("testdata/small.txt")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(data))
+	f.Add("Size: 1 1\nInit: 0 0\nGoal: 1 1\nColors: |0 0 1|\n")
+	f.Add("Size: 7 7\nInit: 7 7\nGoal: 0 0\nColors:\n\n\n")
+	f.Add("Colors: |1 2 3|\nGoal: 3 1\nInit: 1 0\nSize: 3 3\n")
+	f.Add("Size: 1 31\nInit: 1 31\nGoal: 0 1\nColors: |0 30 4|0 0 2\n\nSize: 2 3\nInit: 0 0\nGoal: 2 3\nColors:")
+	f.Fuzz(func(t *testing.T, in string) {
+		ps, err := Parse(strings.NewReader(in), "fuzz")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "witness: fuzz") {
+				t.Fatalf("error %q", err)
+			}
+			return
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, ps); err != nil {
+			t.Fatal(err)
+		}
+		again, err := Parse(&buf, "again")
+		if err != nil || len(again) != len(ps) {
+			t.Fatalf("round trip: %v", err)
+		}
+		for i, p := range ps {
+			if again[i].String() != p.String() {
+				t.Fatalf("round trip of %q: %q", p.String(), again[i].String())
+			}
+			// Every puzzle can be played, tested, encoded and drawn.
+			c, h, w := p.InputShape()
+			dst := make([]float32, c*h*w)
+			s := p.Root()
+			for range 8 {
+				next, ok := State{}, false
+				for a := range 4 {
+					if next, ok = p.Apply(s, a); ok {
+						break
+					}
+				}
+				if !ok {
+					break
+				}
+				s = next
+				p.IsGoal(s)
+				p.Heuristic(s)
+				p.Encode(s, dst)
+				p.Render(s)
+			}
+		}
+	})
+}
