@@ -27,39 +27,29 @@ func (p *Problem) Encode(s State, dst []float32) {
 	n := H * W
 	dst = dst[:NumPlanes*n]
 	clear(dst)
-	line := dst[PlaneLine*n : (PlaneLine+1)*n]
-	on := p.visited(s)
-	for l := 0; l <= p.Rows; l++ {
-		row := 2 * l * W
-		for c := 0; c <= p.Cols; c++ {
-			b := p.bit(l, c)
-			o := row + 2*c
-			if on&b != 0 {
-				line[o] = 1
-			}
-			if s.h&b != 0 {
-				line[o+1] = 1
-			}
-			if s.v&b != 0 {
-				line[o+W] = 1
-			}
-			if l < p.Rows && c < p.Cols {
-				k := 0
-				if p.bullets&b != 0 {
-					for p.color[k]&b == 0 {
-						k++
-					}
-				}
-				dst[k*n+o+W+1] = 1
-			}
+	for k, m := range p.color {
+		plane := dst[k*n : (k+1)*n]
+		for ; m != 0; m &= m - 1 {
+			plane[p.pixel(m&-m, W)+W+1] = 1
 		}
+	}
+	line := dst[PlaneLine*n : (PlaneLine+1)*n]
+	for m := p.visited(s); m != 0; m &= m - 1 {
+		line[p.pixel(m&-m, W)] = 1
+	}
+	for m := s.h; m != 0; m &= m - 1 {
+		line[p.pixel(m&-m, W)+1] = 1
+	}
+	for m := s.v; m != 0; m &= m - 1 {
+		line[p.pixel(m&-m, W)+W] = 1
 	}
 	dst[PlaneTip*n+p.pixel(p.tip(s), W)] = 1
 	dst[PlaneExit*n+p.pixel(p.exit, W)] = 1
 	dst[PlaneEntrance*n+p.pixel(p.init, W)] = 1
 }
 
-// pixel returns the pixel index of the vertex of bit b in an image w wide.
+// pixel returns the pixel index of the vertex of bit b in an image w wide:
+// vertex (l, c) is pixel (2l, 2c); cell (l, c) is pixel w+1 further.
 func (p *Problem) pixel(b uint64, w int) int {
 	l, c := p.coords(b)
 	return 2*l*w + 2*c

@@ -72,6 +72,7 @@ type Problem struct {
 	ContinueAtExit bool
 
 	stride  uint   // Cols+1: the bit distance between vertices l and l+1
+	recip   uint   // ⌊2¹⁶/stride⌋+1: i/stride is i·recip>>16 for i < 64
 	init    uint64 // the entrance's vertex bit
 	exit    uint64 // the exit's vertex bit
 	top     uint64 // vertices with l == Rows
@@ -128,7 +129,7 @@ func (p *Problem) init3(rows, cols int, init, goal [2]int) error {
 	if err := CheckSize(rows, cols); err != nil {
 		return err
 	}
-	*p = Problem{Rows: rows, Cols: cols, stride: uint(cols + 1)}
+	*p = Problem{Rows: rows, Cols: cols, stride: uint(cols + 1), recip: 1<<16/uint(cols+1) + 1}
 	for l := 0; l <= rows; l++ {
 		for c := 0; c <= cols; c++ {
 			b := p.bit(l, c)
@@ -211,7 +212,8 @@ func (p *Problem) bit(l, c int) uint64 { return 1 << (uint(l)*p.stride + uint(c)
 // coords returns the vertex (l, c) of a single bit.
 func (p *Problem) coords(b uint64) (l, c int) {
 	i := uint(bits.TrailingZeros64(b))
-	return int(i / p.stride), int(i % p.stride)
+	q := i * p.recip >> 16
+	return int(q), int(i - q*p.stride)
 }
 
 // Init returns the entrance vertex (l, c).

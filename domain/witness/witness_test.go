@@ -1,11 +1,14 @@
 package witness
 
 import (
+	"context"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/phs-go/phs/search"
+	"github.com/phs-go/phs/search/searchtest"
 )
 
 var (
@@ -358,5 +361,75 @@ func TestGoal(t *testing.T) {
 	}
 	if search(diag.Root()) {
 		t.Error("the unsolvable puzzle has a solution")
+	}
+}
+
+// TestSizes checks CheckSize and the vertex arithmetic of every size.
+func TestSizes(t *testing.T) {
+	for rows := -1; rows <= 70; rows++ {
+		for cols := -1; cols <= 70; cols++ {
+			err := CheckSize(rows, cols)
+			want := rows >= 1 && cols >= 1 && (rows+1)*(cols+1) <= MaxVertices
+			if (err == nil) != want {
+				t.Fatalf("CheckSize(%d, %d) = %v", rows, cols, err)
+			}
+			if err != nil {
+				continue
+			}
+			p, err := New(rows, cols, [2]int{0, 0}, [2]int{rows, cols}, make([]int, rows*cols))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for l := 0; l <= rows; l++ {
+				for c := 0; c <= cols; c++ {
+					if gl, gc := p.coords(p.bit(l, c)); gl != l || gc != c {
+						t.Fatalf("%dx%d: vertex %d %d read back as %d %d", rows, cols, l, c, gl, gc)
+					}
+				}
+			}
+		}
+	}
+	if _, err := New(8, 8, [2]int{0, 0}, [2]int{1, 1}, make([]int, 64)); err == nil {
+		t.Error("New accepts 8x8")
+	}
+	if _, err := New(2, 2, [2]int{0, 0}, [2]int{1, 1}, make([]int, 3)); err == nil {
+		t.Error("New accepts 3 colours for 4 cells")
+	}
+	if _, err := New(2, 2, [2]int{0, 0}, [2]int{1, 1}, []int{0, 0, 5, 0}); err == nil {
+		t.Error("New accepts colour 5")
+	}
+	// A line through every vertex of the largest square, 7x7: 64 vertices.
+	p, err := New(7, 7, [2]int{0, 0}, [2]int{7, 0}, make([]int, 49))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snake := strings.Repeat("RRRRRRRULLLLLLLU", 4)
+	s, ok := play(p, snake[:len(snake)-1])
+	if !ok || s.Len() != 63 || !p.IsGoal(s) || p.visited(s) != ^uint64(0) {
+		t.Errorf("7x7 snake: ok %v len %d goal %v visited %x", ok, s.Len(), p.IsGoal(s), p.visited(s))
+	}
+	if got := moves(p, s); len(got) != 63 {
+		t.Errorf("7x7 snake: %d moves read back", len(got))
+	}
+}
+
+// TestSearch solves puzzles with A* and the Manhattan distance, which is
+// admissible: the solutions are as short as breadth-first search finds.
+func TestSearch(t *testing.T) {
+	ps := read(t, "testdata/small.txt")
+	if _, err := os.Stat(testSet); err == nil {
+		ps = append(ps, read(t, testSet)[:30]...)
+	}
+	for _, p := range ps {
+		res, err := search.BestFirst[State](context.Background(), p, search.DomainHeuristic[State]{}, search.AStar(), search.Options{GoalAtExpansion: true})
+		if err != nil || !res.Solved {
+			t.Fatalf("%s: not solved: %v", p.ID, err)
+		}
+		if err := searchtest.Replay[State](p, res.Actions); err != nil {
+			t.Fatalf("%s: %v", p.ID, err)
+		}
+		if want := searchtest.BFS[State](p); len(res.Actions) != want {
+			t.Errorf("%s: A* solution of %d moves, BFS %d", p.ID, len(res.Actions), want)
+		}
 	}
 }
