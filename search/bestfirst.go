@@ -7,109 +7,141 @@ import (
 	"time"
 )
 
-// BestFirst runs alg on p with evaluator ev. See Engine.Search.
+// checkEvery is the number of nodes taken from the open list between two
+// looks at the context and the clock; a power of two.
+const checkEvery = 1024
+
+// maxDepth is the largest depth of a node: the depth shares 32 bits with
+// the action.
+const maxDepth = 1<<24 - 1
+
+// BestFirst runs alg on p with evaluator ev. It is short for a new Engine's
+// Search; a worker that solves many problems should keep an Engine.
 func BestFirst[S comparable](ctx context.Context, p Problem[S], ev Evaluator[S], alg Algorithm, opts Options) (Result[S], error) {
 	var e Engine[S]
 	return e.Search(ctx, p, ev, alg, opts)
 }
 
 // An Engine runs best-first searches. It keeps its memory from one search to
-// the next, so a worker that solves many problems allocates little after
-// the first. The zero value is ready to use; an Engine must not be used by
-// two goroutines at once.
+// the next, so that a worker solving many problems allocates little but the
+// solutions once its memory has grown to the size of its largest search.
+// The zero value is ready to use; an Engine must not be used by two
+// goroutines at once.
 type Engine[S comparable] struct {
-	nodes    []node[S]
-	policies []float32 // the A log-probabilities of each node's policy
+	// nodes is the arena of the search tree. The nodes from pending on are
+	// generated but not yet evaluated: they wait for a batch.
+	nodes   []node[S]
+	pending int
+	// policies holds the A log-probabilities of each evaluated node.
+	policies []float32
 	open     nodeHeap
-	seen     map[S]struct{}
-	visited  map[S]visit // safe state pruning
-	pending  []child[S]
+	seen     map[S]struct{} // every state generated, but with safe pruning
+	visited  map[S]visit    // safe pruning: the expanded states
+	// Scratch space: the evaluator's arguments, and the successors of the
+	// node being expanded.
 	states   []S
 	logPi, h []float64
-	legal    []bool
 	succ     []S
+	legal    []bool
 }
 
-// A node is an entry of the search tree, stored in the engine's arena.
+// A node is an entry of the arena. Its path cost is g = depth·L, L the node
+// loss, and its action is that of the edge from its parent.
 type node[S comparable] struct {
 	state  S
-	g      float64
-	logPi  float64
-	parent int32
-	action uint8
+	logPi  float64 // log pi(n), as the search uses it
+	parent int32   // -1 for the root
+	da     uint32  // depth<<8 | action
 }
 
-// A child is a generated node waiting for its evaluation.
-type child[S comparable] struct {
-	state  S
-	g      float64
-	logPi  float64
-	parent int32
-	action uint8
-}
+func (n *node[S]) depth() uint32 { return n.da >> 8 }
+func (n *node[S]) action() int   { return int(n.da & 255) }
 
-// A visit is what safe state pruning remembers of a state.
-type visit struct{ phi, logPi float64 }
+// A visit is what safe state pruning remembers of the last node of a state
+// that it let through: log(g/pi) and log pi.
+type visit struct{ levin, logPi float64 }
 
 // Search runs the best-first search alg on p, with the policy and heuristic
-// of ev, within the limits of opts. The engine works as the reference
-// implementation of Orseau & Lelis (2021) does, unless opts say otherwise:
+// of ev, within the limits of opts. The open list is ordered by
+// alg.Priority, ties going to the larger g. As in the reference
+// implementation of Orseau & Lelis (2021), unless opts say otherwise:
 //
-//   - A child is tested for the goal when it is generated (the paper's
-//     Algorithm 1 tests at expansion: Options.GoalAtExpansion).
-//   - A child whose state was generated before is dropped when generated;
-//     nodes are never reopened. (PHSSafe instead prunes at expansion, as in
-//     the paper's appendix.)
-//   - Children wait in a pending list until Options.BatchSize of them have
-//     accumulated or the open list is empty; they are then evaluated in one
-//     Evaluator call and pushed onto the open list.
-//   - The budget counts expansions. The root is evaluated on its own first.
+//   - A child is tested for the goal when it is generated, before it is
+//     evaluated (the paper's Algorithm 1 tests a node when it is taken from
+//     the open list to be expanded: Options.GoalAtExpansion).
+//   - A child whose state was generated before, by any node, is dropped
+//     when it is generated; nodes are never reopened. A* with a consistent
+//     heuristic and GoalAtExpansion therefore finds optimal solutions, but
+//     with an inconsistent one it may not. PHSSafe replaces this rule by
+//     safe state pruning: see PHSSafe.
+//   - Children wait in a pending list until at least Options.BatchSize of
+//     them have been generated, or the open list is empty; they are then
+//     evaluated in one Evaluator call and pushed onto the open list. So with
+//     batches of more than one node the nodes are not taken in exactly
+//     best-first order, and the paper's guarantees hold for BatchSize 1.
+//     The root is evaluated first, on its own.
+//   - The budget counts expansions: nodes taken from the open list whose
+//     children are generated (not the goal node, nor those that safe
+//     pruning drops).
 //
-// The policy of an expanded node gives its children their probabilities:
-// pi(child) = pi(n)·pi(a|n), over the evaluator's full distribution or,
-// with Options.Renormalize, renormalised over the legal actions of n. The
-// heuristic is clipped at 0 by the PHS evaluation functions.
+// A node's g is the sum of the node losses of the nodes below the root on
+// its path (Options.NodeLoss each, the root's g is 0), and its probability
+// is pi(n) = pi(parent)·pi(a|parent), with pi(·|parent) the policy the
+// evaluator gave the parent: its full distribution as given, or with
+// Options.Renormalize that distribution renormalised over the legal actions
+// of the parent. Illegal actions are never taken.
+//
+// The search ends with a solution, with an exhausted open list, when the
+// budget is spent or at the timeout: none of these is an error. The context
+// and the clock are looked at every 1024 nodes taken from the open list; a
+// done context ends the search with its error. An evaluator's error also
+// ends it.
 func (e *Engine[S]) Search(ctx context.Context, p Problem[S], ev Evaluator[S], alg Algorithm, opts Options) (res Result[S], err error) {
 	start := time.Now()
 	defer func() { res.Time = time.Since(start) }()
+	if alg.kind == 0 {
+		return res, fmt.Errorf("search: zero Algorithm")
+	}
 	A, batch, loss, deadline, err := opts.settings(p, start)
 	if err != nil {
 		return res, err
 	}
+	if loss < 0 || math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return res, fmt.Errorf("search: node loss %g; want a finite value >= 0", loss)
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
 	safe := alg.kind == phsSafe
-	goalAtExpansion := opts.GoalAtExpansion || safe
 	e.reset(A, batch, safe)
 
-	// Evaluate the root on its own.
 	root := p.Root()
-	if p.IsGoal(root) {
-		res.Solved = true
-		res.Trajectory = &Trajectory[S]{}
+	e.nodes = append(e.nodes, node[S]{state: root, parent: -1})
+	if p.IsGoal(root) && !opts.GoalAtExpansion {
+		e.solution(p, 0, loss, opts.Renormalize, &res)
 		return res, nil
 	}
-	e.pending = append(e.pending, child[S]{state: root, parent: -1})
 	if !safe {
 		e.seen[root] = struct{}{}
 	}
-	if err := e.flush(p, ev, alg, A, &res); err != nil {
+	if err := e.flush(p, ev, alg, A, loss, &res); err != nil {
 		return res, err
 	}
 
-	for {
+	for pops := 1; ; pops++ {
 		if e.open.len() == 0 {
-			if len(e.pending) == 0 {
+			if e.pending == len(e.nodes) {
 				res.Exhausted = true
 				return res, nil
 			}
-			if err := e.flush(p, ev, alg, A, &res); err != nil {
+			if err := e.flush(p, ev, alg, A, loss, &res); err != nil {
 				return res, err
 			}
-			continue
 		}
 		if opts.Budget > 0 && res.Expansions >= opts.Budget {
 			return res, nil
 		}
-		if res.Expansions&1023 == 1023 {
+		if pops%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return res, err
 			}
@@ -118,75 +150,92 @@ func (e *Engine[S]) Search(ctx context.Context, p Problem[S], ev Evaluator[S], a
 				return res, nil
 			}
 		}
+
 		top := e.open.pop()
 		n := e.nodes[top.index]
 		if safe {
+			levin := logLevin(n.depth(), loss, n.logPi)
 			v, ok := e.visited[n.state]
-			if ok && v.phi <= top.priority && v.logPi >= n.logPi {
+			if ok && v.levin <= levin && v.logPi >= n.logPi {
 				continue // safe state pruning
 			}
 			if !ok || v.logPi <= n.logPi {
-				e.visited[n.state] = visit{top.priority, n.logPi}
+				e.visited[n.state] = visit{levin, n.logPi}
 			}
 		}
-		if goalAtExpansion && p.IsGoal(n.state) {
-			res.Solved = true
-			e.solution(p, top.index, -1, 0, 0, &res)
+		if opts.GoalAtExpansion && p.IsGoal(n.state) {
+			e.solution(p, top.index, loss, opts.Renormalize, &res)
 			return res, nil
 		}
 		res.Expansions++
+		if n.depth() == maxDepth {
+			return res, fmt.Errorf("search: a path is longer than %d nodes", maxDepth)
+		}
 
 		// Generate the children, with their probabilities from the policy
 		// of n.
 		pol := e.policies[int(top.index)*A : int(top.index+1)*A]
 		logZ := 0.0
-		if opts.Renormalize {
-			logZ = math.Inf(-1)
-		}
 		for a := range A {
 			s, ok := p.Apply(n.state, a)
 			e.legal[a] = ok
 			e.succ[a] = s
-			if ok && opts.Renormalize {
-				logZ = logAddExp(logZ, float64(pol[a]))
-			}
 		}
+		if opts.Renormalize {
+			logZ = legalLogSumExp(pol, e.legal)
+		}
+		d := (n.depth() + 1) << 8
 		for a := range A {
 			if !e.legal[a] {
 				continue
 			}
 			s := e.succ[a]
 			res.Generated++
-			if !safe {
-				// One hash operation: the map grows unless s is a duplicate.
+			c := node[S]{state: s, logPi: n.logPi + float64(pol[a]) - logZ, parent: top.index, da: d | uint32(a)}
+			if safe {
+				// A node whose state was expanded by a node that dominates
+				// it would be pruned when taken from the open list: drop it
+				// now, before it costs an evaluation.
+				if v, ok := e.visited[s]; ok && v.logPi >= c.logPi && v.levin <= logLevin(c.depth(), loss, c.logPi) {
+					continue
+				}
+			} else {
+				// One hash operation: the set grows unless s is in it.
 				before := len(e.seen)
 				e.seen[s] = struct{}{}
 				if len(e.seen) == before {
 					continue
 				}
 			}
-			c := child[S]{state: s, g: n.g + loss, logPi: n.logPi + float64(pol[a]) - logZ, parent: top.index, action: uint8(a)}
-			if !goalAtExpansion && p.IsGoal(s) {
-				res.Solved = true
-				e.solution(p, top.index, a, c.g, c.logPi, &res)
+			e.nodes = append(e.nodes, c)
+			if !opts.GoalAtExpansion && p.IsGoal(s) {
+				e.solution(p, int32(len(e.nodes)-1), loss, opts.Renormalize, &res)
 				return res, nil
 			}
-			e.pending = append(e.pending, c)
 		}
-		if len(e.pending) >= batch || e.open.len() == 0 {
-			if err := e.flush(p, ev, alg, A, &res); err != nil {
+		if len(e.nodes) >= math.MaxInt32 {
+			return res, fmt.Errorf("search: more than %d nodes", math.MaxInt32-1)
+		}
+		if len(e.nodes)-e.pending >= batch || e.open.len() == 0 {
+			if err := e.flush(p, ev, alg, A, loss, &res); err != nil {
 				return res, err
 			}
 		}
 	}
 }
 
+// logLevin returns log(g/pi) for a node at depth d with log-probability
+// logPi.
+func logLevin(d uint32, loss, logPi float64) float64 {
+	return math.Log(float64(d)*loss) - logPi
+}
+
 // reset prepares the engine's memory for a search.
 func (e *Engine[S]) reset(A, batch int, safe bool) {
 	e.nodes = e.nodes[:0]
+	e.pending = 0
 	e.policies = e.policies[:0]
 	e.open.reset()
-	e.pending = e.pending[:0]
 	if safe {
 		if e.visited == nil {
 			e.visited = make(map[S]visit)
@@ -203,23 +252,23 @@ func (e *Engine[S]) reset(A, batch int, safe bool) {
 		e.succ = make([]S, A)
 	}
 	e.legal, e.succ = e.legal[:A], e.succ[:A]
-	n := batch + A // a flush may hold up to batch-1+A children
-	if cap(e.states) < n {
+	if n := batch + A; cap(e.h) < n { // a batch holds at most batch-1+A nodes
 		e.states = make([]S, 0, n)
 		e.logPi = make([]float64, n*A)
 		e.h = make([]float64, n)
 	}
 }
 
-// flush evaluates the pending children and pushes them onto the open list.
-func (e *Engine[S]) flush(p Problem[S], ev Evaluator[S], alg Algorithm, A int, res *Result[S]) error {
-	k := len(e.pending)
+// flush evaluates the pending nodes and pushes them onto the open list.
+func (e *Engine[S]) flush(p Problem[S], ev Evaluator[S], alg Algorithm, A int, loss float64, res *Result[S]) error {
+	batch := e.nodes[e.pending:]
+	k := len(batch)
 	if k == 0 {
 		return nil
 	}
 	e.states = e.states[:0]
-	for _, c := range e.pending {
-		e.states = append(e.states, c.state)
+	for i := range batch {
+		e.states = append(e.states, batch[i].state)
 	}
 	if cap(e.h) < k {
 		e.logPi = make([]float64, k*A)
@@ -230,117 +279,134 @@ func (e *Engine[S]) flush(p Problem[S], ev Evaluator[S], alg Algorithm, A int, r
 		return fmt.Errorf("search: evaluate: %w", err)
 	}
 	res.Evaluations += int64(k)
-	for i, c := range e.pending {
-		idx := int32(len(e.nodes))
-		e.nodes = append(e.nodes, node[S]{state: c.state, g: c.g, logPi: c.logPi, parent: c.parent, action: c.action})
-		for _, l := range logPi[i*A : (i+1)*A] {
-			e.policies = append(e.policies, float32(l))
-		}
-		e.open.push(heapEntry{priority: alg.Priority(c.g, c.logPi, h[i]), g: float32(c.g), index: idx})
+	for _, l := range logPi {
+		e.policies = append(e.policies, float32(l))
 	}
-	e.pending = e.pending[:0]
+	for i := range batch {
+		n := &batch[i]
+		d := n.depth()
+		e.open.push(heapEntry{
+			priority: alg.Priority(float64(d)*loss, n.logPi, h[i]),
+			depth:    d,
+			index:    int32(e.pending + i),
+		})
+	}
+	e.pending = len(e.nodes)
 	return nil
 }
 
-// solution fills res with the path to node leaf, extended by action a to a
-// goal of cost g and log-probability logPi if a >= 0.
-func (e *Engine[S]) solution(p Problem[S], leaf int32, a int, g, logPi float64, res *Result[S]) {
-	steps := 0
-	for i := leaf; e.nodes[i].parent >= 0; i = e.nodes[i].parent {
-		steps++
-	}
-	if a >= 0 {
-		steps++
-	}
+// solution fills res with the path to node leaf, a goal.
+func (e *Engine[S]) solution(p Problem[S], leaf int32, loss float64, renormalize bool, res *Result[S]) {
+	res.Solved = true
+	steps := int(e.nodes[leaf].depth())
+	res.Cost = float64(steps) * loss
 	t := &Trajectory[S]{
 		States:     make([]S, steps),
 		Actions:    make([]int, steps),
 		LogPi:      make([]float64, steps),
 		Expansions: res.Expansions,
 	}
-	j := steps - 1
-	if a >= 0 {
-		n := e.nodes[leaf]
-		t.States[j], t.Actions[j], t.LogPi[j] = n.state, a, logPi-n.logPi
-		j--
-		res.Cost = g
-	} else {
-		res.Cost = e.nodes[leaf].g
-	}
-	for i := leaf; e.nodes[i].parent >= 0; i = e.nodes[i].parent {
-		n, par := e.nodes[i], e.nodes[e.nodes[i].parent]
-		t.States[j], t.Actions[j], t.LogPi[j] = par.state, int(n.action), n.logPi-par.logPi
-		j--
+	A := len(e.legal)
+	for i, j := leaf, steps-1; j >= 0; i, j = e.nodes[i].parent, j-1 {
+		n := &e.nodes[i]
+		par := &e.nodes[n.parent]
+		a := n.action()
+		pol := e.policies[int(n.parent)*A : int(n.parent+1)*A]
+		lp := float64(pol[a])
+		if renormalize {
+			for b := range A {
+				_, e.legal[b] = p.Apply(par.state, b)
+			}
+			lp -= legalLogSumExp(pol, e.legal)
+		}
+		t.States[j], t.Actions[j], t.LogPi[j] = par.state, a, lp
 	}
 	res.Actions = t.Actions
 	res.Trajectory = t
 }
 
-// logAddExp returns log(exp(a)+exp(b)).
-func logAddExp(a, b float64) float64 {
-	if a < b {
-		a, b = b, a
+// legalLogSumExp returns the log of the sum of the probabilities of the
+// legal actions under the log-policy pol, or 0 if that sum is 0 (no legal
+// action is then taken, or each has probability 0).
+func legalLogSumExp(pol []float32, legal []bool) float64 {
+	m := math.Inf(-1)
+	for a, ok := range legal {
+		if ok && float64(pol[a]) > m {
+			m = float64(pol[a])
+		}
 	}
-	if math.IsInf(b, -1) {
-		return a
+	if math.IsInf(m, 0) || math.IsNaN(m) {
+		return 0
 	}
-	return a + math.Log1p(math.Exp(b-a))
+	sum := 0.0
+	for a, ok := range legal {
+		if ok {
+			sum += math.Exp(float64(pol[a]) - m)
+		}
+	}
+	return m + math.Log(sum)
 }
 
 // A heapEntry is a node of the open list with its priority.
 type heapEntry struct {
 	priority float64
-	g        float32 // for ties only
+	depth    uint32 // for ties: g = depth·L
 	index    int32
 }
 
-// nodeHeap is a binary min-heap on (priority, -g).
+// nodeHeap is a binary min-heap on (priority, -depth).
 type nodeHeap struct{ h []heapEntry }
 
 func (q *nodeHeap) len() int { return len(q.h) }
 func (q *nodeHeap) reset()   { q.h = q.h[:0] }
 
-func (q *nodeHeap) less(i, j int) bool {
-	a, b := &q.h[i], &q.h[j]
+func less(a, b *heapEntry) bool {
 	if a.priority != b.priority {
 		return a.priority < b.priority
 	}
-	return a.g > b.g
+	return a.depth > b.depth
 }
 
 func (q *nodeHeap) push(x heapEntry) {
 	q.h = append(q.h, x)
-	i := len(q.h) - 1
+	h := q.h
+	i := len(h) - 1
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !q.less(i, parent) {
+		if !less(&x, &h[parent]) {
 			break
 		}
-		q.h[i], q.h[parent] = q.h[parent], q.h[i]
+		h[i] = h[parent]
 		i = parent
 	}
+	h[i] = x
 }
 
 func (q *nodeHeap) pop() heapEntry {
-	top := q.h[0]
-	last := len(q.h) - 1
-	q.h[0] = q.h[last]
-	q.h = q.h[:last]
+	h := q.h
+	top := h[0]
+	last := len(h) - 1
+	x := h[last]
+	h = h[:last]
+	q.h = h
+	if last == 0 {
+		return top
+	}
 	i := 0
 	for {
-		l := 2*i + 1
-		if l >= last {
+		m := 2*i + 1
+		if m >= last {
 			break
 		}
-		m := l
-		if r := l + 1; r < last && q.less(r, l) {
+		if r := m + 1; r < last && less(&h[r], &h[m]) {
 			m = r
 		}
-		if !q.less(m, i) {
+		if !less(&h[m], &x) {
 			break
 		}
-		q.h[i], q.h[m] = q.h[m], q.h[i]
+		h[i] = h[m]
 		i = m
 	}
+	h[i] = x
 	return top
 }

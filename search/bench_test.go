@@ -1,0 +1,170 @@
+package search_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/phs-go/phs/search"
+	"github.com/phs-go/phs/search/searchtest"
+)
+
+// tiles5 is a 5×5 sliding-tile puzzle for benchmarks: cell i holds tile
+// board>>(5i)&31 of a 128-bit number (0 is the blank); the goal has tile i
+// in cell i. Actions move the blank up, down, left or right.
+type tiles5 struct{ start board }
+
+type board [2]uint64
+
+func (b board) get(i int) int {
+	o := 5 * i
+	switch {
+	case o+5 <= 64:
+		return int(b[0] >> o & 31)
+	case o >= 64:
+		return int(b[1] >> (o - 64) & 31)
+	}
+	return int((b[0]>>o | b[1]<<(64-o)) & 31)
+}
+
+func (b board) set(i, v int) board {
+	o := 5 * i
+	if o < 64 {
+		b[0] = b[0]&^(31<<o) | uint64(v)<<o
+	}
+	if o+5 > 64 {
+		s := o - 64
+		if s >= 0 {
+			b[1] = b[1]&^(31<<s) | uint64(v)<<s
+		} else {
+			b[1] = b[1]&^(31>>-s) | uint64(v)>>-s
+		}
+	}
+	return b
+}
+
+func (b board) blank() int {
+	for i := range 25 {
+		if b.get(i) == 0 {
+			return i
+		}
+	}
+	panic("no blank")
+}
+
+var tiles5Goal = func() board {
+	var b board
+	for i := range 25 {
+		b = b.set(i, i)
+	}
+	return b
+}()
+
+var tiles5Delta = [4]int{-5, 5, -1, 1}
+
+func (t *tiles5) Root() board         { return t.start }
+func (t *tiles5) NumActions() int     { return 4 }
+func (t *tiles5) IsGoal(b board) bool { return b == tiles5Goal }
+func (t *tiles5) Apply(b board, a int) (board, bool) {
+	z := b.blank()
+	r, c := z/5, z%5
+	switch {
+	case a == 0 && r == 0, a == 1 && r == 4, a == 2 && c == 0, a == 3 && c == 4:
+		return board{}, false
+	}
+	n := z + tiles5Delta[a]
+	return b.set(z, b.get(n)).set(n, 0), true
+}
+
+// Heuristic returns the Manhattan distance of the tiles to their goal cells.
+func (t *tiles5) Heuristic(b board) float64 {
+	d := 0
+	for i := range 25 {
+		if v := b.get(i); v != 0 {
+			d += abs(i/5-v/5) + abs(i%5-v%5)
+		}
+	}
+	return float64(d)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// scrambled returns a puzzle whose blank made n random moves from the goal.
+func scrambled(rng *rand.Rand, n int) *tiles5 {
+	t := &tiles5{start: tiles5Goal}
+	for range n {
+		if b, ok := t.Apply(t.start, rng.IntN(4)); ok {
+			t.start = b
+		}
+	}
+	return t
+}
+
+func TestTiles5(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	p := scrambled(rng, 30)
+	res, err := search.BestFirst[board](context.Background(), p, search.DomainHeuristic[board]{}, search.AStar(), search.Options{GoalAtExpansion: true})
+	if err != nil || !res.Solved {
+		t.Fatal(res, err)
+	}
+	if err := searchtest.Replay[board](p, res.Actions); err != nil {
+		t.Fatal(err)
+	}
+	if h := p.Heuristic(p.start); float64(len(res.Actions)) < h {
+		t.Errorf("solution of length %d below the Manhattan distance %g", len(res.Actions), h)
+	}
+}
+
+// benchSearch runs alg on a fixed scrambled puzzle with a reused engine and
+// reports expansions per second and bytes allocated per generated node.
+func benchSearch(b *testing.B, alg search.Algorithm, fresh bool) {
+	p := scrambled(rand.New(rand.NewPCG(1, 1)), 1000)
+	ctx := context.Background()
+	opts := search.Options{Budget: 1000000}
+	var e search.Engine[board]
+	if !fresh {
+		if _, err := e.Search(ctx, p, search.DomainHeuristic[board]{}, alg, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var exp, gen int64
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	b.ResetTimer()
+	for b.Loop() {
+		if fresh {
+			e = search.Engine[board]{}
+		}
+		res, err := e.Search(ctx, p, search.DomainHeuristic[board]{}, alg, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		exp += res.Expansions
+		gen += res.Generated
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&ms1)
+	b.ReportMetric(float64(exp)/b.Elapsed().Seconds(), "exp/s")
+	b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(gen), "B/node")
+	b.ReportMetric(float64(gen)/float64(b.N), "gen/op")
+}
+
+// BenchmarkWAStar measures the engine with WA* (w = 3) and the Manhattan
+// heuristic on a 5×5 puzzle: reused is the steady state of a worker, fresh
+// a new engine per search (its B/node is the memory a search needs).
+func BenchmarkWAStar(b *testing.B) {
+	b.Run("reused", func(b *testing.B) { benchSearch(b, search.WAStar(3), false) })
+	b.Run("fresh", func(b *testing.B) { benchSearch(b, search.WAStar(3), true) })
+}
+
+// BenchmarkPHSh measures PHS_h with a uniform policy on the same puzzle.
+func BenchmarkPHSh(b *testing.B) { benchSearch(b, search.PHSh(), false) }
+
+// BenchmarkPHSSafe measures PHS with safe state pruning on the same puzzle.
+func BenchmarkPHSSafe(b *testing.B) { benchSearch(b, search.PHSSafe(), false) }
