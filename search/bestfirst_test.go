@@ -184,6 +184,7 @@ func TestLevinTSBound(t *testing.T) {
 		{[]int{3, 3, 0, 1, 2}, 0.5},
 		{[]int{0, 1, 2, 3, 0, 1, 2, 3}, 0.7},
 		{[]int{2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}, 0.9},
+		{[]int{0, 3, 1, 2, 0, 1}, 0.3},
 	} {
 		c := chain{tc.goal}
 		for _, alg := range []search.Algorithm{search.LevinTS(), search.PHSh(), search.PHSStar()} {
@@ -299,19 +300,205 @@ func TestParseAlgorithm(t *testing.T) {
 	}
 }
 
+// TestEngineAllocs checks that a warm engine allocates only the solution:
+// the trajectory and its three slices, however long the search.
 func TestEngineAllocs(t *testing.T) {
+	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(3, 4))
 	m, _ := randomMaze(rng, 30, 30)
-	var e search.Engine[int32]
-	ctx := context.Background()
-	run := func() {
-		if _, err := e.Search(ctx, m, search.DomainHeuristic[int32]{}, search.AStar(), search.Options{}); err != nil {
-			t.Fatal(err)
+	tiles := scrambled(rand.New(rand.NewPCG(1, 1)), 1000)
+	for _, alg := range algorithms {
+		var e search.Engine[int32]
+		var f search.Engine[board]
+		for _, run := range []func() (bool, int64){
+			func() (bool, int64) {
+				res, err := e.Search(ctx, m, search.DomainHeuristic[int32]{}, alg, search.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res.Solved, res.Expansions
+			},
+			func() (bool, int64) {
+				res, err := f.Search(ctx, tiles, search.DomainHeuristic[board]{}, alg, search.Options{Budget: 20000})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res.Solved, res.Expansions
+			},
+		} {
+			solved, exp := run()
+			want := 0.0
+			if solved {
+				want = 4
+			}
+			if a := testing.AllocsPerRun(5, func() { run() }); a > want {
+				t.Errorf("%v: %.0f allocations per search of %d expansions with a warm engine, want %.0f", alg, a, exp, want)
+			}
 		}
 	}
-	run()
-	// Only the solution (trajectory, its slices) is allocated once warm.
-	if a := testing.AllocsPerRun(10, run); a > 6 {
-		t.Errorf("%.0f allocations per search with a warm engine", a)
+}
+
+// TestTies checks that ties go to the larger g: A* on an open grid, where
+// every node on a shortest path has f equal to the distance, then goes
+// straight to the goal.
+func TestTies(t *testing.T) {
+	m := searchtest.ParseMaze(
+		"S.......",
+		"........",
+		"........",
+		"........",
+		"........",
+		".......G",
+	)
+	for _, atExp := range []bool{false, true} {
+		res, err := search.BestFirst[int32](context.Background(), m, search.DomainHeuristic[int32]{}, search.AStar(),
+			search.Options{GoalAtExpansion: atExp, BatchSize: 1})
+		if err != nil || !res.Solved {
+			t.Fatal(res, err)
+		}
+		if len(res.Actions) != 12 || res.Expansions != 12 {
+			t.Errorf("goal at expansion %v: length %d in %d expansions, want 12 in 12", atExp, len(res.Actions), res.Expansions)
+		}
+	}
+}
+
+// recorder is an Evaluator that records the batches it is given.
+type recorder[S comparable] struct {
+	ev      search.Evaluator[S]
+	batches [][]S
+}
+
+func (r *recorder[S]) Evaluate(p search.Problem[S], states []S, logPi, h []float64) error {
+	r.batches = append(r.batches, append([]S(nil), states...))
+	return r.ev.Evaluate(p, states, logPi, h)
+}
+
+// TestBatches checks that the root is evaluated first on its own, that
+// every other batch has at least BatchSize states unless the search had
+// nothing else left to expand, and that no state is evaluated twice.
+func TestBatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for range 20 {
+		m, _ := randomMaze(rng, 12, 12)
+		for _, batch := range []int{1, 2, 7, 32} {
+			r := &recorder[int32]{ev: search.DomainHeuristic[int32]{}}
+			res, err := search.BestFirst[int32](context.Background(), m, r, search.PHSStar(), search.Options{BatchSize: batch})
+			if err != nil || !res.Solved {
+				t.Fatal(res, err)
+			}
+			if len(r.batches[0]) != 1 || r.batches[0][0] != m.Root() {
+				t.Fatalf("first batch %v, want the root %d", r.batches[0], m.Root())
+			}
+			seen := map[int32]bool{}
+			total := 0
+			for j, b := range r.batches {
+				total += len(b)
+				if len(b) > batch+3 {
+					t.Errorf("batch size %d: batch %d has %d states", batch, j, len(b))
+				}
+				for _, s := range b {
+					if seen[s] {
+						t.Errorf("batch size %d: %d evaluated twice", batch, s)
+					}
+					seen[s] = true
+				}
+			}
+			if int64(total) != res.Evaluations {
+				t.Errorf("batch size %d: %d states evaluated, %d reported", batch, total, res.Evaluations)
+			}
+			// Small batches can only be those flushed because the open
+			// list was empty: at most one per expansion.
+			small := 0
+			for _, b := range r.batches[1:] {
+				if len(b) < batch {
+					small++
+				}
+			}
+			if int64(small) > res.Expansions {
+				t.Errorf("batch size %d: %d small batches in %d expansions", batch, small, res.Expansions)
+			}
+		}
+	}
+}
+
+// TestGoalAtExpansion checks both goal tests on a tree where the goal is a
+// child of the root of probability 0.001: found at once when generated,
+// only after the likelier nodes when expanded.
+func TestGoalAtExpansion(t *testing.T) {
+	g := &graph{goal: 1}
+	g.next = [][2]int32{{1, 2}, {-1, -1}, {2, 2}}
+	g.prob = [][2]float64{{0.001, 0.999}, {0.5, 0.5}, {0.5, 0.5}}
+	g.h = []float64{0, 0, 0}
+	// State 2 loops on itself: with duplicate detection the search then
+	// runs out of nodes after 2 expansions, with safe pruning too.
+	for _, alg := range []search.Algorithm{search.LevinTS(), search.PHSh(), search.PHSSafe()} {
+		for _, tc := range []struct {
+			atExp bool
+			exp   int64
+		}{{false, 1}, {true, 2}} {
+			res, err := search.BestFirst[int32](context.Background(), g, g, alg, search.Options{GoalAtExpansion: tc.atExp})
+			if err != nil || !res.Solved || len(res.Actions) != 1 || res.Expansions != tc.exp {
+				t.Errorf("%v goal at expansion %v: %+v, %v; want %d expansions", alg, tc.atExp, res, err, tc.exp)
+			}
+		}
+	}
+
+	// A root that is a goal is a solution of no action either way.
+	root := &graph{goal: 0, next: [][2]int32{{-1, -1}}, prob: [][2]float64{{0.5, 0.5}}, h: []float64{0}}
+	for _, atExp := range []bool{false, true} {
+		res, err := search.BestFirst[int32](context.Background(), root, root, search.AStar(), search.Options{GoalAtExpansion: atExp})
+		if err != nil || !res.Solved || len(res.Actions) != 0 || res.Expansions != 0 || res.Trajectory == nil {
+			t.Errorf("root goal, at expansion %v: %+v, %v", atExp, res, err)
+		}
+	}
+}
+
+// TestNodeLoss checks that the node loss scales g: LevinTS's order is the
+// same for any loss, and the cost is the loss times the length.
+func TestNodeLoss(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	m, _ := randomMaze(rng, 10, 10)
+	ref, err := search.BestFirst[int32](context.Background(), m, search.Uniform[int32]{}, search.LevinTS(), search.Options{})
+	if err != nil || !ref.Solved {
+		t.Fatal(ref, err)
+	}
+	for _, loss := range []float64{0.5, 3} {
+		res, err := search.BestFirst[int32](context.Background(), m, search.Uniform[int32]{}, search.LevinTS(), search.Options{NodeLoss: loss})
+		if err != nil || res.Expansions != ref.Expansions || res.Cost != loss*float64(len(res.Actions)) {
+			t.Errorf("loss %g: %d expansions, cost %g, length %d; with loss 1, %d expansions", loss, res.Expansions, res.Cost, len(res.Actions), ref.Expansions)
+		}
+	}
+	for _, loss := range []float64{-1, math.NaN(), math.Inf(1)} {
+		if _, err := search.BestFirst[int32](context.Background(), m, search.Uniform[int32]{}, search.LevinTS(), search.Options{NodeLoss: loss}); err == nil {
+			t.Errorf("loss %g: no error", loss)
+		}
+	}
+	if _, err := search.BestFirst[int32](context.Background(), m, search.Uniform[int32]{}, search.Algorithm{}, search.Options{}); err == nil {
+		t.Error("zero Algorithm: no error")
+	}
+}
+
+// canceller cancels its context at its n-th evaluation.
+type canceller struct {
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *canceller) Evaluate(p search.Problem[int64], states []int64, logPi, h []float64) error {
+	if c.n--; c.n == 0 {
+		c.cancel()
+	}
+	return search.Uniform[int64]{}.Evaluate(p, states, logPi, h)
+}
+
+func TestCancelDuringSearch(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := search.BestFirst[int64](ctx, counter{}, &canceller{n: 100, cancel: cancel}, search.PHSStar(), search.Options{BatchSize: 1})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("%v after %d expansions, want context.Canceled", err, res.Expansions)
+	}
+	if res.Expansions < 100 || res.Expansions > 100+1024 {
+		t.Errorf("cancelled after %d expansions; want within 1024 of the 99th", res.Expansions)
 	}
 }
