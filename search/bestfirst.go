@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"time"
 )
@@ -28,14 +29,16 @@ func BestFirst[S comparable](ctx context.Context, p Problem[S], ev Evaluator[S],
 // The zero value is ready to use; an Engine must not be used by two
 // goroutines at once.
 type Engine[S comparable] struct {
-	// nodes is the arena of the search tree. The nodes from pending on are
-	// generated but not yet evaluated: they wait for a batch.
-	nodes   []node[S]
-	pending int
-	// policies holds the A log-probabilities of each evaluated node.
-	policies []float32
+	// The arena of the search tree: n nodes in chunks of chunkSize, which
+	// never move. The nodes from pending on are generated but not yet
+	// evaluated: they wait for a batch.
+	chunks     [][]node[S]
+	n, pending int
+	// policies holds the A log-probabilities of each evaluated node, in
+	// chunks of chunkSize·A.
+	policies [][]float32
 	open     nodeHeap
-	seen     map[S]struct{} // every state generated, but with safe pruning
+	seen     stateTable     // the states of the arena, but with safe pruning
 	visited  map[S]visit    // safe pruning: the expanded states
 	// Scratch space: the evaluator's arguments, and the successors of the
 	// node being expanded.
@@ -43,6 +46,34 @@ type Engine[S comparable] struct {
 	logPi, h []float64
 	succ     []S
 	legal    []bool
+}
+
+// chunkBits is the log2 of the number of nodes in a chunk of the arena.
+const chunkBits = 12
+
+const chunkSize = 1 << chunkBits
+
+// node returns node i of the arena.
+func (e *Engine[S]) node(i int32) *node[S] {
+	return &e.chunks[i>>chunkBits][i&(chunkSize-1)]
+}
+
+// policy returns the policy of node i; A is the number of actions.
+func (e *Engine[S]) policy(i int32, A int) []float32 {
+	j := int(i&(chunkSize-1)) * A
+	return e.policies[i>>chunkBits][j : j+A : j+A]
+}
+
+// append adds n to the arena and returns its index.
+func (e *Engine[S]) append(n node[S]) int32 {
+	i := e.n
+	c := i >> chunkBits
+	if c == len(e.chunks) {
+		e.chunks = append(e.chunks, make([]node[S], chunkSize))
+	}
+	e.chunks[c][i&(chunkSize-1)] = n
+	e.n++
+	return int32(i)
 }
 
 // A node is an entry of the arena. Its path cost is g = depth·L, L the node
@@ -116,13 +147,13 @@ func (e *Engine[S]) Search(ctx context.Context, p Problem[S], ev Evaluator[S], a
 	e.reset(A, batch, safe)
 
 	root := p.Root()
-	e.nodes = append(e.nodes, node[S]{state: root, parent: -1})
+	e.append(node[S]{state: root, parent: -1})
 	if p.IsGoal(root) && !opts.GoalAtExpansion {
 		e.solution(p, 0, loss, opts.Renormalize, &res)
 		return res, nil
 	}
 	if !safe {
-		e.seen[root] = struct{}{}
+		e.add(root, 0)
 	}
 	if err := e.flush(p, ev, alg, A, loss, &res); err != nil {
 		return res, err
@@ -130,7 +161,7 @@ func (e *Engine[S]) Search(ctx context.Context, p Problem[S], ev Evaluator[S], a
 
 	for pops := 1; ; pops++ {
 		if e.open.len() == 0 {
-			if e.pending == len(e.nodes) {
+			if e.pending == e.n {
 				res.Exhausted = true
 				return res, nil
 			}
@@ -152,7 +183,7 @@ func (e *Engine[S]) Search(ctx context.Context, p Problem[S], ev Evaluator[S], a
 		}
 
 		top := e.open.pop()
-		n := e.nodes[top.index]
+		n := *e.node(top.index)
 		if safe {
 			levin := logLevin(n.depth(), loss, n.logPi)
 			v, ok := e.visited[n.state]
@@ -174,7 +205,7 @@ func (e *Engine[S]) Search(ctx context.Context, p Problem[S], ev Evaluator[S], a
 
 		// Generate the children, with their probabilities from the policy
 		// of n.
-		pol := e.policies[int(top.index)*A : int(top.index+1)*A]
+		pol := e.policy(top.index, A)
 		logZ := 0.0
 		for a := range A {
 			s, ok := p.Apply(n.state, a)
@@ -199,24 +230,19 @@ func (e *Engine[S]) Search(ctx context.Context, p Problem[S], ev Evaluator[S], a
 				if v, ok := e.visited[s]; ok && v.logPi >= c.logPi && v.levin <= logLevin(c.depth(), loss, c.logPi) {
 					continue
 				}
-			} else {
-				// One hash operation: the set grows unless s is in it.
-				before := len(e.seen)
-				e.seen[s] = struct{}{}
-				if len(e.seen) == before {
-					continue
-				}
+			} else if !e.add(s, int32(e.n)) {
+				continue
 			}
-			e.nodes = append(e.nodes, c)
+			i := e.append(c)
 			if !opts.GoalAtExpansion && p.IsGoal(s) {
-				e.solution(p, int32(len(e.nodes)-1), loss, opts.Renormalize, &res)
+				e.solution(p, i, loss, opts.Renormalize, &res)
 				return res, nil
 			}
 		}
-		if len(e.nodes) >= math.MaxInt32 {
-			return res, fmt.Errorf("search: more than %d nodes", math.MaxInt32-1)
+		if e.n >= math.MaxInt32-A {
+			return res, fmt.Errorf("search: more than %d nodes", math.MaxInt32-A)
 		}
-		if len(e.nodes)-e.pending >= batch || e.open.len() == 0 {
+		if e.n-e.pending >= batch || e.open.len() == 0 {
 			if err := e.flush(p, ev, alg, A, loss, &res); err != nil {
 				return res, err
 			}
@@ -232,9 +258,10 @@ func logLevin(d uint32, loss, logPi float64) float64 {
 
 // reset prepares the engine's memory for a search.
 func (e *Engine[S]) reset(A, batch int, safe bool) {
-	e.nodes = e.nodes[:0]
-	e.pending = 0
-	e.policies = e.policies[:0]
+	e.n, e.pending = 0, 0
+	if len(e.policies) > 0 && len(e.policies[0]) != chunkSize*A {
+		e.policies = nil
+	}
 	e.open.reset()
 	if safe {
 		if e.visited == nil {
@@ -242,10 +269,7 @@ func (e *Engine[S]) reset(A, batch int, safe bool) {
 		}
 		clear(e.visited)
 	} else {
-		if e.seen == nil {
-			e.seen = make(map[S]struct{})
-		}
-		clear(e.seen)
+		e.seen.reset()
 	}
 	if cap(e.legal) < A {
 		e.legal = make([]bool, A)
@@ -261,14 +285,13 @@ func (e *Engine[S]) reset(A, batch int, safe bool) {
 
 // flush evaluates the pending nodes and pushes them onto the open list.
 func (e *Engine[S]) flush(p Problem[S], ev Evaluator[S], alg Algorithm, A int, loss float64, res *Result[S]) error {
-	batch := e.nodes[e.pending:]
-	k := len(batch)
+	k := e.n - e.pending
 	if k == 0 {
 		return nil
 	}
 	e.states = e.states[:0]
-	for i := range batch {
-		e.states = append(e.states, batch[i].state)
+	for i := e.pending; i < e.n; i++ {
+		e.states = append(e.states, e.node(int32(i)).state)
 	}
 	if cap(e.h) < k {
 		e.logPi = make([]float64, k*A)
@@ -279,26 +302,31 @@ func (e *Engine[S]) flush(p Problem[S], ev Evaluator[S], alg Algorithm, A int, l
 		return fmt.Errorf("search: evaluate: %w", err)
 	}
 	res.Evaluations += int64(k)
-	for _, l := range logPi {
-		e.policies = append(e.policies, float32(l))
-	}
-	for i := range batch {
-		n := &batch[i]
+	for i := range k {
+		idx := int32(e.pending + i)
+		if c := int(idx >> chunkBits); c == len(e.policies) {
+			e.policies = append(e.policies, make([]float32, chunkSize*A))
+		}
+		dst := e.policy(idx, A)
+		for a, l := range logPi[i*A : (i+1)*A] {
+			dst[a] = float32(l)
+		}
+		n := e.node(idx)
 		d := n.depth()
 		e.open.push(heapEntry{
 			priority: alg.Priority(float64(d)*loss, n.logPi, h[i]),
 			depth:    d,
-			index:    int32(e.pending + i),
+			index:    idx,
 		})
 	}
-	e.pending = len(e.nodes)
+	e.pending = e.n
 	return nil
 }
 
 // solution fills res with the path to node leaf, a goal.
 func (e *Engine[S]) solution(p Problem[S], leaf int32, loss float64, renormalize bool, res *Result[S]) {
 	res.Solved = true
-	steps := int(e.nodes[leaf].depth())
+	steps := int(e.node(leaf).depth())
 	res.Cost = float64(steps) * loss
 	t := &Trajectory[S]{
 		States:     make([]S, steps),
@@ -307,11 +335,11 @@ func (e *Engine[S]) solution(p Problem[S], leaf int32, loss float64, renormalize
 		Expansions: res.Expansions,
 	}
 	A := len(e.legal)
-	for i, j := leaf, steps-1; j >= 0; i, j = e.nodes[i].parent, j-1 {
-		n := &e.nodes[i]
-		par := &e.nodes[n.parent]
+	for i, j := leaf, steps-1; j >= 0; i, j = e.node(i).parent, j-1 {
+		n := e.node(i)
+		par := e.node(n.parent)
 		a := n.action()
-		pol := e.policies[int(n.parent)*A : int(n.parent+1)*A]
+		pol := e.policy(n.parent, A)
 		lp := float64(pol[a])
 		if renormalize {
 			for b := range A {
@@ -347,6 +375,79 @@ func legalLogSumExp(pol []float32, legal []bool) float64 {
 	return m + math.Log(sum)
 }
 
+// A stateTable is the set of the states of the arena's nodes: an
+// open-addressing hash table, with linear probing, of node indices. A slot
+// holds the low 32 bits of the hash of the node's state, which place it and
+// make comparing states rarely needed, and the node's index plus 1; 0 is an
+// empty slot.
+type stateTable struct {
+	slots []uint64
+	n     int // slots in use
+	seed  maphash.Seed
+}
+
+const minTable = 1 << 10
+
+// reset empties the table, making it smaller if the last search used less
+// than a sixteenth of it.
+func (t *stateTable) reset() {
+	if t.slots == nil {
+		t.seed = maphash.MakeSeed()
+	}
+	switch {
+	case t.slots == nil:
+		t.slots = make([]uint64, minTable)
+	case len(t.slots) > minTable && 16*t.n < len(t.slots):
+		size := minTable
+		for size < 4*t.n {
+			size *= 2
+		}
+		t.slots = make([]uint64, size)
+	default:
+		clear(t.slots)
+	}
+	t.n = 0
+}
+
+// add adds state s of node i to the table and reports whether it was not
+// already there.
+func (e *Engine[S]) add(s S, i int32) bool {
+	t := &e.seen
+	if 4*t.n >= 3*len(t.slots) {
+		t.grow()
+	}
+	h := uint32(maphash.Comparable(t.seed, s))
+	mask := uint32(len(t.slots) - 1)
+	for j := h & mask; ; j = (j + 1) & mask {
+		v := t.slots[j]
+		if v == 0 {
+			t.slots[j] = uint64(h)<<32 | uint64(i+1)
+			t.n++
+			return true
+		}
+		if uint32(v>>32) == h && e.node(int32(uint32(v)-1)).state == s {
+			return false
+		}
+	}
+}
+
+// grow doubles the size of the table.
+func (t *stateTable) grow() {
+	old := t.slots
+	t.slots = make([]uint64, 2*len(old))
+	mask := uint32(len(t.slots) - 1)
+	for _, v := range old {
+		if v == 0 {
+			continue
+		}
+		j := uint32(v>>32) & mask
+		for t.slots[j] != 0 {
+			j = (j + 1) & mask
+		}
+		t.slots[j] = v
+	}
+}
+
 // A heapEntry is a node of the open list with its priority.
 type heapEntry struct {
 	priority float64
@@ -368,6 +469,12 @@ func less(a, b *heapEntry) bool {
 }
 
 func (q *nodeHeap) push(x heapEntry) {
+	if len(q.h) == cap(q.h) {
+		// Double: append grows large slices by less, copying more.
+		h := make([]heapEntry, len(q.h), max(2*cap(q.h), 1024))
+		copy(h, q.h)
+		q.h = h
+	}
 	q.h = append(q.h, x)
 	h := q.h
 	i := len(h) - 1
