@@ -38,8 +38,8 @@ type Engine[S comparable] struct {
 	// chunks of chunkSize·A.
 	policies [][]float32
 	open     nodeHeap
-	seen     stateTable     // the states of the arena, but with safe pruning
-	visited  map[S]visit    // safe pruning: the expanded states
+	seen     stateTable  // the states of the arena, but with safe pruning
+	visited  map[S]visit // safe pruning: the expanded states
 	// Scratch space: the evaluator's arguments, and the successors of the
 	// node being expanded.
 	states   []S
