@@ -9,7 +9,8 @@ import (
 // An Algorithm is a best-first search algorithm: the evaluation function
 // that orders the open list of the engine, over the path cost g, the log
 // path probability logPi and the heuristic h of a node. Lower values are
-// expanded first; ties go to the larger g.
+// expanded first; ties go to the larger g, then to the node generated
+// first.
 //
 // The zero Algorithm is not valid: use one of the functions below.
 type Algorithm struct {

@@ -94,8 +94,9 @@ type visit struct{ levin, logPi float64 }
 
 // Search runs the best-first search alg on p, with the policy and heuristic
 // of ev, within the limits of opts. The open list is ordered by
-// alg.Priority, ties going to the larger g. As in the reference
-// implementation of Orseau & Lelis (2021), unless opts say otherwise:
+// alg.Priority, ties going to the larger g, then to the node generated
+// first. As in the reference implementation of Orseau & Lelis (2021),
+// unless opts say otherwise:
 //
 //   - A child is tested for the goal when it is generated, before it is
 //     evaluated (the paper's Algorithm 1 tests a node when it is taken from
@@ -455,17 +456,23 @@ type heapEntry struct {
 	index    int32
 }
 
-// nodeHeap is a binary min-heap on (priority, -depth).
+// nodeHeap is a 4-ary min-heap in the order of less: shallower than a
+// binary heap, with the children of a node in one cache line.
 type nodeHeap struct{ h []heapEntry }
 
 func (q *nodeHeap) len() int { return len(q.h) }
 func (q *nodeHeap) reset()   { q.h = q.h[:0] }
 
+// less orders the open list: by priority, then deeper first, then in the
+// order of generation, so that the order is fully determined.
 func less(a, b *heapEntry) bool {
 	if a.priority != b.priority {
 		return a.priority < b.priority
 	}
-	return a.depth > b.depth
+	if a.depth != b.depth {
+		return a.depth > b.depth
+	}
+	return a.index < b.index
 }
 
 func (q *nodeHeap) push(x heapEntry) {
@@ -479,7 +486,7 @@ func (q *nodeHeap) push(x heapEntry) {
 	h := q.h
 	i := len(h) - 1
 	for i > 0 {
-		parent := (i - 1) / 2
+		parent := (i - 1) / 4
 		if !less(&x, &h[parent]) {
 			break
 		}
@@ -501,12 +508,15 @@ func (q *nodeHeap) pop() heapEntry {
 	}
 	i := 0
 	for {
-		m := 2*i + 1
-		if m >= last {
+		c := 4*i + 1
+		if c >= last {
 			break
 		}
-		if r := m + 1; r < last && less(&h[r], &h[m]) {
-			m = r
+		m := c
+		for j := c + 1; j < min(c+4, last); j++ {
+			if less(&h[j], &h[m]) {
+				m = j
+			}
 		}
 		if !less(&h[m], &x) {
 			break
