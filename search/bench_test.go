@@ -121,12 +121,13 @@ func TestTiles5(t *testing.T) {
 	}
 }
 
-// benchSearch runs alg on a fixed scrambled puzzle with a reused engine and
-// reports expansions per second and bytes allocated per generated node.
-func benchSearch(b *testing.B, alg search.Algorithm, fresh bool) {
+// benchSearch runs alg on a fixed scrambled puzzle, with a reused engine or
+// a fresh one per search, within a budget, and reports expansions per
+// second and bytes allocated per generated node.
+func benchSearch(b *testing.B, alg search.Algorithm, fresh bool, budget int64) {
 	p := scrambled(rand.New(rand.NewPCG(1, 1)), 1000)
 	ctx := context.Background()
-	opts := search.Options{Budget: 1000000}
+	opts := search.Options{Budget: budget}
 	var e search.Engine[board]
 	if !fresh {
 		if _, err := e.Search(ctx, p, search.DomainHeuristic[board]{}, alg, opts); err != nil {
@@ -174,12 +175,14 @@ func benchSearch(b *testing.B, alg search.Algorithm, fresh bool) {
 // a new engine per search. B/node is the memory allocated per generated
 // node, held-B/node what a fresh engine holds after a search.
 func BenchmarkWAStar(b *testing.B) {
-	b.Run("reused", func(b *testing.B) { benchSearch(b, search.WAStar(3), false) })
-	b.Run("fresh", func(b *testing.B) { benchSearch(b, search.WAStar(3), true) })
+	b.Run("reused", func(b *testing.B) { benchSearch(b, search.WAStar(3), false, 1e6) })
+	b.Run("fresh", func(b *testing.B) { benchSearch(b, search.WAStar(3), true, 1e6) })
 }
 
-// BenchmarkPHSh measures PHS_h with a uniform policy on the same puzzle.
-func BenchmarkPHSh(b *testing.B) { benchSearch(b, search.PHSh(), false) }
-
-// BenchmarkPHSSafe measures PHS with safe state pruning on the same puzzle.
-func BenchmarkPHSSafe(b *testing.B) { benchSearch(b, search.PHSSafe(), false) }
+// BenchmarkPHS measures PHS_h, PHS* and PHS with safe state pruning with a
+// uniform policy on the same puzzle, for 200,000 expansions (unsolved).
+func BenchmarkPHS(b *testing.B) {
+	for _, alg := range []search.Algorithm{search.PHSh(), search.PHSStar(), search.PHSSafe()} {
+		b.Run(alg.String(), func(b *testing.B) { benchSearch(b, alg, false, 2e5) })
+	}
+}
