@@ -225,9 +225,10 @@ func (e *Engine[S]) Search(ctx context.Context, p Problem[S], ev Evaluator[S], a
 			res.Generated++
 			c := node[S]{state: s, logPi: n.logPi + float64(pol[a]) - logZ, parent: top.index, da: d | uint32(a)}
 			if safe {
-				// A node whose state was expanded by a node that dominates
-				// it would be pruned when taken from the open list: drop it
-				// now, before it costs an evaluation.
+				// Drop a child dominated by the remembered node of its
+				// state before it costs an evaluation: that node was
+				// expanded before the child could be taken from the open
+				// list, which is all the appendix's lemma needs.
 				if v, ok := e.visited[s]; ok && v.logPi >= c.logPi && v.levin <= logLevin(c.depth(), loss, c.logPi) {
 					continue
 				}
