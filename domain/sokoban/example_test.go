@@ -58,5 +58,5 @@ func Example_search() {
 		moves.WriteByte("UDLR"[a])
 	}
 	fmt.Println(p.ID, res.Solved, moves.String())
-	// Output: two.txt#0 true RULLDDRR
+	// Output: two.txt#0 true LDRRUULL
 }
