@@ -61,8 +61,9 @@ func (m Method) NeedsHeuristic() bool { return m.Name != "levints" }
 func NewSolver[S comparable](m Method, ev search.Evaluator[S], opts search.Options) (Solver[S], error) {
 	if m.Name == "puct" {
 		popts := search.PUCTOptions{Options: opts, C: m.C}
+		var e search.PUCTEngine[S]
 		return func(ctx context.Context, p search.Problem[S]) (search.Result[S], error) {
-			return search.PUCT(ctx, p, ev, popts)
+			return e.Search(ctx, p, ev, popts)
 		}, nil
 	}
 	alg, err := search.ParseAlgorithm(m.Name, m.W)

@@ -46,8 +46,11 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if err != nil {
 			return err
 		}
-		if rows < 2 || cols < 2 {
-			return usagef("generate witness: -size must be at least 2x2")
+		if err := witness.CheckSize(rows, cols); err != nil {
+			return usagef("generate witness: -size: %v", err)
+		}
+		if rows*cols < 2 {
+			return usagef("generate witness: -size: a puzzle needs at least 2 cells")
 		}
 		write = func(w io.Writer) error { return witness.Write(w, witness.GenerateSet(rng, *n, rows, cols)) }
 	case "stp":
@@ -55,8 +58,8 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if err != nil {
 			return err
 		}
-		if rows < 2 || cols < 2 {
-			return usagef("generate stp: -size must be at least 2x2")
+		if err := stp.CheckSize(rows, cols); err != nil {
+			return usagef("generate stp: -size: %v", err)
 		}
 		gen := func() *stp.Problem { return stp.GenerateRandom(rng, rows, cols) }
 		if walk != "" {
