@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -112,8 +113,8 @@ func (cfg *searchConfig) resolve(cmd string) (domain, error) {
 // loadModel loads a model directory, or the checkpoint of a training run's
 // directory.
 func loadModel(path string) (*model.Model, error) {
-	if fi, err := os.Stat(path + "/" + "checkpoint"); err == nil && fi.IsDir() {
-		path += "/checkpoint"
+	if fi, err := os.Stat(filepath.Join(path, "checkpoint")); err == nil && fi.IsDir() {
+		path = filepath.Join(path, "checkpoint")
 	}
 	return model.Load(path)
 }
