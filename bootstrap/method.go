@@ -2,6 +2,7 @@ package bootstrap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -21,29 +22,21 @@ type Method struct {
 	W, C float64
 }
 
-// ParseMethod returns the method called name. It accepts the names in
-// Methods and the usual spellings "phs*", "phs_h", "a*" and "wa*".
+// ParseMethod returns the method called name: "puct" or a name that
+// search.ParseAlgorithm takes (the names in Methods and the usual spellings
+// "phs*", "phs_h", "a*" and "wa*").
 func ParseMethod(name string, w, c float64) (Method, error) {
-	n := strings.ToLower(name)
-	switch n {
-	case "phs*", "phs_star":
-		n = "phsstar"
-	case "phs_h":
-		n = "phsh"
-	case "a*":
-		n = "astar"
-	case "wa*":
-		n = "wastar"
+	if strings.EqualFold(name, "puct") {
+		return Method{Name: "puct", W: w, C: c}, nil
 	}
-	for _, m := range Methods {
-		if m == n {
-			if n == "wastar" && w < 0 {
-				return Method{}, fmt.Errorf("wastar: negative weight %g", w)
-			}
-			return Method{Name: n, W: w, C: c}, nil
-		}
+	alg, err := search.ParseAlgorithm(name, w)
+	if errors.Is(err, search.ErrUnknownAlgorithm) {
+		return Method{}, fmt.Errorf("unknown algorithm %q (want %s)", name, strings.Join(Methods, ", "))
 	}
-	return Method{}, fmt.Errorf("unknown algorithm %q (want %s)", name, strings.Join(Methods, ", "))
+	if err != nil {
+		return Method{}, err
+	}
+	return Method{Name: alg.Name, W: w, C: c}, nil
 }
 
 // NeedsPolicy and NeedsHeuristic report which outputs of an evaluator the

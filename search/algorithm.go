@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -14,8 +15,8 @@ import (
 //
 // The zero Algorithm is not valid: use one of the functions below.
 type Algorithm struct {
-	// Name is the algorithm's name, as ParseAlgorithm takes it: "phsh",
-	// "phs*", "levints", "astar", "wastar", "gbfs" or "phssafe".
+	// Name is the algorithm's name, as ParseAlgorithm takes it: "phsstar",
+	// "phsh", "levints", "astar", "wastar", "gbfs" or "phssafe".
 	Name string
 	kind algKind
 	w    float64
@@ -36,7 +37,7 @@ const (
 func PHSh() Algorithm { return Algorithm{Name: "phsh", kind: phsh} }
 
 // PHSStar is PHS* with phi(n) = (g(n)+h(n))/pi(n)^(1+h(n)/g(n)).
-func PHSStar() Algorithm { return Algorithm{Name: "phs*", kind: phsStar} }
+func PHSStar() Algorithm { return Algorithm{Name: "phsstar", kind: phsStar} }
 
 // LevinTS is Levin tree search, phi(n) = g(n)/pi(n).
 func LevinTS() Algorithm { return Algorithm{Name: "levints", kind: levinTS} }
@@ -74,19 +75,24 @@ func GBFS() Algorithm { return Algorithm{Name: "gbfs", kind: gbfs} }
 // other options it behaves as the other algorithms do.
 func PHSSafe() Algorithm { return Algorithm{Name: "phssafe", kind: phsSafe} }
 
-// ParseAlgorithm returns the algorithm called name: phsstar (or phs*), phsh,
-// levints, astar, wastar (with weight w), gbfs or phssafe.
+// ErrUnknownAlgorithm is the error of ParseAlgorithm for a name it does not
+// know.
+var ErrUnknownAlgorithm = errors.New("unknown algorithm")
+
+// ParseAlgorithm returns the algorithm called name: phsstar, phsh, levints,
+// astar, wastar (with weight w), gbfs or phssafe. It also takes the usual
+// spellings phs*, phs_star, phs_h, a* and wa*, in any case.
 func ParseAlgorithm(name string, w float64) (Algorithm, error) {
 	switch strings.ToLower(name) {
-	case "phsstar", "phs*":
+	case "phsstar", "phs*", "phs_star":
 		return PHSStar(), nil
-	case "phsh":
+	case "phsh", "phs_h":
 		return PHSh(), nil
 	case "levints":
 		return LevinTS(), nil
-	case "astar":
+	case "astar", "a*":
 		return AStar(), nil
-	case "wastar":
+	case "wastar", "wa*":
 		if w < 0 || math.IsNaN(w) {
 			return Algorithm{}, fmt.Errorf("search: wastar: bad weight %g", w)
 		}
@@ -96,7 +102,7 @@ func ParseAlgorithm(name string, w float64) (Algorithm, error) {
 	case "phssafe":
 		return PHSSafe(), nil
 	}
-	return Algorithm{}, fmt.Errorf("search: unknown algorithm %q", name)
+	return Algorithm{}, fmt.Errorf("search: %w %q", ErrUnknownAlgorithm, name)
 }
 
 // String returns the algorithm's name.

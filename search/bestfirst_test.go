@@ -285,7 +285,7 @@ func TestRenormalize(t *testing.T) {
 }
 
 func TestParseAlgorithm(t *testing.T) {
-	for _, name := range []string{"phsstar", "phs*", "phsh", "levints", "astar", "wastar", "gbfs", "phssafe"} {
+	for _, name := range []string{"phsstar", "phs*", "PHS_star", "phsh", "phs_h", "levints", "astar", "a*", "wastar", "WA*", "gbfs", "phssafe"} {
 		if _, err := search.ParseAlgorithm(name, 2); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}

@@ -34,7 +34,7 @@ func ExampleBestFirst() {
 		path.WriteByte("UDLR"[a])
 	}
 	fmt.Println(alg, res.Solved, path.String(), res.Cost)
-	// Output: phs* true RRDDRRUURRRDDDD 15
+	// Output: phsstar true RRDDRRUURRRDDDD 15
 }
 
 // A worker keeps one Engine for all its problems: once it has grown to the

@@ -40,7 +40,7 @@ func logPhi(alg string, g, logPi, h float64) float64 {
 		return math.Log(g / pi)
 	case "phsh", "phssafe":
 		return math.Log((g + h) / pi)
-	case "phs*":
+	case "phsstar":
 		if g == 0 {
 			return math.Inf(-1)
 		}
