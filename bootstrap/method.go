@@ -39,15 +39,6 @@ func ParseMethod(name string, w, c float64) (Method, error) {
 	return Method{Name: alg.Name, W: w, C: c}, nil
 }
 
-// NeedsPolicy and NeedsHeuristic report which outputs of an evaluator the
-// method reads.
-func (m Method) NeedsPolicy() bool {
-	return m.Name != "astar" && m.Name != "wastar" && m.Name != "gbfs"
-}
-
-// NeedsHeuristic reports whether the method reads the heuristic.
-func (m Method) NeedsHeuristic() bool { return m.Name != "levints" }
-
 // NewSolver returns a Solver that runs m with evaluator ev and options opts.
 // The solver reuses its memory from one search to the next; give each
 // goroutine its own.

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/phs-go/phs/nn"
+	"github.com/phs-go/phs/search"
 )
 
 // Heads says which outputs a network has.
@@ -65,15 +66,21 @@ func (h *Heads) UnmarshalText(b []byte) error {
 // PHS (phsstar, phsh, phssafe) and PUCT, the policy for LevinTS, the
 // heuristic for A*, WA* and GBFS.
 func HeadsFor(algorithm string) (Heads, error) {
-	switch strings.ToLower(algorithm) {
-	case "phsstar", "phs*", "phsh", "phssafe", "puct":
+	if strings.EqualFold(algorithm, "puct") {
 		return Both, nil
-	case "levints":
-		return Policy, nil
-	case "astar", "wastar", "gbfs":
-		return Heuristic, nil
 	}
-	return 0, fmt.Errorf("model: unknown algorithm %q", algorithm)
+	a, err := search.ParseAlgorithm(algorithm, 1)
+	if err != nil {
+		return 0, fmt.Errorf("model: unknown algorithm %q", algorithm)
+	}
+	var h Heads
+	if a.NeedsPolicy() {
+		h |= Policy
+	}
+	if a.NeedsHeuristic() {
+		h |= Heuristic
+	}
+	return h, nil
 }
 
 // Config describes a network: what it was made for and its shape.

@@ -119,6 +119,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"solve", "-domain", "sokoban"}, true, "no problem files"},
 		{[]string{"solve", "-domain", "sokoban", bad}, false, "bad.txt:3"},
 		{[]string{"solve", "-domain", "sokoban", "missing.txt"}, false, "missing.txt"},
+		{[]string{"solve", "-domain", "witness", "-model", "../../models/witness", "-alg", "phsh", "../../examples/witness-4x4.txt"}, false, "phsh needs a heuristic"},
+		{[]string{"solve", "-domain", "witness", "-model", "../../models/witness", "-alg", "gbfs", "../../examples/witness-4x4.txt"}, false, "gbfs needs a heuristic"},
 		{[]string{"generate", "witness", "-size", "4by4"}, true, "bad -size"},
 		{[]string{"generate", "stp", "-walk", "9:3"}, true, "bad range"},
 		{[]string{"generate", "witness", "-size", "8x8"}, true, "more than 64 vertices"},
@@ -219,6 +221,27 @@ func TestTrainTestPlot(t *testing.T) {
 	} {
 		if _, _, err := runPHS(t, args...); err != nil {
 			t.Fatalf("%v: %v", args, err)
+		}
+	}
+}
+
+// TestShippedModelFallback checks that an algorithm reading an output the
+// shipped model lacks runs without the model, and says so.
+func TestShippedModelFallback(t *testing.T) {
+	stdout, stderr, err := runPHS(t, "solve", "-domain", "witness", "-alg", "astar", "-progress", "0", "../../examples/witness-4x4.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "lacks the heuristic output that astar reads") {
+		t.Errorf("stderr lacks the note:\n%s", stderr)
+	}
+	recs := decodeRecords(t, stdout)
+	if len(recs) != 8 {
+		t.Fatalf("%d records, want 8", len(recs))
+	}
+	for _, r := range recs {
+		if !r.Solved || r.Algorithm != "astar" {
+			t.Errorf("%+v", r)
 		}
 	}
 }

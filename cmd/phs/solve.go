@@ -57,8 +57,10 @@ func (cfg *searchConfig) register(fs *flag.FlagSet) {
 	fs.DurationVar(&cfg.progressEvery, "progress", 10*time.Second, "interval of progress lines on standard error (0: none)")
 }
 
-// resolve checks the flags and loads the model.
-func (cfg *searchConfig) resolve(cmd string) (domain, error) {
+// resolve checks the flags and loads the model. Without -model, it takes
+// the domain's shipped model if it has the outputs the algorithm reads, and
+// otherwise says on stderr that it goes without.
+func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
 	if cfg.domain == "" {
 		return nil, usagef("%s: -domain is required (%s)", cmd, strings.Join(domainNames(), ", "))
 	}
@@ -99,11 +101,19 @@ func (cfg *searchConfig) resolve(cmd string) (domain, error) {
 	}
 	cfg.method = m
 	if cfg.model != nil {
-		heads := cfg.model.Config().Heads
-		if m.NeedsPolicy() && heads&model.Policy == 0 {
-			return nil, fmt.Errorf("%s: %s needs a policy, and %s has none", cmd, m.Name, cfg.modelName)
+		need, err := model.HeadsFor(m.Name)
+		if err != nil {
+			return nil, err
 		}
-		if m.NeedsHeuristic() && heads&model.Heuristic == 0 {
+		missing := need &^ cfg.model.Config().Heads
+		if missing != 0 && cfg.modelPath == "" {
+			fmt.Fprintf(stderr, "phs: %s: the %s lacks the %s output that %s reads; using a uniform policy and the domain's heuristic\n", cmd, cfg.modelName, missing, m.Name)
+			cfg.model, cfg.modelName, missing = nil, "", 0
+		}
+		switch {
+		case missing&model.Policy != 0:
+			return nil, fmt.Errorf("%s: %s needs a policy, and %s has none", cmd, m.Name, cfg.modelName)
+		case missing&model.Heuristic != 0:
 			return nil, fmt.Errorf("%s: %s needs a heuristic, and %s has none", cmd, m.Name, cfg.modelName)
 		}
 	}
@@ -161,7 +171,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	d, err := cfg.resolve("solve")
+	d, err := cfg.resolve("solve", stderr)
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	d, err := cfg.resolve("test")
+	d, err := cfg.resolve("test", stderr)
 	if err != nil {
 		return err
 	}
