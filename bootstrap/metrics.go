@@ -21,7 +21,7 @@ const (
 
 var metricsHeader = []string{"iteration", "budget", "attempted", "solved", "new", "total_solved",
 	"expansions", "total_expansions", "evaluations", "updates", "policy_loss", "heuristic_loss",
-	"iteration_s", "wall_s"}
+	"iteration_s", "wall_s", "partial"}
 
 func (it Iteration) csvRecord() []string {
 	i := strconv.Itoa
@@ -29,7 +29,8 @@ func (it Iteration) csvRecord() []string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 	return []string{i(it.Iteration), i64(it.Budget), i(it.Attempted), i(it.Solved), i(it.New),
 		i(it.TotalSolved), i64(it.Expansions), i64(it.TotalExpansions), i64(it.Evaluations),
-		i(it.Updates), f(it.PolicyLoss), f(it.HeuristicLoss), f(it.IterationS), f(it.WallS)}
+		i(it.Updates), f(it.PolicyLoss), f(it.HeuristicLoss), f(it.IterationS), f(it.WallS),
+		strconv.FormatBool(it.Partial)}
 }
 
 // WriteMetricsCSV writes one CSV row per iteration, with a header.

@@ -116,6 +116,9 @@ type Iteration struct {
 	// time at its end, both in seconds.
 	IterationS float64 `json:"iteration_s"`
 	WallS      float64 `json:"wall_s"`
+	// Partial marks the iteration under way when the metrics were
+	// written: the last row of a run's metrics files until it ends.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // TrainState is everything a training run needs to go on after a restart,
@@ -356,20 +359,8 @@ func Train[S comparable](ctx context.Context, tasks []Task[S], tr *model.Trainer
 		}
 
 		// End of the iteration.
-		it := st.Current
-		it.Iteration = st.Iteration
-		it.Budget = st.Budget
-		it.TotalSolved = st.totalSolved()
-		it.TotalExpansions = it.Expansions
-		if len(st.Metrics) > 0 {
-			it.TotalExpansions += st.Metrics[len(st.Metrics)-1].TotalExpansions
-		}
-		if it.Updates > 0 {
-			it.PolicyLoss /= float64(it.Updates)
-			it.HeuristicLoss /= float64(it.Updates)
-		}
-		it.IterationS = iterBase + time.Since(iterStart).Seconds()
-		it.WallS = elapsed()
+		st.Current.IterationS = iterBase + time.Since(iterStart).Seconds()
+		it := st.summary(elapsed())
 		st.Metrics = append(st.Metrics, it)
 		for _, k := range order {
 			switch {
@@ -422,6 +413,25 @@ func (st *TrainState) attemptOrder(skipAfter int) []int {
 		order = append(order, k)
 	}
 	return order
+}
+
+// summary returns the metrics of the current iteration as it stands after
+// elapsed seconds of training.
+func (st *TrainState) summary(elapsed float64) Iteration {
+	it := st.Current
+	it.Iteration = st.Iteration
+	it.Budget = st.Budget
+	it.TotalSolved = st.totalSolved()
+	it.TotalExpansions = it.Expansions
+	if len(st.Metrics) > 0 {
+		it.TotalExpansions += st.Metrics[len(st.Metrics)-1].TotalExpansions
+	}
+	if it.Updates > 0 {
+		it.PolicyLoss /= float64(it.Updates)
+		it.HeuristicLoss /= float64(it.Updates)
+	}
+	it.WallS = elapsed
+	return it
 }
 
 func (st *TrainState) totalSolved() int {
@@ -492,5 +502,11 @@ func writeCheckpoint(dir string, tr *model.Trainer, st *TrainState) error {
 	if err := os.RemoveAll(old); err != nil {
 		return err
 	}
-	return writeMetrics(dir, st.Metrics)
+	metrics := st.Metrics
+	if st.Current.Attempted > 0 {
+		it := st.summary(st.ElapsedS)
+		it.Partial = true
+		metrics = append(metrics[:len(metrics):len(metrics)], it)
+	}
+	return writeMetrics(dir, metrics)
 }

@@ -95,6 +95,21 @@ func weights(t *testing.T, tr *model.Trainer) []byte {
 	return b
 }
 
+// readMetrics reads the metrics.jsonl of run directory dir.
+func readMetrics(t *testing.T, dir string) []Iteration {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, MetricsJSONL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ms, err := ReadMetricsJSONL(f, MetricsJSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
 // sameRun checks that a resumed run ended as the uninterrupted one.
 func sameRun(t *testing.T, st *TrainState, tr *model.Trainer, refSt *TrainState, refTr *model.Trainer) {
 	t.Helper()
@@ -197,10 +212,19 @@ func TestTrainDeterministicAndResumable(t *testing.T) {
 			if st.Iteration != 2 || st.Next != 8 {
 				t.Errorf("checkpoint at iteration %d, problem %d; want 2, 8", st.Iteration, st.Next)
 			}
+			// The metrics end with the iteration under way.
+			ms := readMetrics(t, cfg.Dir)
+			if len(ms) != 2 || ms[0].Partial || !ms[1].Partial || ms[1].Iteration != 2 || ms[1].Attempted != 8 ||
+				ms[1].TotalSolved != st.totalSolved() || ms[1].TotalExpansions != ms[0].TotalExpansions+ms[1].Expansions {
+				t.Errorf("metrics of the interrupted run:\n%+v", ms)
+			}
 			if err := Train(context.Background(), tasks, tr, cfg, st); err != nil {
 				t.Fatal(err)
 			}
 			sameRun(t, st, tr, refSt, refTr)
+			if ms := readMetrics(t, cfg.Dir); !reflect.DeepEqual(ms, st.Metrics) {
+				t.Errorf("metrics file of the finished run\n%+v\nwant\n%+v", ms, st.Metrics)
+			}
 		})
 	}
 }
