@@ -35,7 +35,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
+		switch {
+		case err == context.Canceled:
+			fmt.Fprintln(os.Stderr, "phs: interrupted")
+		case !errors.Is(err, flag.ErrHelp):
 			fmt.Fprintln(os.Stderr, "phs:", err)
 		}
 		os.Exit(exitCode(err))
@@ -53,6 +56,13 @@ func exitCode(err error) int {
 	}
 	return 1
 }
+
+// An interruptedError reports a command stopped by a signal, and what was
+// kept of its work.
+type interruptedError struct{ msg string }
+
+func (e interruptedError) Error() string { return e.msg }
+func (e interruptedError) Unwrap() error { return context.Canceled }
 
 // A usageError is a mistake in the command line.
 type usageError struct{ msg string }

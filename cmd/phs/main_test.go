@@ -245,3 +245,24 @@ func TestShippedModelFallback(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainInterrupted checks what an interrupted training run reports:
+// how to go on, and exit status 130; and that it can go on.
+func TestTrainInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	wit := filepath.Join(dir, "w.txt")
+	if _, _, err := runPHS(t, "generate", "witness", "-n", "40", "-size", "3x3", "-seed", "5", "-out", wit); err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(dir, "run")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var o, e bytes.Buffer
+	err := run(ctx, []string{"train", "-domain", "witness", "-alg", "levints", "-iterations", "1", "-budget", "50", "-dir", runDir, wit}, &o, &e)
+	if err == nil || !strings.Contains(err.Error(), "continue with: phs train -resume "+runDir) || exitCode(err) != 130 {
+		t.Fatalf("interrupted train: %v (exit status %d)", err, exitCode(err))
+	}
+	if _, errOut, err := runPHS(t, "train", "-resume", runDir); err != nil {
+		t.Fatalf("resume: %v\n%s", err, errOut)
+	}
+}

@@ -224,7 +224,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []boo
 	fmt.Fprintf(stderr, "phs: training %s on %d %s problems with %d workers in %s\n", m.Name, len(tasks), cfg.Domain, workers, cfg.dir)
 	err = bootstrap.Train(ctx, tasks, tr, tc, st)
 	if errors.Is(err, context.Canceled) {
-		fmt.Fprintf(stderr, "phs: interrupted; checkpoint written; continue with: phs train -resume %s\n", cfg.dir)
+		return interruptedError{"interrupted; checkpoint written; continue with: phs train -resume " + cfg.dir}
 	}
 	return err
 }
