@@ -248,11 +248,9 @@ func (m *Model) forward(w *workspace, x []float32, n int) {
 	p1 := m.conv1.OutH() * m.conv1.OutW()
 	p2 := m.conv2.OutH() * m.conv2.OutW()
 	a1 := w.a1[:c.Filters*n*p1]
-	m.conv1.Forward(x, nn.NCHW, n, a1, w.col1)
-	nn.ReLU(a1)
+	m.conv1.ForwardReLU(x, nn.NCHW, n, a1, w.col1)
 	a2 := w.a2[:c.Filters*n*p2]
-	m.conv2.Forward(a1, nn.CNHW, n, a2, w.col2)
-	nn.ReLU(a2)
+	m.conv2.ForwardReLU(a1, nn.CNHW, n, a2, w.col2)
 	// Flatten CNHW to one row per sample.
 	flat := c.Filters * p2
 	for ch := range c.Filters {
@@ -262,15 +260,13 @@ func (m *Model) forward(w *workspace, x []float32, n int) {
 	}
 	if m.pol1 != nil {
 		hp := w.hp[:n*c.Hidden]
-		m.pol1.Forward(w.flat, n, hp)
-		nn.ReLU(hp)
+		m.pol1.ForwardReLU(w.flat, n, hp)
 		m.pol2.Forward(hp, n, w.logits)
 		nn.LogSoftmax(w.logits[:n*c.Actions], c.Actions)
 	}
 	if m.heu1 != nil {
 		hh := w.hh[:n*c.Hidden]
-		m.heu1.Forward(w.flat, n, hh)
-		nn.ReLU(hh)
+		m.heu1.ForwardReLU(w.flat, n, hh)
 		m.heu2.Forward(hh, n, w.hout)
 	}
 }

@@ -97,17 +97,30 @@ func (l *Conv2D) strides(layout Layout, n int) (sN, sC int) {
 // Forward computes y = conv(x) + bias for n samples: x in the given layout,
 // y (OutC × n·OutH·OutW) in CNHW; col is scratch of ColSize(n).
 func (l *Conv2D) Forward(x []float32, layout Layout, n int, y, col []float32) {
+	l.forward(x, layout, n, y, col, false)
+}
+
+// ForwardReLU is Forward followed by ReLU on y, with the bias and the ReLU
+// applied in one pass over y.
+func (l *Conv2D) ForwardReLU(x []float32, layout Layout, n int, y, col []float32) {
+	l.forward(x, layout, n, y, col, true)
+}
+
+func (l *Conv2D) forward(x []float32, layout Layout, n int, y, col []float32, relu bool) {
 	l.im2col(x, layout, n, col)
 	p := n * l.OutH() * l.OutW()
 	kk := l.InC * l.K * l.K
-	for o := range l.OutC {
-		b := l.Bias.Data[o]
+	Gemm(false, false, l.OutC, p, kk, 1, l.Weight.Data, kk, col, p, 0, y, p)
+	for o, b := range l.Bias.Data {
 		row := y[o*p : (o+1)*p]
-		for i := range row {
-			row[i] = b
+		if relu {
+			addReLU(row, b)
+		} else {
+			for i := range row {
+				row[i] += b
+			}
 		}
 	}
-	Gemm(false, false, l.OutC, p, kk, 1, l.Weight.Data, kk, col, p, 1, y, p)
 }
 
 // im2col writes col[(c·K+ky)·K+kx][(s·OutH+oy)·OutW+ox] = x[s, c, oy+ky, ox+kx].
@@ -194,11 +207,24 @@ func NewDense(name string, rng *rand.Rand, in, out int) *Dense {
 }
 
 // Forward computes y (n × Out) from x (n × In).
-func (l *Dense) Forward(x []float32, n int, y []float32) {
+func (l *Dense) Forward(x []float32, n int, y []float32) { l.forward(x, n, y, false) }
+
+// ForwardReLU is Forward followed by ReLU on y, with the bias and the ReLU
+// applied in one pass over y.
+func (l *Dense) ForwardReLU(x []float32, n int, y []float32) { l.forward(x, n, y, true) }
+
+func (l *Dense) forward(x []float32, n int, y []float32, relu bool) {
+	Gemm(false, true, n, l.Out, l.In, 1, x, l.In, l.Weight.Data, l.In, 0, y, l.Out)
 	for s := range n {
-		copy(y[s*l.Out:(s+1)*l.Out], l.Bias.Data)
+		row := y[s*l.Out : (s+1)*l.Out]
+		if relu {
+			addReLUs(row, l.Bias.Data)
+		} else {
+			for j, b := range l.Bias.Data {
+				row[j] += b
+			}
+		}
 	}
-	Gemm(false, true, n, l.Out, l.In, 1, x, l.In, l.Weight.Data, l.In, 1, y, l.Out)
 }
 
 // Backward accumulates the parameters' gradients from dy (n × Out) and x,
@@ -218,10 +244,30 @@ func (l *Dense) Backward(x []float32, n int, dy, dx []float32) {
 // ReLU sets the negative values of x to 0.
 func ReLU(x []float32) {
 	for i, v := range x {
-		// Branch-free: clear every bit when the sign bit is set. (About
-		// half the values are negative, which defeats branch prediction.)
-		b := math.Float32bits(v)
-		x[i] = math.Float32frombits(b &^ uint32(int32(b)>>31))
+		x[i] = relu(v)
+	}
+}
+
+// relu returns max(v, 0) without a branch: it clears every bit when the
+// sign bit is set. (About half the values are negative, which defeats
+// branch prediction.)
+func relu(v float32) float32 {
+	b := math.Float32bits(v)
+	return math.Float32frombits(b &^ uint32(int32(b)>>31))
+}
+
+// addReLU replaces each value v of x by max(v+b, 0).
+func addReLU(x []float32, b float32) {
+	for i, v := range x {
+		x[i] = relu(v + b)
+	}
+}
+
+// addReLUs replaces each value x[i] by max(x[i]+b[i], 0).
+func addReLUs(x, b []float32) {
+	b = b[:len(x)]
+	for i, v := range x {
+		x[i] = relu(v + b[i])
 	}
 }
 

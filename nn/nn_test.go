@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -324,5 +325,43 @@ func BenchmarkSgemm(b *testing.B) {
 			}
 			b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
+	}
+}
+
+// TestForwardReLU checks that the fused ForwardReLU of both layers equals
+// Forward followed by ReLU, whatever the output buffer held before.
+func TestForwardReLU(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	garbage := func(n int) []float32 {
+		y := randSlice(rng, n)
+		y[0] = float32(math.NaN())
+		return y
+	}
+	n := 3
+	d := NewDense("d", rng, 6, 5)
+	d.Bias.Data = randSlice(rng, 5)
+	x := randSlice(rng, n*6)
+	want, got := garbage(n*5), garbage(n*5)
+	d.Forward(x, n, want)
+	ReLU(want)
+	d.ForwardReLU(x, n, got)
+	if !slices.Equal(got, want) {
+		t.Errorf("dense: ForwardReLU = %v, want %v", got, want)
+	}
+
+	c := NewConv2D("c", rng, 2, 4, 5, 3, 2)
+	c.Bias.Data = randSlice(rng, 3)
+	x = randSlice(rng, n*2*4*5)
+	size := 3 * n * c.OutH() * c.OutW()
+	col := make([]float32, c.ColSize(n))
+	want, got = garbage(size), garbage(size)
+	c.Forward(x, NCHW, n, want, col)
+	ReLU(want)
+	c.ForwardReLU(x, NCHW, n, got, col)
+	if !slices.Equal(got, want) {
+		t.Errorf("conv: ForwardReLU = %v, want %v", got, want)
+	}
+	if !slices.ContainsFunc(want, func(v float32) bool { return v == 0 }) || !slices.ContainsFunc(want, func(v float32) bool { return v > 0 }) {
+		t.Error("the test needs negative and positive outputs")
 	}
 }
