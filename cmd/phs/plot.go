@@ -61,7 +61,8 @@ func learningChart(paths []string, x string) (report.Chart, error) {
 	default:
 		return c, usagef("plot: -x must be time, expansions or iteration")
 	}
-	for _, p := range paths {
+	names := seriesNames(paths)
+	for i, p := range paths {
 		file := p
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			file = filepath.Join(p, bootstrap.MetricsJSONL)
@@ -75,7 +76,7 @@ func learningChart(paths []string, x string) (report.Chart, error) {
 		if err != nil {
 			return c, err
 		}
-		s := report.Series{Name: filepath.Base(filepath.Clean(p))}
+		s := report.Series{Name: names[i]}
 		s.X, s.Y = []float64{0}, []float64{0}
 		for _, m := range ms {
 			switch x {
@@ -97,7 +98,8 @@ func learningChart(paths []string, x string) (report.Chart, error) {
 // problems in increasing order.
 func profileChart(paths []string) (report.Chart, error) {
 	c := report.Chart{Title: "Test profiles", XLabel: "problems solved", YLabel: "expansions", LogY: true}
-	for _, p := range paths {
+	names := seriesNames(paths)
+	for i, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
 			return c, err
@@ -114,11 +116,31 @@ func profileChart(paths []string) (report.Chart, error) {
 			}
 		}
 		slices.Sort(exp)
-		s := report.Series{Name: filepath.Base(p), Y: exp, X: make([]float64, len(exp))}
+		s := report.Series{Name: names[i], Y: exp, X: make([]float64, len(exp))}
 		for i := range s.X {
 			s.X[i] = float64(i + 1)
 		}
 		c.Series = append(c.Series, s)
 	}
 	return c, nil
+}
+
+// seriesNames returns the legend names of the series plotted from paths:
+// their base names, or the whole paths if two base names are the same (as
+// for run1/test.jsonl and run2/test.jsonl).
+func seriesNames(paths []string) []string {
+	names := make([]string, len(paths))
+	seen := make(map[string]bool)
+	unique := true
+	for i, p := range paths {
+		names[i] = filepath.Base(filepath.Clean(p))
+		unique = unique && !seen[names[i]]
+		seen[names[i]] = true
+	}
+	if !unique {
+		for i, p := range paths {
+			names[i] = filepath.Clean(p)
+		}
+	}
+	return names
 }
