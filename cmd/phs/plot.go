@@ -117,8 +117,8 @@ func profileChart(paths []string) (report.Chart, error) {
 		}
 		slices.Sort(exp)
 		s := report.Series{Name: names[i], Y: exp, X: make([]float64, len(exp))}
-		for i := range s.X {
-			s.X[i] = float64(i + 1)
+		for j := range s.X {
+			s.X[j] = float64(j + 1)
 		}
 		c.Series = append(c.Series, s)
 	}
