@@ -167,14 +167,22 @@ func TestGenerateSolve(t *testing.T) {
 	}
 }
 
-// TestTrainTestPlot trains a tiny model, interrupts nothing, resumes a
-// finished run with a larger iteration limit, tests it and plots.
-func TestTrainTestPlot(t *testing.T) {
-	dir := t.TempDir()
+// trainingSet writes 40 generated 3x3 Witness puzzles to a file in dir
+// and returns its path.
+func trainingSet(t *testing.T, dir string) string {
+	t.Helper()
 	wit := filepath.Join(dir, "w.txt")
 	if _, _, err := runPHS(t, "generate", "witness", "-n", "40", "-size", "3x3", "-seed", "5", "-out", wit); err != nil {
 		t.Fatal(err)
 	}
+	return wit
+}
+
+// TestTrainTestPlot trains a tiny model, interrupts nothing, resumes a
+// finished run with a larger iteration limit, tests it and plots.
+func TestTrainTestPlot(t *testing.T) {
+	dir := t.TempDir()
+	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")
 	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "levints", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
 		t.Fatalf("train: %v\n%s", err, errOut)
@@ -251,10 +259,7 @@ func TestShippedModelFallback(t *testing.T) {
 // how to go on, and exit status 130; and that it can go on.
 func TestTrainInterrupted(t *testing.T) {
 	dir := t.TempDir()
-	wit := filepath.Join(dir, "w.txt")
-	if _, _, err := runPHS(t, "generate", "witness", "-n", "40", "-size", "3x3", "-seed", "5", "-out", wit); err != nil {
-		t.Fatal(err)
-	}
+	wit := trainingSet(t, dir)
 	runDir := filepath.Join(dir, "run")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
