@@ -37,18 +37,23 @@ type Outcome[S comparable] struct {
 	Budget int64
 }
 
-// BootstrapTest runs the paper's test procedure: no learning; every
-// still-unsolved problem is attempted again in each round, with the budget
-// doubled each round, until every problem is solved or a limit of cfg is
-// reached. newSolvers returns the solvers for a round's budget. At the end
-// of each round, emit receives the problems that round solved, in input
-// order; when the test ends, it receives the unsolved ones with their last
-// attempt. If ctx is cancelled, the rounds already emitted stay emitted and
-// BootstrapTest returns ctx.Err().
-func BootstrapTest[S comparable](ctx context.Context, tasks []Task[S], cfg TestConfig,
-	newSolvers func(budget int64) ([]Solver[S], error), emit func(Outcome[S]) error) error {
-	if cfg.Budget <= 0 {
-		return errors.New("bootstrap: test: budget must be positive")
+// BootstrapTest runs the paper's test procedure with solvers, one per
+// worker: no learning; every still-unsolved problem is attempted again in
+// each round, with the budget doubled each round, until every problem is
+// solved or a limit of cfg is reached. It sets the solvers' budget for each
+// round. At the end of each round, emit receives the problems that round
+// solved, in input order; when the test ends, it receives the unsolved
+// ones with their last attempt. Every problem is checked against the
+// solvers before the first search (search.SolveAll). If ctx is cancelled,
+// the rounds already emitted stay emitted and BootstrapTest returns
+// ctx.Err().
+func BootstrapTest[S comparable](ctx context.Context, tasks []search.Task[S], solvers []*search.Solver[S], cfg TestConfig,
+	emit func(Outcome[S]) error) error {
+	switch {
+	case cfg.Budget <= 0:
+		return fmt.Errorf("bootstrap: test: budget %d; want > 0", cfg.Budget)
+	case cfg.TimeLimit < 0 || cfg.MaxRounds < 0:
+		return errors.New("bootstrap: test: negative limit")
 	}
 	start := time.Now()
 	remaining := make([]int, len(tasks))
@@ -61,16 +66,15 @@ func BootstrapTest[S comparable](ctx context.Context, tasks []Task[S], cfg TestC
 		if (cfg.MaxRounds > 0 && round > cfg.MaxRounds) || (cfg.TimeLimit > 0 && time.Since(start) >= cfg.TimeLimit) {
 			break
 		}
-		solvers, err := newSolvers(budget)
-		if err != nil {
-			return err
+		for _, s := range solvers {
+			s.SetBudget(budget)
 		}
-		rt := make([]Task[S], len(remaining))
+		rt := make([]search.Task[S], len(remaining))
 		for i, k := range remaining {
 			rt[i] = tasks[k]
 		}
 		var solved []int
-		err = Solve(ctx, rt, solvers, func(i int, r search.Result[S]) error {
+		err := search.SolveAll(ctx, rt, solvers, func(i int, r search.Result[S]) error {
 			k := remaining[i]
 			last[k] = Outcome[S]{Index: k, Result: r, Round: round, Budget: budget}
 			if r.Solved {

@@ -14,7 +14,7 @@ import (
 // room is a domain of the user's own: an agent walks in a 8x8 room with
 // walls to a goal. A state is the agent's cell, which is also its key.
 type room struct {
-	walls       uint64 // bit r*6+c is set for a wall
+	walls       uint64 // bit r*8+c is set for a wall
 	start, goal int8
 }
 
@@ -22,6 +22,9 @@ const side = 8
 
 func (p *room) Root() int8      { return p.start }
 func (p *room) NumActions() int { return 4 } // U, D, L, R
+
+// ActionName names the actions in solutions: "U", "D", "L", "R".
+func (p *room) ActionName(a int) string { return "UDLR"[a : a+1] }
 func (p *room) IsGoal(s int8) bool {
 	return s == p.goal
 }
@@ -60,8 +63,12 @@ func (p *room) Encode(s int8, dst []float32) {
 }
 
 // rooms returns n rooms whose goal can be reached.
-func rooms(n int, rng *rand.Rand) []bootstrap.Task[int8] {
-	var tasks []bootstrap.Task[int8]
+func rooms(n int, rng *rand.Rand) []search.Task[int8] {
+	bfs, err := search.NewSolver[int8](search.AStar(), search.Uniform[int8]{}, search.Options{})
+	if err != nil {
+		panic(err)
+	}
+	var tasks []search.Task[int8]
 	for len(tasks) < n {
 		p := &room{start: int8(rng.IntN(side * side)), goal: int8(rng.IntN(side * side))}
 		for i := range side * side {
@@ -69,10 +76,9 @@ func rooms(n int, rng *rand.Rand) []bootstrap.Task[int8] {
 				p.walls |= 1 << i
 			}
 		}
-		ctx := context.Background()
-		res, _ := search.BestFirst[int8](ctx, p, search.Uniform[int8]{}, search.AStar(), search.Options{})
+		res, _ := bfs.Solve(context.Background(), p)
 		if res.Solved && len(res.Actions) >= 4 {
-			tasks = append(tasks, bootstrap.Task[int8]{ID: fmt.Sprintf("room#%d", len(tasks)), Problem: p})
+			tasks = append(tasks, search.Task[int8]{ID: fmt.Sprintf("room#%d", len(tasks)), Problem: p})
 		}
 	}
 	return tasks
@@ -84,23 +90,21 @@ func rooms(n int, rng *rand.Rand) []bootstrap.Task[int8] {
 func Example() {
 	ctx := context.Background()
 	tasks := rooms(64, rand.New(rand.NewPCG(1, 2)))
-	method, err := bootstrap.ParseMethod("astar", 0, 0)
-	if err != nil {
-		panic(err)
-	}
-	net, err := model.New(model.Config{Domain: "room", Algorithm: method.Name, Heads: model.Heuristic,
-		Channels: 3, Height: side, Width: side, Actions: 4}, 1)
+	alg := search.AStar()
+
+	// The paper's network for A* (a heuristic head) on the rooms' encoding.
+	net, err := model.New(model.ConfigFor("room", alg, tasks[0].Problem.(*room)), 1)
 	if err != nil {
 		panic(err)
 	}
 	// meanExpansions solves every task with A* and evaluator ev.
 	meanExpansions := func(ev search.Evaluator[int8]) float64 {
-		solver, err := bootstrap.NewSolver(method, ev, search.Options{})
+		solver, err := search.NewSolver(alg, ev, search.Options{})
 		if err != nil {
 			panic(err)
 		}
 		var total int64
-		err = bootstrap.Solve(ctx, tasks, []bootstrap.Solver[int8]{solver}, func(i int, r search.Result[int8]) error {
+		err = search.SolveAll(ctx, tasks, []*search.Solver[int8]{solver}, func(i int, r search.Result[int8]) error {
 			total += r.Expansions
 			return nil
 		})
@@ -116,12 +120,12 @@ func Example() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	cfg := bootstrap.TrainConfig{Method: method, Budget: 16, MaxIterations: 20, Workers: 1, Dir: dir}
-	st := bootstrap.NewTrainState(cfg, len(tasks))
-	if err := bootstrap.Train(ctx, tasks, model.NewTrainer(net, model.TrainConfig{LearningRate: 1e-3}), cfg, st); err != nil {
+	cfg := bootstrap.Config{Algorithm: alg, Budget: 16, MaxIterations: 20, Workers: 1, Dir: dir, LearningRate: 1e-3}
+	metrics, err := bootstrap.Train(ctx, tasks, net, cfg)
+	if err != nil {
 		panic(err)
 	}
-	last := st.Metrics[len(st.Metrics)-1]
+	last := metrics[len(metrics)-1]
 	fmt.Println("every room solved within", cfg.MaxIterations, "iterations:", last.TotalSolved == len(tasks))
 	learned := meanExpansions(model.NewEvaluator[int8](net))
 	fmt.Println("fewer expansions with the learned h:", learned < uninformed)

@@ -1,16 +1,15 @@
 package bootstrap
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
 
 	"github.com/phs-go/phs/internal/atomicfile"
+	"github.com/phs-go/phs/internal/jsonl"
 )
 
 // Metrics file names in a run directory.
@@ -59,29 +58,14 @@ func WriteMetricsJSONL(w io.Writer, metrics []Iteration) error {
 	return nil
 }
 
-// ReadMetricsJSONL reads what WriteMetricsJSONL wrote; name is used in
-// errors.
+// ReadMetricsJSONL reads what WriteMetricsJSONL wrote: one Iteration per
+// line, in order; name, the file's name, say, is used in errors. Blank lines
+// are skipped; every other line must hold one JSON object of an Iteration's
+// fields, at most 16 MiB long, with no unknown field. Errors start with
+// "name:line: ", where line counts from 1, and no iterations are returned
+// with them.
 func ReadMetricsJSONL(r io.Reader, name string) ([]Iteration, error) {
-	var metrics []Iteration
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		var it Iteration
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&it); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
-		}
-		metrics = append(metrics, it)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return metrics, nil
+	return jsonl.Read[Iteration](r, name)
 }
 
 // writeMetrics replaces the metrics files of run directory dir.

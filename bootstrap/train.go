@@ -1,6 +1,13 @@
+// Package bootstrap implements the Bootstrap process of Orseau & Lelis
+// (AAAI 2021), which trains a network on the problems that the search
+// guided by it solves (Train, Resume), and the Bootstrap test procedure of
+// the paper's Table 1 (BootstrapTest). Runs are written to a directory:
+// checkpoints, from which an interrupted run resumes exactly, and the
+// learning curve in metrics.csv and metrics.jsonl.
 package bootstrap
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,21 +25,23 @@ import (
 	"github.com/phs-go/phs/search"
 )
 
-// TrainConfig sets up a Bootstrap training run. The zero values of the
-// numeric fields select the paper's procedure.
-type TrainConfig struct {
-	// Method is the search algorithm whose network is trained.
-	Method Method
-	// Options are the search options; Options.Budget is ignored: the
-	// budget is Budget, then what the Bootstrap schedule makes of it.
+// Config sets up a Bootstrap training run. The zero values of the numeric
+// fields select the paper's procedure; Train and Resume reject values out
+// of range.
+type Config struct {
+	// Algorithm is the search algorithm whose network is trained.
+	Algorithm search.Algorithm
+	// Options are the search options, but for the budget: Options.Budget
+	// must be 0, the budget being Budget and what the Bootstrap schedule
+	// makes of it.
 	Options search.Options
-	// Budget is the initial expansion budget per problem (2,000 for
-	// Sokoban and The Witness, 7,000 for the sliding-tile puzzle in the
-	// paper). It must be positive.
+	// Budget is the initial expansion budget per problem (the domains'
+	// InitialBudget: 2,000 for Sokoban and The Witness, 7,000 for the
+	// sliding-tile puzzle in the paper). It must be positive.
 	Budget int64
 	// BudgetGrowth multiplies the budget after an iteration that solved no
-	// new problem; 0 means 2 (doubling, the paper). A smaller factor such as
-	// 1.5 gives a smoother schedule.
+	// new problem: a finite number > 1, or 0 for 2 (doubling, the paper).
+	// A smaller factor such as 1.5 gives a smoother schedule.
 	BudgetGrowth float64
 	// ProblemsPerUpdate is the number of problems attempted between two
 	// parameter updates; 0 means 32.
@@ -49,6 +58,9 @@ type TrainConfig struct {
 	Workers int
 	// Seed seeds the shuffling of trajectories in updates.
 	Seed uint64
+	// LearningRate is Adam's, finite and ≥ 0; 0 means 1e-4. L2 adds
+	// L2·Σw² over the weights to the loss (model.TrainConfig).
+	LearningRate, L2 float64
 	// MaxIterations stops training after this many iterations; 0: no limit.
 	MaxIterations int
 	// TimeLimit stops training once the run's total wall time, summed over
@@ -67,10 +79,39 @@ type TrainConfig struct {
 
 	// afterChunk, if not nil, is called after each update and checkpoint
 	// decision; tests use it to interrupt runs.
-	afterChunk func(st *TrainState, checkpointed bool)
+	afterChunk func(st *state, checkpointed bool)
 }
 
-func (c *TrainConfig) defaults() {
+// check returns an error if a field of c is out of range, and otherwise
+// fills in the defaults.
+func (c *Config) check() error {
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	switch {
+	case c.Budget <= 0:
+		return fmt.Errorf("budget %d; want > 0", c.Budget)
+	case c.Options.Budget != 0:
+		return errors.New("Options.Budget is set; the budget is Config.Budget")
+	case c.BudgetGrowth != 0 && !(c.BudgetGrowth > 1 && finite(c.BudgetGrowth)):
+		return fmt.Errorf("budget growth %g; want a finite number > 1", c.BudgetGrowth)
+	case c.ProblemsPerUpdate < 0:
+		return fmt.Errorf("problems per update %d; want > 0", c.ProblemsPerUpdate)
+	case c.Passes < 0:
+		return fmt.Errorf("passes %d; want > 0", c.Passes)
+	case c.SkipSolvedAfter < 0:
+		return fmt.Errorf("skip solved after %d; want >= 0", c.SkipSolvedAfter)
+	case c.Workers < 0:
+		return fmt.Errorf("workers %d; want >= 0", c.Workers)
+	case !(c.LearningRate >= 0 && finite(c.LearningRate)):
+		return fmt.Errorf("learning rate %g; want a finite number >= 0", c.LearningRate)
+	case !(c.L2 >= 0 && finite(c.L2)):
+		return fmt.Errorf("L2 %g; want a finite number >= 0", c.L2)
+	case c.MaxIterations < 0:
+		return fmt.Errorf("max iterations %d; want >= 0", c.MaxIterations)
+	case c.TimeLimit < 0 || c.CheckpointEvery < 0 || c.LogEvery < 0:
+		return errors.New("negative duration")
+	case c.Dir == "":
+		return errors.New("no run directory")
+	}
 	if c.BudgetGrowth == 0 {
 		c.BudgetGrowth = 2
 	}
@@ -80,7 +121,7 @@ func (c *TrainConfig) defaults() {
 	if c.Passes == 0 {
 		c.Passes = 10
 	}
-	if c.Workers <= 0 {
+	if c.Workers == 0 {
 		c.Workers = runtime.NumCPU()
 	}
 	if c.CheckpointEvery == 0 {
@@ -89,6 +130,12 @@ func (c *TrainConfig) defaults() {
 	if c.LogEvery == 0 {
 		c.LogEvery = 30 * time.Second
 	}
+	return nil
+}
+
+// optimizer returns the trainer's configuration.
+func (c *Config) optimizer() model.TrainConfig {
+	return model.TrainConfig{LearningRate: c.LearningRate, L2: c.L2}
 }
 
 // Iteration holds the metrics of one Bootstrap iteration: one row of a
@@ -121,9 +168,9 @@ type Iteration struct {
 	Partial bool `json:"partial,omitempty"`
 }
 
-// TrainState is everything a training run needs to go on after a restart,
-// besides the model and the optimiser.
-type TrainState struct {
+// state is everything a training run needs to go on after a restart,
+// besides the model and the optimiser: the checkpoint's state.json.
+type state struct {
 	// Iteration is the current iteration, from 1; Next is the position in
 	// its list of problems of the next one to attempt.
 	Iteration int   `json:"iteration"`
@@ -155,15 +202,15 @@ const (
 	stateFile     = "state.json"
 )
 
-// ErrTrainingDone is returned by Train when the state loaded from a
-// checkpoint has already finished.
+// ErrTrainingDone is the error of Resume for a run that has already
+// finished: every problem solved, or a limit of its Config reached.
 var ErrTrainingDone = errors.New("bootstrap: training already finished")
 
-// NewTrainState returns the state of a fresh run over n problems.
-func NewTrainState(cfg TrainConfig, n int) *TrainState {
+// newState returns the state of a fresh run over n problems.
+func newState(cfg *Config, n int) *state {
 	rng := rand.NewPCG(cfg.Seed, 0x5eed)
 	b, _ := rng.MarshalBinary()
-	return &TrainState{
+	return &state{
 		Iteration: 1,
 		Budget:    cfg.Budget,
 		Solved:    make([]byte, n),
@@ -174,9 +221,46 @@ func NewTrainState(cfg TrainConfig, n int) *TrainState {
 	}
 }
 
-// LoadCheckpoint reads the checkpoint in run directory dir: the trainer
-// (model and optimiser) and the state.
-func LoadCheckpoint(dir string, lc model.TrainConfig) (*model.Trainer, *TrainState, error) {
+// check returns an error naming the first field of st that cannot be the
+// state of a run over n problems.
+func (st *state) check(n int) error {
+	flags := func(name string, b []byte) error {
+		if len(b) != n {
+			return fmt.Errorf("%s has %d entries for %d problems", name, len(b), n)
+		}
+		return nil
+	}
+	switch {
+	case st.Problems != n:
+		return fmt.Errorf("problems: the checkpoint is for %d problems, got %d", st.Problems, n)
+	case st.Iteration < 1:
+		return fmt.Errorf("iteration %d; want >= 1", st.Iteration)
+	case st.Next < 0 || st.Next > n:
+		return fmt.Errorf("next %d; want 0 to %d", st.Next, n)
+	case st.Budget <= 0:
+		return fmt.Errorf("budget %d; want > 0", st.Budget)
+	case st.ElapsedS < 0 || math.IsNaN(st.ElapsedS):
+		return fmt.Errorf("elapsed_s %g; want >= 0", st.ElapsedS)
+	}
+	for _, f := range []struct {
+		name string
+		b    []byte
+	}{{"solved", st.Solved}, {"solved_now", st.SolvedNow}, {"streak", st.Streak}} {
+		if err := flags(f.name, f.b); err != nil {
+			return err
+		}
+	}
+	for i := range n {
+		if st.Solved[i] > 1 || st.SolvedNow[i] > 1 || (st.SolvedNow[i] == 1 && st.Solved[i] == 0) {
+			return fmt.Errorf("solved/solved_now: bad flags %d/%d for problem %d", st.Solved[i], st.SolvedNow[i], i)
+		}
+	}
+	return nil
+}
+
+// loadCheckpoint reads the checkpoint in run directory dir: the trainer
+// (model and optimiser) and the state, checked for a run over n problems.
+func loadCheckpoint(dir string, lc model.TrainConfig, n int) (*model.Trainer, *state, error) {
 	cp := filepath.Join(dir, checkpointDir)
 	if _, err := os.Stat(cp); errors.Is(err, os.ErrNotExist) {
 		// A crash between the two renames of writeCheckpoint leaves the
@@ -189,23 +273,34 @@ func LoadCheckpoint(dir string, lc model.TrainConfig) (*model.Trainer, *TrainSta
 	if err != nil {
 		return nil, nil, fmt.Errorf("bootstrap: resume %s: %w", dir, err)
 	}
-	b, err := os.ReadFile(filepath.Join(cp, stateFile))
+	name := filepath.Join(cp, stateFile)
+	b, err := os.ReadFile(name)
 	if err != nil {
 		return nil, nil, fmt.Errorf("bootstrap: resume %s: %w", dir, err)
 	}
-	var st TrainState
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, nil, fmt.Errorf("bootstrap: resume %s: %s: %w", dir, stateFile, err)
+	var st state
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&st); err != nil {
+		return nil, nil, fmt.Errorf("bootstrap: resume: %s: %w", name, err)
+	}
+	if err := st.check(n); err != nil {
+		return nil, nil, fmt.Errorf("bootstrap: resume: %s: %w", name, err)
 	}
 	return tr, &st, nil
 }
 
-// Train runs the Bootstrap process of Orseau & Lelis (2021) on tasks,
-// training tr's model, from state st (NewTrainState for a fresh run, or
-// LoadCheckpoint's to resume), until a stopping condition of cfg holds or
-// ctx is done. It writes a checkpoint and the metrics to cfg.Dir after every
-// iteration, at least every cfg.CheckpointEvery, and when it stops. It
-// returns ctx.Err() if interrupted, after writing the checkpoint.
+// Train runs the Bootstrap process of Orseau & Lelis (2021) on tasks from
+// scratch, training m in place for cfg.Algorithm, until a stopping
+// condition of cfg holds or ctx is done. It returns the metrics of the
+// finished iterations. It writes a checkpoint and the metrics to cfg.Dir
+// after every iteration, at least every cfg.CheckpointEvery, and when it
+// stops; Resume continues the run from there. It returns ctx.Err() if
+// interrupted, after writing the checkpoint.
+//
+// Train refuses a directory that already holds a checkpoint, a
+// configuration out of range, a model that lacks a head the algorithm
+// reads, and tasks that the model cannot evaluate, before it starts.
 //
 // Every iteration attempts the problems in input order (skipping, with
 // SkipSolvedAfter, the long-solved ones), in consecutive groups of
@@ -213,181 +308,173 @@ func LoadCheckpoint(dir string, lc model.TrainConfig) (*model.Trainer, *TrainSta
 // cfg.Workers workers against the same weights; when the whole group is done,
 // the solved problems' trajectories, taken in input order and shuffled
 // with the seeded generator at each of the Passes passes, update the model,
-// one optimiser step per trajectory. Because a group's searches all see the
-// weights left by the previous group, and a search is deterministic given
-// its weights, the run does not depend on the number of workers or on the
-// order in which searches finish. If an iteration solves no problem that
-// was never solved before, the budget grows by BudgetGrowth.
-func Train[S comparable](ctx context.Context, tasks []Task[S], tr *model.Trainer, cfg TrainConfig, st *TrainState) error {
-	cfg.defaults()
-	if cfg.Budget <= 0 {
-		return errors.New("bootstrap: train: budget must be positive")
+// one optimiser step per trajectory, with the losses of the model's
+// configuration. Because a group's searches all see the weights left by
+// the previous group, and a search is deterministic given its weights, the
+// run does not depend on the number of workers or on the order in which
+// searches finish. If an iteration solves no problem that was never solved
+// before, the budget grows by BudgetGrowth.
+func Train[S comparable](ctx context.Context, tasks []search.Task[S], m *model.Model, cfg Config) ([]Iteration, error) {
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("bootstrap: train: %w", err)
 	}
-	if cfg.Dir == "" {
-		return errors.New("bootstrap: train: no run directory")
+	for _, name := range []string{checkpointDir, checkpointDir + ".old"} {
+		if _, err := os.Stat(filepath.Join(cfg.Dir, name)); err == nil {
+			return nil, fmt.Errorf("bootstrap: train: %s already holds a run; resume it or choose another directory", cfg.Dir)
+		}
 	}
-	if st.Problems != len(tasks) || len(st.Solved) != len(tasks) {
-		return fmt.Errorf("bootstrap: train: the checkpoint is for %d problems, got %d", st.Problems, len(tasks))
+	r, err := newRun(tasks, model.NewTrainer(m, cfg.optimizer()), cfg, newState(&cfg, len(tasks)))
+	if err != nil {
+		return nil, err
 	}
-	if st.Done && st.finished(cfg, st.ElapsedS) {
-		return ErrTrainingDone
+	err = r.loop(ctx)
+	return r.st.Metrics, err
+}
+
+// Resume continues the run in cfg.Dir on the same tasks, from its last
+// checkpoint, and returns the model being trained and the metrics of the
+// finished iterations so far. cfg must be the run's configuration, but
+// for the limits (MaxIterations, TimeLimit), which it may raise, and the
+// settings that do not change the results (Workers, CheckpointEvery, Log,
+// LogEvery). It returns ErrTrainingDone if the run had already finished
+// within cfg's limits.
+func Resume[S comparable](ctx context.Context, tasks []search.Task[S], cfg Config) (*model.Model, []Iteration, error) {
+	if err := cfg.check(); err != nil {
+		return nil, nil, fmt.Errorf("bootstrap: resume: %w", err)
+	}
+	tr, st, err := loadCheckpoint(cfg.Dir, cfg.optimizer(), len(tasks))
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.Done && st.finished(&cfg, st.ElapsedS) {
+		return tr.Model(), st.Metrics, ErrTrainingDone
 	}
 	st.Done = false // the limits were raised
-	var rng rand.PCG
-	if err := rng.UnmarshalBinary(st.RNG); err != nil {
-		return fmt.Errorf("bootstrap: train: rng state: %w", err)
+	r, err := newRun(tasks, tr, cfg, st)
+	if err != nil {
+		return nil, nil, err
 	}
-	shuffle := rand.New(&rng)
+	err = r.loop(ctx)
+	return tr.Model(), st.Metrics, err
+}
 
-	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-		return fmt.Errorf("bootstrap: train: %w", err)
+// A run is a training run under way.
+type run[S comparable] struct {
+	tasks   []search.Task[S]
+	cfg     Config
+	tr      *model.Trainer
+	st      *state
+	rng     rand.PCG
+	shuffle *rand.Rand
+	// solvers run the searches, one per worker; their evaluators read the
+	// trainer's weights directly, since searches run only while the
+	// learner waits.
+	solvers []*search.Solver[S]
+	samples []model.Sample
+	clock   clock
+	// When the last checkpoint and the last progress line were written.
+	lastCheckpoint, lastLog time.Time
+}
+
+// newRun checks that the model fits the algorithm and the tasks, and
+// returns a run of them from state st.
+func newRun[S comparable](tasks []search.Task[S], tr *model.Trainer, cfg Config, st *state) (*run[S], error) {
+	mc := tr.Model().Config()
+	if missing := model.HeadsFor(cfg.Algorithm) &^ mc.Heads; missing != 0 {
+		return nil, fmt.Errorf("bootstrap: %s reads a %v output, which the %s model lacks", cfg.Algorithm.Name(), missing, mc.Heads)
 	}
-	// Searches only run while the learner waits, so the evaluators may read
-	// the trainer's weights directly.
-	newEval := func() search.Evaluator[S] { return model.NewEvaluator[S](tr.Model()) }
-
-	start := time.Now()
-	base := st.ElapsedS
-	elapsed := func() float64 { return base + time.Since(start).Seconds() }
-	lastCheckpoint, lastLog := time.Now(), time.Now()
-	iterStart := time.Now()
-	iterBase := st.Current.IterationS
-
-	checkpoint := func() error {
-		st.ElapsedS = elapsed()
-		st.Current.IterationS = iterBase + time.Since(iterStart).Seconds()
-		b, err := rng.MarshalBinary()
+	r := &run[S]{tasks: tasks, cfg: cfg, tr: tr, st: st, clock: newClock(st)}
+	if err := r.rng.UnmarshalBinary(st.RNG); err != nil {
+		return nil, fmt.Errorf("bootstrap: rng state: %w", err)
+	}
+	r.shuffle = rand.New(&r.rng)
+	for range cfg.Workers {
+		s, err := search.NewSolver(cfg.Algorithm, search.Evaluator[S](model.NewEvaluator[S](tr.Model())), cfg.Options)
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("bootstrap: %w", err)
 		}
-		st.RNG = b
-		lastCheckpoint = time.Now()
-		return writeCheckpoint(cfg.Dir, tr, st)
+		r.solvers = append(r.solvers, s)
 	}
+	for _, t := range tasks {
+		if err := r.solvers[0].Check(t.Problem); err != nil {
+			return nil, fmt.Errorf("bootstrap: %s: %w", t.ID, err)
+		}
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("bootstrap: %w", err)
+	}
+	r.lastCheckpoint, r.lastLog = time.Now(), time.Now()
+	return r, nil
+}
 
-	var samples []model.Sample
+// A clock measures the wall time of a run and of its current iteration,
+// adding the times before a resumption.
+type clock struct {
+	start, iterStart time.Time
+	base, iterBase   float64 // seconds before start and iterStart
+}
+
+func newClock(st *state) clock {
+	now := time.Now()
+	return clock{start: now, iterStart: now, base: st.ElapsedS, iterBase: st.Current.IterationS}
+}
+
+// elapsed returns the run's wall time in seconds.
+func (c *clock) elapsed() float64 { return c.base + time.Since(c.start).Seconds() }
+
+// iteration returns the current iteration's wall time in seconds.
+func (c *clock) iteration() float64 { return c.iterBase + time.Since(c.iterStart).Seconds() }
+
+// nextIteration starts the clock of a new iteration.
+func (c *clock) nextIteration() { c.iterStart, c.iterBase = time.Now(), 0 }
+
+// loop runs iterations until training is over or ctx is done.
+func (r *run[S]) loop(ctx context.Context) error {
+	st := r.st
 	for {
-		order := st.attemptOrder(cfg.SkipSolvedAfter)
-		opts := cfg.Options
-		opts.Budget = st.Budget
-		solvers, err := NewSolvers(cfg.Method, opts, cfg.Workers, newEval)
-		if err != nil {
-			return err
+		order := st.attemptOrder(r.cfg.SkipSolvedAfter)
+		for _, s := range r.solvers {
+			s.SetBudget(st.Budget)
 		}
 		for st.Next < len(order) {
-			if cfg.TimeLimit > 0 && elapsed() >= cfg.TimeLimit.Seconds() {
+			if r.cfg.TimeLimit > 0 && r.clock.elapsed() >= r.cfg.TimeLimit.Seconds() {
 				st.Done = true
-				return checkpoint()
+				return r.checkpoint()
 			}
-			group := order[st.Next:min(st.Next+cfg.ProblemsPerUpdate, len(order))]
-			gt := make([]Task[S], len(group))
-			for i, k := range group {
-				gt[i] = tasks[k]
+			group := order[st.Next:min(st.Next+r.cfg.ProblemsPerUpdate, len(order))]
+			if err := r.group(ctx, group); err != nil {
+				if ctx.Err() == nil {
+					return err
+				}
+				// The group is lost; the state is still that of its start.
+				if cerr := r.checkpoint(); cerr != nil {
+					return cerr
+				}
+				return ctx.Err()
 			}
-			results := make([]search.Result[S], len(group))
-			err := Solve(ctx, gt, solvers, func(i int, r search.Result[S]) error {
-				results[i] = r
-				return nil
-			})
-			if err != nil {
-				if ctx.Err() != nil {
-					// The group is lost; the state is still that of its
-					// start.
-					if cerr := checkpoint(); cerr != nil {
-						return cerr
-					}
-					return ctx.Err()
-				}
-				return err
-			}
-			samples = samples[:0]
-			cur := &st.Current
-			for i, r := range results {
-				k := group[i]
-				cur.Attempted++
-				cur.Expansions += r.Expansions
-				cur.Evaluations += r.Evaluations
-				if !r.Solved {
-					continue
-				}
-				cur.Solved++
-				st.SolvedNow[k] = 1
-				if st.Solved[k] == 0 {
-					st.Solved[k] = 1
-					cur.New++
-				}
-				s, err := sample(gt[i].Problem, r.Trajectory)
-				if err != nil {
-					return fmt.Errorf("bootstrap: train: %s: %w", gt[i].ID, err)
-				}
-				samples = append(samples, s)
-			}
-			for range cfg.Passes {
-				shuffle.Shuffle(len(samples), func(i, j int) { samples[i], samples[j] = samples[j], samples[i] })
-				for _, s := range samples {
-					l, err := tr.Step(s)
-					if err != nil {
-						return err
-					}
-					st.Current.Updates++
-					st.Current.PolicyLoss += l.Policy
-					st.Current.HeuristicLoss += l.Heuristic
-				}
-			}
-			st.Next += len(group)
-
 			checkpointed := false
-			if time.Since(lastCheckpoint) >= cfg.CheckpointEvery {
-				if err := checkpoint(); err != nil {
+			if time.Since(r.lastCheckpoint) >= r.cfg.CheckpointEvery {
+				if err := r.checkpoint(); err != nil {
 					return err
 				}
 				checkpointed = true
 			}
-			if cfg.Log != nil && time.Since(lastLog) >= cfg.LogEvery {
-				lastLog = time.Now()
-				st.logProgress(cfg.Log, len(order), iterBase+time.Since(iterStart).Seconds(), elapsed())
+			if r.cfg.Log != nil && time.Since(r.lastLog) >= r.cfg.LogEvery {
+				r.lastLog = time.Now()
+				st.logProgress(r.cfg.Log, len(order), r.clock.iteration(), r.clock.elapsed())
 			}
-			if cfg.afterChunk != nil {
-				cfg.afterChunk(st, checkpointed)
+			if r.cfg.afterChunk != nil {
+				r.cfg.afterChunk(st, checkpointed)
 			}
 			if err := ctx.Err(); err != nil {
-				if cerr := checkpoint(); cerr != nil {
+				if cerr := r.checkpoint(); cerr != nil {
 					return cerr
 				}
 				return err
 			}
 		}
-
-		// End of the iteration.
-		st.Current.IterationS = iterBase + time.Since(iterStart).Seconds()
-		it := st.summary(elapsed())
-		st.Metrics = append(st.Metrics, it)
-		for _, k := range order {
-			switch {
-			case st.SolvedNow[k] == 0:
-				st.Streak[k] = 0
-			case st.Streak[k] < math.MaxUint8:
-				st.Streak[k]++
-			}
-		}
-		clear(st.SolvedNow)
-		if it.New == 0 {
-			st.Budget = int64(math.Ceil(float64(st.Budget) * cfg.BudgetGrowth))
-		}
-		st.Iteration++
-		st.Next = 0
-		st.Current = Iteration{}
-		iterStart, iterBase = time.Now(), 0
-		if cfg.Log != nil {
-			fmt.Fprintf(cfg.Log, "iteration %d: budget %d, solved %d/%d (%d new), %d/%d solved so far, %d expansions, %.0fs\n",
-				it.Iteration, it.Budget, it.Solved, it.Attempted, it.New, it.TotalSolved, len(tasks), it.Expansions, it.WallS)
-		}
-		st.Done = st.finished(cfg, elapsed())
-		if err := checkpoint(); err != nil {
+		if err := r.endIteration(order); err != nil || st.Done {
 			return err
-		}
-		if st.Done {
-			return nil
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -395,16 +482,117 @@ func Train[S comparable](ctx context.Context, tasks []Task[S], tr *model.Trainer
 	}
 }
 
+// group attempts the problems of group (indices into the tasks) in
+// parallel, counts the results, and updates the model on the solutions.
+func (r *run[S]) group(ctx context.Context, group []int) error {
+	st := r.st
+	gt := make([]search.Task[S], len(group))
+	for i, k := range group {
+		gt[i] = r.tasks[k]
+	}
+	results := make([]search.Result[S], len(group))
+	err := search.SolveAll(ctx, gt, r.solvers, func(i int, res search.Result[S]) error {
+		results[i] = res
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	r.samples = r.samples[:0]
+	cur := &st.Current
+	for i, res := range results {
+		k := group[i]
+		cur.Attempted++
+		cur.Expansions += res.Expansions
+		cur.Evaluations += res.Evaluations
+		if !res.Solved {
+			continue
+		}
+		cur.Solved++
+		st.SolvedNow[k] = 1
+		if st.Solved[k] == 0 {
+			st.Solved[k] = 1
+			cur.New++
+		}
+		s, err := sample(gt[i].Problem, res.Trajectory)
+		if err != nil {
+			return fmt.Errorf("bootstrap: %s: %w", gt[i].ID, err)
+		}
+		r.samples = append(r.samples, s)
+	}
+	for range r.cfg.Passes {
+		r.shuffle.Shuffle(len(r.samples), func(i, j int) { r.samples[i], r.samples[j] = r.samples[j], r.samples[i] })
+		for _, s := range r.samples {
+			l, err := r.tr.Step(s)
+			if err != nil {
+				return fmt.Errorf("bootstrap: %w", err)
+			}
+			cur.Updates++
+			cur.PolicyLoss += l.Policy
+			cur.HeuristicLoss += l.Heuristic
+		}
+	}
+	st.Next += len(group)
+	return nil
+}
+
+// endIteration closes the iteration that attempted order: it records its
+// metrics, updates the streaks and the budget, starts the next iteration,
+// decides whether training is over and writes a checkpoint.
+func (r *run[S]) endIteration(order []int) error {
+	st := r.st
+	st.Current.IterationS = r.clock.iteration()
+	it := st.summary(r.clock.elapsed())
+	st.Metrics = append(st.Metrics, it)
+	for _, k := range order {
+		switch {
+		case st.SolvedNow[k] == 0:
+			st.Streak[k] = 0
+		case st.Streak[k] < math.MaxUint8:
+			st.Streak[k]++
+		}
+	}
+	clear(st.SolvedNow)
+	if it.New == 0 {
+		st.Budget = int64(math.Ceil(float64(st.Budget) * r.cfg.BudgetGrowth))
+	}
+	st.Iteration++
+	st.Next = 0
+	st.Current = Iteration{}
+	r.clock.nextIteration()
+	if r.cfg.Log != nil {
+		fmt.Fprintf(r.cfg.Log, "iteration %d: budget %d, solved %d/%d (%d new), %d/%d solved so far, %d expansions, %.0fs\n",
+			it.Iteration, it.Budget, it.Solved, it.Attempted, it.New, it.TotalSolved, len(r.tasks), it.Expansions, it.WallS)
+	}
+	st.Done = st.finished(&r.cfg, r.clock.elapsed())
+	return r.checkpoint()
+}
+
+// checkpoint writes the state, the trainer and the metrics to the run
+// directory.
+func (r *run[S]) checkpoint() error {
+	st := r.st
+	st.ElapsedS = r.clock.elapsed()
+	st.Current.IterationS = r.clock.iteration()
+	b, err := r.rng.MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("bootstrap: checkpoint: rng state: %w", err)
+	}
+	st.RNG = b
+	r.lastCheckpoint = time.Now()
+	return writeCheckpoint(r.cfg.Dir, r.tr, st)
+}
+
 // finished reports whether training is over, after elapsed seconds: every
 // problem solved, or a limit of cfg reached.
-func (st *TrainState) finished(cfg TrainConfig, elapsed float64) bool {
+func (st *state) finished(cfg *Config, elapsed float64) bool {
 	return st.totalSolved() == len(st.Solved) ||
 		(cfg.MaxIterations > 0 && len(st.Metrics) >= cfg.MaxIterations) ||
 		(cfg.TimeLimit > 0 && elapsed >= cfg.TimeLimit.Seconds())
 }
 
 // attemptOrder returns the problems the current iteration attempts, in order.
-func (st *TrainState) attemptOrder(skipAfter int) []int {
+func (st *state) attemptOrder(skipAfter int) []int {
 	order := make([]int, 0, len(st.Solved))
 	for k := range st.Solved {
 		if skipAfter > 0 && int(st.Streak[k]) >= skipAfter {
@@ -417,7 +605,7 @@ func (st *TrainState) attemptOrder(skipAfter int) []int {
 
 // summary returns the metrics of the current iteration as it stands after
 // elapsed seconds of training.
-func (st *TrainState) summary(elapsed float64) Iteration {
+func (st *state) summary(elapsed float64) Iteration {
 	it := st.Current
 	it.Iteration = st.Iteration
 	it.Budget = st.Budget
@@ -434,7 +622,7 @@ func (st *TrainState) summary(elapsed float64) Iteration {
 	return it
 }
 
-func (st *TrainState) totalSolved() int {
+func (st *state) totalSolved() int {
 	n := 0
 	for _, s := range st.Solved {
 		n += int(s)
@@ -442,7 +630,7 @@ func (st *TrainState) totalSolved() int {
 	return n
 }
 
-func (st *TrainState) logProgress(w io.Writer, n int, iterS, elapsed float64) {
+func (st *state) logProgress(w io.Writer, n int, iterS, elapsed float64) {
 	fmt.Fprintf(w, "iteration %d: %d/%d attempted, %d solved (%d new), %d solved so far, budget %d, %.0f expansions/s, %.0fs\n",
 		st.Iteration, st.Next, n, st.Current.Solved, st.Current.New, st.totalSolved(), st.Budget,
 		float64(st.Current.Expansions)/max(iterS, 1e-9), elapsed)
@@ -474,33 +662,34 @@ func sample[S comparable](p search.Problem[S], t *search.Trajectory[S]) (model.S
 // metrics to dir/metrics.csv and dir/metrics.jsonl. The checkpoint is
 // written to a new directory that then replaces the old one, so that a
 // crash at any moment leaves a complete checkpoint.
-func writeCheckpoint(dir string, tr *model.Trainer, st *TrainState) error {
+func writeCheckpoint(dir string, tr *model.Trainer, st *state) error {
+	wrap := func(err error) error { return fmt.Errorf("bootstrap: checkpoint of %s: %w", dir, err) }
 	cp := filepath.Join(dir, checkpointDir)
 	tmp, old := cp+".new", cp+".old"
 	if err := os.RemoveAll(tmp); err != nil {
-		return err
+		return wrap(err)
 	}
 	if err := tr.Save(tmp); err != nil {
-		return fmt.Errorf("bootstrap: checkpoint: %w", err)
+		return wrap(err)
 	}
 	b, err := json.Marshal(st)
 	if err != nil {
-		return err
+		return wrap(err)
 	}
 	if err := atomicfile.WriteFile(filepath.Join(tmp, stateFile), b); err != nil {
-		return fmt.Errorf("bootstrap: checkpoint: %w", err)
+		return wrap(err)
 	}
 	if err := os.RemoveAll(old); err != nil {
-		return err
+		return wrap(err)
 	}
 	if err := os.Rename(cp, old); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+		return wrap(err)
 	}
 	if err := os.Rename(tmp, cp); err != nil {
-		return err
+		return wrap(err)
 	}
 	if err := os.RemoveAll(old); err != nil {
-		return err
+		return wrap(err)
 	}
 	metrics := st.Metrics
 	if st.Current.Attempted > 0 {
@@ -508,5 +697,8 @@ func writeCheckpoint(dir string, tr *model.Trainer, st *TrainState) error {
 		it.Partial = true
 		metrics = append(metrics[:len(metrics):len(metrics)], it)
 	}
-	return writeMetrics(dir, metrics)
+	if err := writeMetrics(dir, metrics); err != nil {
+		return wrap(err)
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
@@ -19,9 +20,9 @@ import (
 )
 
 // mazes returns n random 6x6 mazes with a start and a goal.
-func mazes(n int, seed uint64) []Task[int32] {
+func mazes(n int, seed uint64) []search.Task[int32] {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	var ts []Task[int32]
+	var ts []search.Task[int32]
 	for len(ts) < n {
 		rows := make([][]byte, 6)
 		for r := range rows {
@@ -45,32 +46,36 @@ func mazes(n int, seed uint64) []Task[int32] {
 		if searchtest.BFS[int32](m) < 3 { // unsolvable, or too easy for budgets 1 and 2
 			continue
 		}
-		ts = append(ts, Task[int32]{ID: fmt.Sprintf("maze#%d", len(ts)), Problem: m})
+		ts = append(ts, search.Task[int32]{ID: fmt.Sprintf("maze#%d", len(ts)), Problem: m})
 	}
 	return ts
 }
 
-func newTrainer(t *testing.T, alg string) *model.Trainer {
+// parse returns the algorithm called name.
+func parse(t *testing.T, name string) search.Algorithm {
 	t.Helper()
-	heads, err := model.HeadsFor(alg)
+	alg, err := search.Parse(name, 1.5, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.New(model.Config{Domain: "maze", Algorithm: alg, Heads: heads,
-		Channels: 3, Height: 6, Width: 6, Actions: 4, Filters: 8, Hidden: 16}, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return model.NewTrainer(m, model.TrainConfig{LearningRate: 1e-3})
+	return alg
 }
 
-func trainConfig(t *testing.T, alg string) TrainConfig {
-	m, err := ParseMethod(alg, 1.5, 1)
+// newModel returns a small network for alg on the 6x6 mazes.
+func newModel(t *testing.T, alg string) *model.Model {
+	t.Helper()
+	cfg := model.ConfigFor[int32]("maze", parse(t, alg), searchtest.ParseMaze("S.....", "......", "......", "......", "......", ".....G"))
+	cfg.Filters, cfg.Hidden = 8, 16
+	m, err := model.New(cfg, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return TrainConfig{Method: m, Budget: 8, ProblemsPerUpdate: 8, Passes: 2, Seed: 3,
-		Workers: 2, MaxIterations: 3, Dir: t.TempDir()}
+	return m
+}
+
+func trainConfig(t *testing.T, alg string) Config {
+	return Config{Algorithm: parse(t, alg), Budget: 8, ProblemsPerUpdate: 8, Passes: 2, Seed: 3,
+		Workers: 2, MaxIterations: 3, Dir: t.TempDir(), LearningRate: 1e-3}
 }
 
 // withoutTimes returns the metrics with the wall times zeroed.
@@ -82,10 +87,10 @@ func withoutTimes(ms []Iteration) []Iteration {
 	return out
 }
 
-func weights(t *testing.T, tr *model.Trainer) []byte {
+func weights(t *testing.T, m *model.Model) []byte {
 	t.Helper()
 	dir := t.TempDir()
-	if err := model.Save(dir, tr.Model()); err != nil {
+	if err := model.Save(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "weights.safetensors"))
@@ -111,12 +116,12 @@ func readMetrics(t *testing.T, dir string) []Iteration {
 }
 
 // sameRun checks that a resumed run ended as the uninterrupted one.
-func sameRun(t *testing.T, st *TrainState, tr *model.Trainer, refSt *TrainState, refTr *model.Trainer) {
+func sameRun(t *testing.T, metrics []Iteration, m *model.Model, refMetrics []Iteration, ref *model.Model) {
 	t.Helper()
-	if got, want := withoutTimes(st.Metrics), withoutTimes(refSt.Metrics); !reflect.DeepEqual(got, want) {
+	if got, want := withoutTimes(metrics), withoutTimes(refMetrics); !reflect.DeepEqual(got, want) {
 		t.Errorf("resumed metrics\n%+v\nwant\n%+v", got, want)
 	}
-	if !bytes.Equal(weights(t, tr), weights(t, refTr)) {
+	if !bytes.Equal(weights(t, m), weights(t, ref)) {
 		t.Error("resumed run ends with other weights than the uninterrupted one")
 	}
 }
@@ -126,24 +131,23 @@ func TestTrainCadenceAndBudget(t *testing.T) {
 	cfg := trainConfig(t, "levints")
 	cfg.Budget = 1 // too small for any maze: the budget must double
 	var nexts []int
-	cfg.afterChunk = func(st *TrainState, _ bool) {
+	cfg.afterChunk = func(st *state, _ bool) {
 		if st.Iteration == 1 {
 			nexts = append(nexts, st.Next)
 		}
 	}
-	tr := newTrainer(t, "levints")
-	st := NewTrainState(cfg, len(tasks))
-	if err := Train(context.Background(), tasks, tr, cfg, st); err != nil {
+	metrics, err := Train(context.Background(), tasks, newModel(t, "levints"), cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []int{8, 16, 20}; !reflect.DeepEqual(nexts, want) {
 		t.Errorf("updates after %v problems, want %v", nexts, want)
 	}
-	if len(st.Metrics) != 3 {
-		t.Fatalf("%d iterations, want 3", len(st.Metrics))
+	if len(metrics) != 3 {
+		t.Fatalf("%d iterations, want 3", len(metrics))
 	}
 	budget := int64(1)
-	for i, m := range st.Metrics {
+	for i, m := range metrics {
 		if m.Budget != budget {
 			t.Errorf("iteration %d: budget %d, want %d", i+1, m.Budget, budget)
 		}
@@ -157,8 +161,8 @@ func TestTrainCadenceAndBudget(t *testing.T) {
 			t.Errorf("iteration %d: %d updates for %d solved, want %d", i+1, m.Updates, m.Solved, cfg.Passes*m.Solved)
 		}
 	}
-	if st.Metrics[0].New != 0 || st.Metrics[1].Budget != 2 {
-		t.Errorf("budget 1 solved %d mazes; the test needs none", st.Metrics[0].New)
+	if metrics[0].New != 0 || metrics[1].Budget != 2 {
+		t.Errorf("budget 1 solved %d mazes; the test needs none", metrics[0].New)
 	}
 	for _, f := range []string{MetricsCSV, MetricsJSONL} {
 		b, err := os.ReadFile(filepath.Join(cfg.Dir, f))
@@ -169,8 +173,11 @@ func TestTrainCadenceAndBudget(t *testing.T) {
 			t.Errorf("%s has %d lines", f, n)
 		}
 	}
-	if err := Train(context.Background(), tasks, tr, cfg, st); !errors.Is(err, ErrTrainingDone) {
-		t.Errorf("training a finished run: %v, want ErrTrainingDone", err)
+	if _, _, err := Resume(context.Background(), tasks, cfg); !errors.Is(err, ErrTrainingDone) {
+		t.Errorf("resuming a finished run: %v, want ErrTrainingDone", err)
+	}
+	if _, err := Train(context.Background(), tasks, newModel(t, "levints"), cfg); err == nil || !strings.Contains(err.Error(), "already holds a run") {
+		t.Errorf("a fresh run in the directory of another: %v", err)
 	}
 }
 
@@ -181,12 +188,12 @@ func TestTrainDeterministicAndResumable(t *testing.T) {
 			// Reference: an uninterrupted run with one worker.
 			ref := trainConfig(t, alg)
 			ref.Workers = 1
-			refTr := newTrainer(t, alg)
-			refSt := NewTrainState(ref, len(tasks))
-			if err := Train(context.Background(), tasks, refTr, ref, refSt); err != nil {
+			refModel := newModel(t, alg)
+			refMetrics, err := Train(context.Background(), tasks, refModel, ref)
+			if err != nil {
 				t.Fatal(err)
 			}
-			if refSt.Metrics[len(refSt.Metrics)-1].TotalSolved == 0 {
+			if refMetrics[len(refMetrics)-1].TotalSolved == 0 {
 				t.Fatal("nothing solved; the test learns nothing")
 			}
 
@@ -195,17 +202,17 @@ func TestTrainDeterministicAndResumable(t *testing.T) {
 			cfg := trainConfig(t, alg)
 			ctx, cancel := context.WithCancel(context.Background())
 			chunks := 0
-			cfg.afterChunk = func(*TrainState, bool) {
+			cfg.afterChunk = func(*state, bool) {
 				if chunks++; chunks == 4 {
 					cancel()
 				}
 			}
-			err := Train(ctx, tasks, newTrainer(t, alg), cfg, NewTrainState(cfg, len(tasks)))
+			_, err = Train(ctx, tasks, newModel(t, alg), cfg)
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("interrupted run: %v, want context.Canceled", err)
 			}
 			cfg.afterChunk = nil
-			tr, st, err := LoadCheckpoint(cfg.Dir, model.TrainConfig{LearningRate: 1e-3})
+			_, st, err := loadCheckpoint(cfg.Dir, cfg.optimizer(), len(tasks))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -218,12 +225,13 @@ func TestTrainDeterministicAndResumable(t *testing.T) {
 				ms[1].TotalSolved != st.totalSolved() || ms[1].TotalExpansions != ms[0].TotalExpansions+ms[1].Expansions {
 				t.Errorf("metrics of the interrupted run:\n%+v", ms)
 			}
-			if err := Train(context.Background(), tasks, tr, cfg, st); err != nil {
+			m, metrics, err := Resume(context.Background(), tasks, cfg)
+			if err != nil {
 				t.Fatal(err)
 			}
-			sameRun(t, st, tr, refSt, refTr)
-			if ms := readMetrics(t, cfg.Dir); !reflect.DeepEqual(ms, st.Metrics) {
-				t.Errorf("metrics file of the finished run\n%+v\nwant\n%+v", ms, st.Metrics)
+			sameRun(t, metrics, m, refMetrics, refModel)
+			if ms := readMetrics(t, cfg.Dir); !reflect.DeepEqual(ms, metrics) {
+				t.Errorf("metrics file of the finished run\n%+v\nwant\n%+v", ms, metrics)
 			}
 		})
 	}
@@ -237,53 +245,58 @@ func TestTrainKilled(t *testing.T) {
 	cfg := trainConfig(t, "phsh")
 	cfg.CheckpointEvery = 1 // every update
 	snapshot := t.TempDir()
-	cfg.afterChunk = func(st *TrainState, checkpointed bool) {
+	cfg.afterChunk = func(st *state, checkpointed bool) {
 		if checkpointed && st.Iteration == 2 && st.Next == 8 {
 			if err := os.CopyFS(snapshot, os.DirFS(cfg.Dir)); err != nil {
 				t.Error(err)
 			}
 		}
 	}
-	refTr := newTrainer(t, "phsh")
-	refSt := NewTrainState(cfg, len(tasks))
-	if err := Train(context.Background(), tasks, refTr, cfg, refSt); err != nil {
+	refModel := newModel(t, "phsh")
+	refMetrics, err := Train(context.Background(), tasks, refModel, cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.afterChunk = nil
 	cfg.Dir = snapshot
-	tr, st, err := LoadCheckpoint(snapshot, model.TrainConfig{LearningRate: 1e-3})
+	m, metrics, err := Resume(context.Background(), tasks, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Train(context.Background(), tasks, tr, cfg, st); err != nil {
-		t.Fatal(err)
+	sameRun(t, metrics, m, refMetrics, refModel)
+}
+
+// astarSolvers returns n A* solvers with a zero heuristic.
+func astarSolvers(t *testing.T, n int) []*search.Solver[int32] {
+	var ss []*search.Solver[int32]
+	for range n {
+		s, err := search.NewSolver[int32](search.AStar(), search.Uniform[int32]{}, search.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss = append(ss, s)
 	}
-	sameRun(t, st, tr, refSt, refTr)
+	return ss
 }
 
 func TestBootstrapTest(t *testing.T) {
 	tasks := mazes(12, 4)
-	m, _ := ParseMethod("astar", 0, 0)
-	var budgets []int64
-	newSolvers := func(budget int64) ([]Solver[int32], error) {
-		budgets = append(budgets, budget)
-		return NewSolvers(m, search.Options{Budget: budget}, 2, func() search.Evaluator[int32] { return search.Uniform[int32]{} })
-	}
+	solvers := astarSolvers(t, 2)
 	seen := map[int]Outcome[int32]{}
-	err := BootstrapTest(context.Background(), tasks, TestConfig{Budget: 1}, newSolvers, func(o Outcome[int32]) error {
+	rounds := 0
+	err := BootstrapTest(context.Background(), tasks, solvers, TestConfig{Budget: 1}, func(o Outcome[int32]) error {
 		if _, dup := seen[o.Index]; dup {
 			t.Errorf("problem %d emitted twice", o.Index)
 		}
 		seen[o.Index] = o
+		rounds = max(rounds, o.Round)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, b := range budgets {
-		if b != 1<<i {
-			t.Fatalf("round budgets %v, want doubling from 1", budgets)
-		}
+	if rounds < 3 {
+		t.Errorf("%d rounds; the test needs several", rounds)
 	}
 	for i, task := range tasks {
 		o, ok := seen[i]
@@ -298,17 +311,41 @@ func TestBootstrapTest(t *testing.T) {
 		}
 	}
 
-	// A round limit leaves problems unsolved; they are emitted last.
+	// A round limit leaves problems unsolved; they are emitted last, with
+	// their attempt of the last round.
 	seen = map[int]Outcome[int32]{}
-	budgets = nil
-	err = BootstrapTest(context.Background(), tasks, TestConfig{Budget: 1, MaxRounds: 2}, newSolvers, func(o Outcome[int32]) error {
+	var order []Outcome[int32]
+	err = BootstrapTest(context.Background(), tasks, solvers, TestConfig{Budget: 1, MaxRounds: 2}, func(o Outcome[int32]) error {
 		seen[o.Index] = o
+		order = append(order, o)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(seen) != len(tasks) || len(budgets) != 2 {
-		t.Errorf("%d outcomes after %d rounds, want %d after 2", len(seen), len(budgets), len(tasks))
+	if len(seen) != len(tasks) {
+		t.Errorf("%d outcomes, want %d", len(seen), len(tasks))
+	}
+	unsolved := false
+	for _, o := range order {
+		switch {
+		case o.Round > 2:
+			t.Errorf("problem %d attempted in round %d of 2", o.Index, o.Round)
+		case !o.Result.Solved:
+			unsolved = true
+			if o.Round != 2 || o.Budget != 2 {
+				t.Errorf("unsolved problem %d: round %d, budget %d; want the last round's", o.Index, o.Round, o.Budget)
+			}
+		case unsolved:
+			t.Errorf("solved problem %d emitted after an unsolved one", o.Index)
+		}
+	}
+	if !unsolved {
+		t.Error("every problem solved within 2 rounds; the test needs some unsolved")
+	}
+	for _, cfg := range []TestConfig{{}, {Budget: -1}, {Budget: 1, MaxRounds: -1}, {Budget: 1, TimeLimit: -time.Second}} {
+		if err := BootstrapTest(context.Background(), tasks, solvers, cfg, func(Outcome[int32]) error { return nil }); err == nil {
+			t.Errorf("%+v: no error", cfg)
+		}
 	}
 }

@@ -32,7 +32,7 @@ var benchShapes = []struct {
 // goroutine: states/s and the GFLOP/s reached.
 func BenchmarkForward(b *testing.B) {
 	for _, s := range benchShapes {
-		m, err := New(Config{Domain: s.name, Algorithm: "phsh", Heads: Both, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
+		m, err := New(Config{Domain: s.name, Algorithm: "phsh", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func BenchmarkForward(b *testing.B) {
 // trajectory of 32 states.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, s := range benchShapes {
-		m, _ := New(Config{Domain: s.name, Algorithm: "phsh", Heads: Both, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
+		m, _ := New(Config{Domain: s.name, Algorithm: "phsh", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
 		const n = 32
 		smp := Sample{Inputs: make([]float32, n*s.c*s.h*s.w), Actions: make([]int, n), CostToGo: make([]float32, n), Expansions: 100}
 		for i := range n {

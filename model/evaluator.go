@@ -20,27 +20,36 @@ type Evaluator[S comparable] struct {
 // NewEvaluator returns an Evaluator of m.
 func NewEvaluator[S comparable](m *Model) *Evaluator[S] { return &Evaluator[S]{m: m} }
 
-var errNoEncoder = errors.New("model: the problem has no network encoding")
-
-// Evaluate encodes the states with p, which must be a search.Encoder[S] of
-// the model's input shape, and runs the network on them. A network without
-// a policy gives a uniform one; one without a heuristic gives 0.
-func (e *Evaluator[S]) Evaluate(p search.Problem[S], states []S, logPi, h []float64) error {
+// Check returns an error unless p is a search.Encoder[S] whose input shape
+// and number of actions are the model's.
+func (e *Evaluator[S]) Check(p search.Problem[S]) error {
 	enc, ok := p.(search.Encoder[S])
 	if !ok {
-		return errNoEncoder
+		return errors.New("model: the problem has no network encoding (no InputShape and Encode methods)")
 	}
 	cfg := &e.m.cfg
-	c, hh, w := enc.InputShape()
-	if c != cfg.Channels || hh != cfg.Height || w != cfg.Width {
-		return e.m.Check(cfg.Domain, c, hh, w)
+	c, h, w := enc.InputShape()
+	if err := e.m.Check(cfg.Domain, c, h, w); err != nil {
+		return err
 	}
-	A := p.NumActions()
-	if A != cfg.Actions {
+	if A := p.NumActions(); A != cfg.Actions {
 		return fmt.Errorf("model: the problem has %d actions, the model %d", A, cfg.Actions)
 	}
+	return nil
+}
+
+// Evaluate encodes the states with p, which must pass Check, and runs the
+// network on them. A network without a policy gives a uniform one; one
+// without a heuristic gives 0. (Evaluate checks p too: a few comparisons
+// against a network pass.)
+func (e *Evaluator[S]) Evaluate(p search.Problem[S], states []S, logPi, h []float64) error {
+	if err := e.Check(p); err != nil {
+		return err
+	}
+	enc := p.(search.Encoder[S])
+	cfg := &e.m.cfg
+	A, size := cfg.Actions, cfg.Channels*cfg.Height*cfg.Width
 	n := len(states)
-	size := c * hh * w
 	if len(e.in) < n*size {
 		e.in = make([]float32, max(n, 32)*size)
 	}

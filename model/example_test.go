@@ -13,12 +13,11 @@ import (
 // inputs, takes one training step on a two-step trajectory, saves it and
 // loads it back.
 func Example() {
-	heads, err := model.HeadsFor("phsstar")
-	if err != nil {
-		log.Fatal(err)
-	}
-	m, err := model.New(model.Config{Domain: "sokoban", Algorithm: "phsstar", Heads: heads,
-		Channels: 4, Height: 10, Width: 10, Actions: 4}, 1)
+	m, err := model.New(model.Config{
+		Domain: "sokoban", Algorithm: "phsstar",
+		Heads: model.Both, PolicyLoss: model.Levin, HeuristicLoss: model.SquaredError,
+		Channels: 4, Height: 10, Width: 10, Actions: 4,
+	}, 1)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -2,12 +2,12 @@ package model
 
 import (
 	"encoding/json"
-
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/phs-go/phs/internal/atomicfile"
@@ -91,7 +91,7 @@ func fill(m *Model, ts map[string]tensor, prefix string) error {
 		if !ok {
 			return fmt.Errorf("no tensor %q", prefix+p.Name)
 		}
-		if len(t.data) != len(p.Data) || fmt.Sprint(t.shape) != fmt.Sprint(p.Shape) {
+		if len(t.data) != len(p.Data) || !slices.Equal(t.shape, p.Shape) {
 			return fmt.Errorf("tensor %q has shape %v, the configuration wants %v", prefix+p.Name, t.shape, p.Shape)
 		}
 		copy(p.Data, t.data)

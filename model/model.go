@@ -11,10 +11,8 @@ package model
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 
 	"github.com/phs-go/phs/nn"
 	"github.com/phs-go/phs/search"
@@ -62,32 +60,109 @@ func (h *Heads) UnmarshalText(b []byte) error {
 	return fmt.Errorf("model: heads %q, want policy, heuristic or both", b)
 }
 
-// HeadsFor returns the heads the network of an algorithm needs: both for
-// PHS (phsstar, phsh, phssafe) and PUCT, the policy for LevinTS, the
-// heuristic for A*, WA* and GBFS.
-func HeadsFor(algorithm string) (Heads, error) {
-	if strings.EqualFold(algorithm, "puct") {
-		return Both, nil
+// A Loss is the loss a head of a network is trained with.
+type Loss int
+
+// The losses.
+const (
+	// Levin is the policy loss of LevinTS and PHS: N·mean_t(−log
+	// pi(a_t|s_t)) over a trajectory found with N expansions, whose
+	// gradient is the paper's approximate gradient of the Levin cost.
+	Levin Loss = iota + 1
+	// CrossEntropy is the policy loss mean_t(−log pi(a_t|s_t)), PUCT's.
+	CrossEntropy
+	// SquaredError is the heuristic loss mean_t((h(s_t) − c_t)²) against
+	// the cost-to-go c_t of each state of the trajectory.
+	SquaredError
+)
+
+var lossNames = map[Loss]string{Levin: "levin", CrossEntropy: "cross-entropy", SquaredError: "squared-error"}
+
+// String returns "levin", "cross-entropy" or "squared-error".
+func (l Loss) String() string {
+	if n, ok := lossNames[l]; ok {
+		return n
 	}
-	a, err := search.ParseAlgorithm(algorithm, 1)
-	if err != nil {
-		return 0, fmt.Errorf("model: unknown algorithm %q", algorithm)
-	}
-	var h Heads
-	if a.NeedsPolicy() {
-		h |= Policy
-	}
-	if a.NeedsHeuristic() {
-		h |= Heuristic
-	}
-	return h, nil
+	return fmt.Sprintf("Loss(%d)", int(l))
 }
 
-// Config describes a network: what it was made for and its shape.
+// MarshalText encodes l as its String.
+func (l Loss) MarshalText() ([]byte, error) {
+	if _, ok := lossNames[l]; !ok {
+		return nil, fmt.Errorf("model: bad loss %d", int(l))
+	}
+	return []byte(l.String()), nil
+}
+
+// UnmarshalText decodes "levin", "cross-entropy" or "squared-error".
+func (l *Loss) UnmarshalText(b []byte) error {
+	for v, n := range lossNames {
+		if string(b) == n {
+			*l = v
+			return nil
+		}
+	}
+	return fmt.Errorf("model: loss %q, want levin, cross-entropy or squared-error", b)
+}
+
+// HeadsFor returns the heads the network of alg needs: both for PHS
+// (PHS*, PHS_h, safe pruning) and PUCT, the policy for LevinTS, the
+// heuristic for A*, WA* and GBFS.
+func HeadsFor(alg search.Algorithm) Heads {
+	var h Heads
+	if alg.NeedsPolicy() {
+		h |= Policy
+	}
+	if alg.NeedsHeuristic() {
+		h |= Heuristic
+	}
+	return h
+}
+
+// ConfigFor returns the configuration of the paper's network for alg on
+// the problems of domain, whose states p encodes: the heads alg reads, the
+// Levin loss for the policy (the cross-entropy for PUCT) and the squared
+// error for the heuristic, p's input shape and number of actions, and the
+// paper's sizes of the layers.
+func ConfigFor[S comparable](domain string, alg search.Algorithm, p search.Encoder[S]) Config {
+	c, h, w := p.InputShape()
+	cfg := Config{
+		Domain: domain, Algorithm: alg.Name(), Heads: HeadsFor(alg),
+		Channels: c, Height: h, Width: w, Actions: p.NumActions(),
+	}
+	if cfg.Heads&Policy != 0 {
+		cfg.PolicyLoss = Levin
+		if alg.IsPUCT() {
+			cfg.PolicyLoss = CrossEntropy
+		}
+	}
+	if cfg.Heads&Heuristic != 0 {
+		cfg.HeuristicLoss = SquaredError
+	}
+	return cfg
+}
+
+// Limits on the sizes of a Config, which bound the memory of a network
+// read from a file: at most MaxSize values in the input and in each layer's
+// output, and kernels of at most MaxKernel×MaxKernel.
+const (
+	MaxSize   = 1 << 20
+	MaxKernel = 16
+)
+
+// Config describes a network: what it was made for, its heads and losses,
+// and its shape.
 type Config struct {
-	Domain    string `json:"domain"`
+	Domain string `json:"domain"`
+	// Algorithm is the name of the algorithm the network was trained for,
+	// as search.Parse takes it; the default algorithm of the network.
 	Algorithm string `json:"algorithm"`
 	Heads     Heads  `json:"heads"`
+	// PolicyLoss is the loss of the policy head, Levin or CrossEntropy;
+	// HeuristicLoss that of the heuristic head, SquaredError. Each is 0
+	// exactly when the network lacks the head.
+	PolicyLoss    Loss `json:"policy_loss,omitempty"`
+	HeuristicLoss Loss `json:"heuristic_loss,omitempty"`
 	// Channels, Height and Width are the shape of the input.
 	Channels int `json:"channels"`
 	Height   int `json:"height"`
@@ -113,15 +188,31 @@ func (c *Config) defaults() error {
 	if c.Hidden == 0 {
 		c.Hidden = 128
 	}
+	hasPolicy, hasHeuristic := c.Heads&Policy != 0, c.Heads&Heuristic != 0
 	switch {
 	case c.Heads < Policy || c.Heads > Both:
 		return fmt.Errorf("model: bad heads %d", int(c.Heads))
-	case c.Channels < 1 || c.Height < 1 || c.Width < 1:
-		return fmt.Errorf("model: bad input shape %dx%dx%d", c.Channels, c.Height, c.Width)
+	case hasPolicy && c.PolicyLoss != Levin && c.PolicyLoss != CrossEntropy:
+		return fmt.Errorf("model: policy loss %v; want levin or cross-entropy", c.PolicyLoss)
+	case !hasPolicy && c.PolicyLoss != 0:
+		return fmt.Errorf("model: a policy loss (%v) without a policy head", c.PolicyLoss)
+	case hasHeuristic && c.HeuristicLoss != SquaredError:
+		return fmt.Errorf("model: heuristic loss %v; want squared-error", c.HeuristicLoss)
+	case !hasHeuristic && c.HeuristicLoss != 0:
+		return fmt.Errorf("model: a heuristic loss (%v) without a heuristic head", c.HeuristicLoss)
+	case c.Channels < 1 || c.Height < 1 || c.Width < 1 || c.Channels > MaxSize || c.Height > MaxSize || c.Width > MaxSize ||
+		c.Channels*c.Height*c.Width > MaxSize:
+		return fmt.Errorf("model: input shape %dx%dx%d; want positive sizes of at most %d values", c.Channels, c.Height, c.Width, MaxSize)
+	case c.Actions < 1 || c.Actions > 255:
+		return fmt.Errorf("model: %d actions; want 1 to 255", c.Actions)
+	case c.Kernel < 1 || c.Kernel > MaxKernel:
+		return fmt.Errorf("model: kernel %d; want 1 to %d", c.Kernel, MaxKernel)
 	case c.Height-2*(c.Kernel-1) < 1 || c.Width-2*(c.Kernel-1) < 1:
 		return fmt.Errorf("model: input %dx%d too small for two %dx%d convolutions", c.Height, c.Width, c.Kernel, c.Kernel)
-	case c.Actions < 1 || c.Filters < 1 || c.Kernel < 1 || c.Hidden < 1:
-		return errors.New("model: actions, filters, kernel and hidden must be positive")
+	case c.Filters < 1 || c.Filters > MaxSize || c.Filters*c.Height*c.Width > MaxSize:
+		return fmt.Errorf("model: %d filters; want 1 to %d values per layer output", c.Filters, MaxSize)
+	case c.Hidden < 1 || c.Hidden > MaxSize:
+		return fmt.Errorf("model: hidden %d; want 1 to %d", c.Hidden, MaxSize)
 	}
 	return nil
 }

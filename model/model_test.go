@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -15,20 +16,35 @@ import (
 	"github.com/phs-go/phs/search"
 )
 
-func tinyConfig(alg string) Config {
-	heads, _ := HeadsFor(alg)
-	return Config{Domain: "stp", Algorithm: alg, Heads: heads, Channels: 9, Height: 3, Width: 3,
-		Actions: 4, Filters: 3, Hidden: 5}
+// configOf returns the configuration of the paper's network for the
+// algorithm called alg on inputs of c×h×w.
+func configOf(t testing.TB, domain, alg string, c, h, w int) Config {
+	t.Helper()
+	a, err := search.Parse(alg, 1.5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ConfigFor[uint64](domain, a, imageProblem{c, h, w})
+}
+
+func tinyConfig(t testing.TB, alg string) Config {
+	cfg := configOf(t, "stp", alg, 9, 3, 3)
+	cfg.Filters, cfg.Hidden = 3, 5
+	return cfg
 }
 
 // samples returns trajectories of random 3x3 puzzles solved by A*.
 func samples(t testing.TB, n int, seed uint64) []Sample {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
+	solver, err := search.NewSolver[stp.State](search.AStar(), search.DomainHeuristic[stp.State]{}, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var ss []Sample
 	for len(ss) < n {
 		p := stp.GenerateWalk(rng, 3, 3, 3, 12)
-		res, err := search.BestFirst[stp.State](context.Background(), p, search.DomainHeuristic[stp.State]{}, search.AStar(), search.Options{})
+		res, err := solver.Solve(context.Background(), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +70,7 @@ func TestLossGradients(t *testing.T) {
 	s.Expansions = 3 // keeps the loss small for float32 differences
 	rng := rand.New(rand.NewPCG(2, 2))
 	for _, alg := range []string{"levints", "astar", "phsh", "puct"} {
-		m, err := New(tinyConfig(alg), 3)
+		m, err := New(tinyConfig(t, alg), 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +134,7 @@ func TestLossGradients(t *testing.T) {
 // to the goal of 3x3 puzzles.
 func TestLearnsHeuristic(t *testing.T) {
 	ss := samples(t, 60, 4)
-	cfg := tinyConfig("astar")
+	cfg := tinyConfig(t, "astar")
 	cfg.Filters, cfg.Hidden = 16, 32
 	m, _ := New(cfg, 5)
 	tr := NewTrainer(m, TrainConfig{LearningRate: 3e-3})
@@ -151,7 +167,7 @@ func TestLearnsHeuristic(t *testing.T) {
 // and checks that it then predicts their actions.
 func TestLearnsPolicy(t *testing.T) {
 	ss := samples(t, 40, 6)
-	cfg := tinyConfig("levints")
+	cfg := tinyConfig(t, "levints")
 	cfg.Filters, cfg.Hidden = 16, 32
 	m, _ := New(cfg, 7)
 	tr := NewTrainer(m, TrainConfig{LearningRate: 1e-3})
@@ -181,7 +197,7 @@ func TestLearnsPolicy(t *testing.T) {
 
 func TestSaveLoad(t *testing.T) {
 	dir := t.TempDir()
-	m, _ := New(tinyConfig("phsh"), 9)
+	m, _ := New(tinyConfig(t, "phsh"), 9)
 	ss := samples(t, 3, 10)
 	tr := NewTrainer(m, TrainConfig{})
 	tr.Step(ss[0])
@@ -225,7 +241,7 @@ func TestSaveLoad(t *testing.T) {
 		}
 	}
 	// A weights file of another shape is an error.
-	other, _ := New(Config{Domain: "stp", Algorithm: "phsh", Heads: Both, Channels: 9, Height: 3, Width: 3, Actions: 4, Filters: 4, Hidden: 5}, 1)
+	other, _ := New(Config{Domain: "stp", Algorithm: "phsh", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 9, Height: 3, Width: 3, Actions: 4, Filters: 4, Hidden: 5}, 1)
 	odir := t.TempDir()
 	if err := Save(odir, other); err != nil {
 		t.Fatal(err)
@@ -256,7 +272,7 @@ func TestEvaluator(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 11))
 	ps := []*stp.Problem{stp.GenerateRandom(rng, 3, 3), stp.GenerateRandom(rng, 3, 3)}
 	for _, alg := range []string{"levints", "astar", "phsh"} {
-		m, _ := New(tinyConfig(alg), 12)
+		m, _ := New(tinyConfig(t, alg), 12)
 		ev := NewEvaluator[stp.State](m)
 		states := []stp.State{ps[0].Root(), ps[1].Root()}
 		logPi, h := make([]float64, 8), make([]float64, 2)
@@ -295,14 +311,68 @@ func TestEvaluator(t *testing.T) {
 }
 
 func TestHeadsFor(t *testing.T) {
-	for alg, want := range map[string]Heads{"phsstar": Both, "phsh": Both, "puct": Both, "phssafe": Both,
-		"levints": Policy, "astar": Heuristic, "wastar": Heuristic, "gbfs": Heuristic} {
-		if got, err := HeadsFor(alg); err != nil || got != want {
-			t.Errorf("HeadsFor(%s) = %v, %v", alg, got, err)
+	for alg, want := range map[search.Algorithm]Heads{search.PHSStar(): Both, search.PHSh(): Both, search.PUCT(1): Both,
+		search.PHSSafe(): Both, search.LevinTS(): Policy, search.AStar(): Heuristic, search.WAStar(1.5): Heuristic, search.GBFS(): Heuristic} {
+		if got := HeadsFor(alg); got != want {
+			t.Errorf("HeadsFor(%v) = %v, want %v", alg, got, want)
 		}
 	}
-	if _, err := HeadsFor("bfs"); err == nil {
-		t.Error("HeadsFor(bfs): no error")
+}
+
+func TestConfigFor(t *testing.T) {
+	p := imageProblem{9, 4, 5}
+	for _, tc := range []struct {
+		alg                   search.Algorithm
+		heads                 Heads
+		policyLoss, heuristic Loss
+	}{
+		{search.PHSStar(), Both, Levin, SquaredError},
+		{search.PUCT(2), Both, CrossEntropy, SquaredError},
+		{search.LevinTS(), Policy, Levin, 0},
+		{search.GBFS(), Heuristic, 0, SquaredError},
+	} {
+		cfg := ConfigFor[uint64]("image", tc.alg, p)
+		want := Config{Domain: "image", Algorithm: tc.alg.Name(), Heads: tc.heads, PolicyLoss: tc.policyLoss,
+			HeuristicLoss: tc.heuristic, Channels: 9, Height: 4, Width: 5, Actions: 4}
+		if !reflect.DeepEqual(cfg, want) {
+			t.Errorf("ConfigFor(%v) = %+v, want %+v", tc.alg, cfg, want)
+		}
+		if _, err := New(cfg, 1); err != nil {
+			t.Errorf("%v: %v", tc.alg, err)
+		}
+	}
+}
+
+// TestConfigErrors checks that New rejects configurations whose heads and
+// losses disagree and sizes out of bounds, such as a file could hold.
+func TestConfigErrors(t *testing.T) {
+	good := Config{Domain: "d", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 4, Height: 10, Width: 10, Actions: 4}
+	if _, err := New(good, 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		msg  string
+	}{
+		{"no heads", func(c *Config) { c.Heads = 0 }, "bad heads"},
+		{"no policy loss", func(c *Config) { c.PolicyLoss = 0 }, "policy loss"},
+		{"heuristic loss as policy loss", func(c *Config) { c.PolicyLoss = SquaredError }, "policy loss squared-error"},
+		{"policy loss without policy", func(c *Config) { c.Heads = Heuristic }, "without a policy head"},
+		{"heuristic loss without heuristic", func(c *Config) { c.Heads = Policy }, "without a heuristic head"},
+		{"levin heuristic", func(c *Config) { c.HeuristicLoss = Levin }, "heuristic loss levin"},
+		{"huge hidden", func(c *Config) { c.Hidden = 100000000 }, "hidden 100000000"},
+		{"huge input", func(c *Config) { c.Height, c.Width = 5000, 5000 }, "input shape"},
+		{"huge filters", func(c *Config) { c.Filters = 1 << 16 }, "filters"},
+		{"huge kernel", func(c *Config) { c.Kernel = 100 }, "kernel 100"},
+		{"too many actions", func(c *Config) { c.Actions = 256 }, "256 actions"},
+		{"small input", func(c *Config) { c.Height = 2 }, "too small"},
+	} {
+		cfg := good
+		tc.edit(&cfg)
+		if _, err := New(cfg, 1); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.msg)
+		}
 	}
 }
 
@@ -403,7 +473,7 @@ func (p imageProblem) Encode(s uint64, dst []float32) {
 // at other sizes, and the same outputs whatever the batch.
 func TestEvaluatorFullSize(t *testing.T) {
 	p := &imageProblem{4, 10, 10} // a pointer: a struct would be boxed in every call
-	m, err := New(Config{Domain: "sokoban", Algorithm: "phsstar", Heads: Both, Channels: 4, Height: 10, Width: 10, Actions: 4}, 1)
+	m, err := New(Config{Domain: "sokoban", Algorithm: "phsstar", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 4, Height: 10, Width: 10, Actions: 4}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +532,7 @@ func (noEncoding) InputShape() {}
 
 func TestCloneAndCopyWeights(t *testing.T) {
 	p := imageProblem{4, 10, 10}
-	cfg := Config{Domain: "sokoban", Algorithm: "levints", Heads: Policy, Channels: 4, Height: 10, Width: 10, Actions: 4}
+	cfg := Config{Domain: "sokoban", Algorithm: "levints", Heads: Policy, PolicyLoss: Levin, Channels: 4, Height: 10, Width: 10, Actions: 4}
 	a, _ := New(cfg, 1)
 	b, _ := New(cfg, 2)
 	out := func(m *Model) []float64 {
@@ -497,9 +567,10 @@ func TestSaveLoadOutputs(t *testing.T) {
 	p := &imageProblem{4, 10, 10}
 	states := []uint64{1, 2, 3, 4, 5}
 	for _, alg := range []string{"phsstar", "levints", "gbfs"} {
-		heads, _ := HeadsFor(alg)
-		m, _ := New(Config{Domain: "sokoban", Algorithm: alg, Heads: heads, Channels: 4, Height: 10, Width: 10, Actions: 4,
-			Meta: map[string]string{"iteration": "7"}}, 3)
+		cfg := configOf(t, "sokoban", alg, 4, 10, 10)
+		cfg.Meta = map[string]string{"iteration": "7"}
+		heads := cfg.Heads
+		m, _ := New(cfg, 3)
 		dir := filepath.Join(t.TempDir(), "new", "dir")
 		if err := Save(dir, m); err != nil {
 			t.Fatal(err)

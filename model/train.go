@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/phs-go/phs/nn"
 )
@@ -15,7 +14,8 @@ type Sample struct {
 	Inputs []float32
 	// Actions[t] is the action taken in state t.
 	Actions []int
-	// CostToGo[t] is the distance from state t to the goal: T−t.
+	// CostToGo[t] is the cost from state t to the goal, in the units of
+	// the search's g: (T−t)·L for a node loss L.
 	CostToGo []float32
 	// Expansions is the number of expansions of the search that found the
 	// trajectory: the N of the Levin loss.
@@ -58,15 +58,8 @@ func (t *Trainer) Model() *Model { return t.m }
 func (t *Trainer) Steps() int { return t.opt.T }
 
 // Step takes one Adam step on the loss of one trajectory, the whole
-// trajectory being the minibatch. The loss depends on the model's
-// algorithm, as in the reference implementation:
-//
-//   - a policy head, except for PUCT: the Levin loss
-//     N·mean_t(−log pi(a_t|s_t)), whose gradient is the paper's
-//     approximate gradient of the Levin cost;
-//   - PUCT: the cross-entropy mean_t(−log pi(a_t|s_t));
-//   - a heuristic head: the mean squared error of h(s_t) against the
-//     cost-to-go, added to the policy's loss for two-headed networks.
+// trajectory being the minibatch: the sum of the losses of the model's
+// heads, Config.PolicyLoss and Config.HeuristicLoss.
 func (t *Trainer) Step(s Sample) (Losses, error) {
 	l, err := t.gradients(s)
 	if err != nil {
@@ -92,8 +85,8 @@ func (t *Trainer) gradients(s Sample) (Losses, error) {
 	t.m.forward(&t.ws, s.Inputs, T)
 	var l Losses
 	if cfg.Heads&Policy != 0 {
-		weight := float64(max(s.Expansions, 1))
-		if strings.EqualFold(cfg.Algorithm, "puct") {
+		weight := float64(max(s.Expansions, 1)) // Levin
+		if cfg.PolicyLoss == CrossEntropy {
 			weight = 1
 		}
 		dl := t.ws.dlogits[:T*cfg.Actions]

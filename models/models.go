@@ -7,16 +7,25 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 
 	"github.com/phs-go/phs/model"
 )
 
-//go:embed all:*
+// files holds one directory per domain with a shipped model, named after
+// the domain, with the model's files as model.Save writes them.
+//
+//go:embed */config.json */weights.safetensors
 var files embed.FS
 
-// Domains lists the domains that have a shipped default model.
+// ErrNoModel is the error, wrapped, of Default for a domain without a
+// shipped model.
+var ErrNoModel = errors.New("no shipped model")
+
+// Domains lists the domains that have a shipped model, in increasing order.
 func Domains() []string {
 	var ds []string
+	// The root of an embed.FS can always be read.
 	entries, _ := fs.ReadDir(files, ".")
 	for _, e := range entries {
 		if e.IsDir() {
@@ -26,10 +35,12 @@ func Domains() []string {
 	return ds
 }
 
-// Default returns the shipped model of domain, or nil if it has none.
+// Default returns the shipped model of domain, one of Domains. For any other
+// domain, it returns an error that wraps ErrNoModel; it returns other errors
+// if the shipped model cannot be loaded.
 func Default(domain string) (*model.Model, error) {
-	if _, err := fs.Stat(files, domain); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+	if !slices.Contains(Domains(), domain) {
+		return nil, fmt.Errorf("models: %w for domain %q", ErrNoModel, domain)
 	}
 	m, err := model.LoadFS(files, domain)
 	if err != nil {

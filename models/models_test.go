@@ -2,6 +2,10 @@ package models_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
 	"testing"
 
 	"github.com/phs-go/phs/domain/witness"
@@ -12,9 +16,49 @@ import (
 )
 
 func TestDefaultMissing(t *testing.T) {
-	m, err := models.Default("sokoban")
-	if m != nil || err != nil {
-		t.Errorf("Default(sokoban) = %v, %v; want no model", m, err)
+	// Domains without a model, and names of files and directories that are
+	// or might be in the package but are no model.
+	for _, domain := range []string{"sokoban", "stp", "", ".", "..", "/", "witness/", "./witness",
+		"witness/config.json", "WITNESS", "models.go", "models_test.go", "export_test.go"} {
+		m, err := models.Default(domain)
+		if m != nil || !errors.Is(err, models.ErrNoModel) {
+			t.Errorf("Default(%q) = %v, %v; want an error wrapping ErrNoModel", domain, m, err)
+			continue
+		}
+		if want := fmt.Sprintf("models: no shipped model for domain %q", domain); err.Error() != want {
+			t.Errorf("Default(%q): error %q, want %q", domain, err, want)
+		}
+	}
+}
+
+func TestDomains(t *testing.T) {
+	if got, want := models.Domains(), []string{"witness"}; !slices.Equal(got, want) {
+		t.Errorf("Domains() = %q, want %q", got, want)
+	}
+}
+
+// TestEmbedded checks that the binary carries the files of the shipped
+// models and nothing else: no source file, no stray file next to a model.
+func TestEmbedded(t *testing.T) {
+	domains := models.Domains()
+	var got []string
+	err := fs.WalkDir(models.Files, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		got = append(got, path)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, d := range domains {
+		want = append(want, d+"/"+model.ConfigFile, d+"/"+model.WeightsFile)
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("embedded files %q, want %q", got, want)
 	}
 }
 
@@ -35,15 +79,18 @@ func TestWitness(t *testing.T) {
 	if err := m.Check("witness", c, h, w); err != nil {
 		t.Fatal(err)
 	}
-	alg, err := search.ParseAlgorithm(m.Config().Algorithm, 0)
+	alg, err := search.Parse(m.Config().Algorithm, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := model.NewEvaluator[witness.State](m)
+	solver, err := search.NewSolver[witness.State](alg, model.NewEvaluator[witness.State](m), search.Options{Budget: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var total int64
 	for _, p := range ps {
 		// A uniform policy needs thousands of expansions on some of these.
-		res, err := search.BestFirst(context.Background(), p, ev, alg, search.Options{Budget: 2000})
+		res, err := solver.Solve(context.Background(), p)
 		if err != nil {
 			t.Fatal(err)
 		}

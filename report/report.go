@@ -1,17 +1,21 @@
-// Package report writes search results: one JSON object per problem (JSONL)
-// and summary tables with the paper's columns (solved, mean length, mean
-// expansions, mean time over the solved problems).
+// Package report writes and reads search results, one JSON object per
+// problem and line (JSONL), and writes summary tables with the paper's
+// columns (solved, mean length, mean expansions, mean time over the solved
+// problems). Package chart draws charts of them.
 package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"github.com/phs-go/phs/internal/jsonl"
 )
 
 // A Record is the outcome of one search on one problem, in the JSONL format
-// of the project's DESIGN: one object per line, in input order.
+// of phs solve and phs test: one object per line, in input order.
 type Record struct {
 	// Problem is "<file base name>#<index>".
 	Problem   string `json:"problem"`
@@ -25,7 +29,8 @@ type Record struct {
 	TimeS      float64 `json:"time_s"`
 	// Budget is the expansion budget of the search (0: none).
 	Budget int64 `json:"budget"`
-	// Solution has one letter per action: U, D, L or R.
+	// Solution spells the actions of the solution with the domain's action
+	// names (search.FormatActions): "UURDL" for the shipped domains.
 	Solution string `json:"solution"`
 }
 
@@ -45,6 +50,25 @@ func (w *JSONLWriter) Write(r Record) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
+}
+
+// ReadJSONL reads the records of a JSONL file, such as a JSONLWriter
+// writes, in order; name, the file's name, say, is used in errors. Blank
+// lines are skipped; every other line must be at most 16 MiB long and hold
+// one JSON object of a Record's fields, with no unknown field and a
+// non-empty "problem". Errors start with "report: name:line: ",
+// where line counts from 1, and no records are returned with them.
+func ReadJSONL(r io.Reader, name string) ([]Record, error) {
+	recs, err := jsonl.ReadCheck(r, name, func(rec Record) error {
+		if rec.Problem == "" {
+			return errors.New(`not a result record (no "problem")`)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return recs, nil
 }
 
 // A Summary aggregates records: how many were attempted and solved, and the

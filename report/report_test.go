@@ -79,3 +79,92 @@ func TestWriteTable(t *testing.T) {
 		}
 	}
 }
+
+func TestReadJSONL(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewJSONLWriter(&buf)
+	want := []Record{{Problem: "a#0", Solved: true, Length: 3, Expansions: 7, Solution: "UDL"}, {Problem: "a#1"}}
+	for _, r := range want {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ReadJSONL(&buf, "x.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
+
+func TestReadJSONLErrors(t *testing.T) {
+	tests := []struct {
+		name, in string
+		// msg starts the error message.
+		msg string
+	}{
+		{"syntax", "{\"problem\":\"a\"}\n{bad\n", "report: x.jsonl:2: invalid character"},
+		{"no problem", "{\"solved\":true}\n", `report: x.jsonl:1: not a result record (no "problem")`},
+		{"empty problem", "{\"problem\":\"a\"}\n\n\n{\"problem\":\"\"}\n", "report: x.jsonl:4: not a result record"},
+		{"unknown field", "{\"problem\":\"a\",\"iteration\":1}\n", `report: x.jsonl:1: json: unknown field "iteration"`},
+		{"wrong type", "{\"problem\":\"a\",\"solved\":1}\n", "report: x.jsonl:1: json: cannot unmarshal number"},
+		{"two objects", "{\"problem\":\"a\"}{\"problem\":\"b\"}\n", "report: x.jsonl:1: data after the object"},
+		{"not an object", "[]\n", "report: x.jsonl:1: not a JSON object"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ReadJSONL(strings.NewReader(tc.in), "x.jsonl")
+			if got != nil || err == nil || !strings.HasPrefix(err.Error(), tc.msg) {
+				t.Errorf("ReadJSONL(%q) = %+v, %v; want error starting with %q", tc.in, got, err, tc.msg)
+			}
+		})
+	}
+}
+
+// FuzzReadJSONL checks that ReadJSONL does not panic, that its errors say
+// where, and that the records it reads have a problem and read back the
+// same after a JSONLWriter writes them.
+func FuzzReadJSONL(f *testing.F) {
+	for _, s := range []string{
+		"",
+		`{"problem":"000.txt#17","domain":"sokoban","algorithm":"phs*","solved":true,"length":3,"expansions":12,"generated":30,"time_s":0.5,"budget":2000,"solution":"UUR"}`,
+		"{\"problem\":\"a\"}\r\n\n{\"problem\":\"b\",\"time_s\":1e-7}\n",
+		"{\"solved\":true}\n",
+		"{\"problem\":\"a\",\"x\":1}\n",
+		"{\"problem\":\"\xff\"}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		recs, err := ReadJSONL(strings.NewReader(in), "in")
+		if err != nil {
+			if recs != nil || !strings.HasPrefix(err.Error(), "report: in:") {
+				t.Errorf("got %+v, %v; want no records and an error starting with \"report: in:\"", recs, err)
+			}
+			return
+		}
+		var buf bytes.Buffer
+		w := NewJSONLWriter(&buf)
+		for _, r := range recs {
+			if r.Problem == "" {
+				t.Errorf("record without a problem: %+v", r)
+			}
+			if err := w.Write(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		again, err := ReadJSONL(&buf, "again")
+		if err != nil {
+			t.Fatalf("reading what was written: %v", err)
+		}
+		if len(again) != len(recs) {
+			t.Fatalf("read %d records, then %d", len(recs), len(again))
+		}
+		for i := range recs {
+			if again[i] != recs[i] {
+				t.Errorf("record %d: read %+v, then %+v", i, recs[i], again[i])
+			}
+		}
+	})
+}

@@ -7,49 +7,99 @@ import (
 	"strings"
 )
 
-// An Algorithm is a best-first search algorithm: the evaluation function
-// that orders the open list of the engine, over the path cost g, the log
-// path probability logPi and the heuristic h of a node. Lower values are
-// expanded first; ties go to the larger g, then to the node generated
-// first.
-//
-// The zero Algorithm is not valid: use one of the functions below.
+// An Algorithm is one of the search algorithms of the package with its
+// parameters: a best-first search whose evaluation function orders the open
+// list (PHS*, PHS_h, LevinTS, A*, WA*, GBFS, PHS with safe state pruning),
+// or PUCT. It is a small comparable value; the zero Algorithm is PHS*, the
+// default of phs. Build one with the functions below or with Parse; a
+// Solver checks its parameters when it is built.
 type Algorithm struct {
-	// Name is the algorithm's name, as ParseAlgorithm takes it: "phsstar",
-	// "phsh", "levints", "astar", "wastar", "gbfs" or "phssafe".
-	Name string
-	kind algKind
-	w    float64
+	kind kind
+	// param is the weight w of h for A* and WA*, the exploration constant
+	// c for PUCT, and 0 for the others.
+	param float64
 }
 
-type algKind uint8
+type kind uint8
 
+// The kinds, in the order of AlgorithmNames.
 const (
-	phsh algKind = iota + 1
-	phsStar
+	phsStar kind = iota // the zero value
+	phsh
 	levinTS
 	aStar
+	wAStar
 	gbfs
+	puct
 	phsSafe
+	numKinds
 )
 
-// PHSh is PHS with the evaluation function phi(n) = (g(n)+h(n))/pi(n).
-func PHSh() Algorithm { return Algorithm{Name: "phsh", kind: phsh} }
+// names holds the name of each kind, the one Parse takes and Name returns.
+var names = [numKinds]string{"phsstar", "phsh", "levints", "astar", "wastar", "gbfs", "puct", "phssafe"}
 
 // PHSStar is PHS* with phi(n) = (g(n)+h(n))/pi(n)^(1+h(n)/g(n)).
-func PHSStar() Algorithm { return Algorithm{Name: "phsstar", kind: phsStar} }
+func PHSStar() Algorithm { return Algorithm{kind: phsStar} }
+
+// PHSh is PHS with the evaluation function phi(n) = (g(n)+h(n))/pi(n).
+func PHSh() Algorithm { return Algorithm{kind: phsh} }
 
 // LevinTS is Levin tree search, phi(n) = g(n)/pi(n).
-func LevinTS() Algorithm { return Algorithm{Name: "levints", kind: levinTS} }
+func LevinTS() Algorithm { return Algorithm{kind: levinTS} }
 
 // AStar is A*, f(n) = g(n)+h(n).
-func AStar() Algorithm { return Algorithm{Name: "astar", kind: aStar, w: 1} }
+func AStar() Algorithm { return Algorithm{kind: aStar, param: 1} }
 
-// WAStar is weighted A*, f(n) = g(n)+w·h(n).
-func WAStar(w float64) Algorithm { return Algorithm{Name: "wastar", kind: aStar, w: w} }
+// WAStar is weighted A*, f(n) = g(n)+w·h(n), for a finite w ≥ 0.
+func WAStar(w float64) Algorithm { return Algorithm{kind: wAStar, param: w} }
 
 // GBFS is greedy best-first search, f(n) = h(n).
-func GBFS() Algorithm { return Algorithm{Name: "gbfs", kind: gbfs} }
+func GBFS() Algorithm { return Algorithm{kind: gbfs} }
+
+// PUCT is the PUCT algorithm (Silver et al., 2016) with exploration constant
+// c, a finite c > 0 (the paper's is 1), as Orseau & Lelis
+// (2021) used it, following their reference implementation where the paper
+// leaves a choice open:
+//
+//   - A descent goes from the root down to a node that is not yet evaluated.
+//     At each node it takes the first child, in action order, that no
+//     descent has reached yet; when every child has been reached, it takes
+//     the child n' of node n that minimises
+//     Q̄(n') − c·pi(n'|n)·sqrt(N(n))/(1+N(n')). N(n') counts the visits of
+//     n', and N(n) the visits of all the children of n; Q(n') is the mean
+//     of the heuristic values backed up through n', an estimated
+//     cost-to-go (lower is better), and Q̄ is Q normalised by the smallest
+//     and largest heuristic values of the nodes evaluated so far below the
+//     root (Q̄ = 0 while they are all equal).
+//   - Descents collect up to Options.BatchSize distinct leaves, which are
+//     then evaluated in one Evaluator call. Each descent puts a virtual
+//     loss on every node it passes below the root, the leaf included: one
+//     visit of value the current largest heuristic value, so that the next
+//     descents of the batch take other paths. A descent that ends at a
+//     leaf already in the batch adds only its virtual losses; the batch is
+//     closed after as many such failed descents as the batch size. The
+//     virtual losses are taken back before the evaluated leaves are
+//     expanded, so no node is ever evaluated twice.
+//   - An evaluated leaf is expanded: its children are generated, one per
+//     legal action, with their probabilities under the leaf's policy; its
+//     heuristic value h is then added to every node on its path but the
+//     root (the reference's value is h itself, not the cost from the node).
+//   - A node is tested for the goal when a descent first reaches it, before
+//     it is evaluated, as in the reference; the search then stops and
+//     returns the path to it. (NewSolver rejects Options.GoalAtExpansion.)
+//   - Repeated states are not pruned: the same state may appear in many
+//     nodes, also on one path, and each such node is evaluated on its own.
+//     (The reference dropped states seen anywhere before, which can block
+//     a node for good.) A node without children is dead, and so is one
+//     whose children are all dead; descents avoid them, and the search is
+//     Exhausted when the root is dead.
+//
+// Every move costs Options.NodeLoss (1 by default); the heuristic is used as
+// the evaluator returns it. Expansions counts evaluated and expanded nodes,
+// the root included, and Options.Budget bounds it; Evaluations equals
+// Expansions. The context and Options.Timeout are checked every few hundred
+// expansions.
+func PUCT(c float64) Algorithm { return Algorithm{kind: puct, param: c} }
 
 // PHSSafe is PHS_h run with the safe state pruning of the paper's appendix
 // (Algorithm "PHS with safe state pruning") in place of the duplicate
@@ -73,79 +123,133 @@ func GBFS() Algorithm { return Algorithm{Name: "gbfs", kind: gbfs} }
 // evaluates one node at a time (Options.BatchSize 1), and provided that the
 // policy and h depend on the state alone, as with any Evaluator. With the
 // other options it behaves as the other algorithms do.
-func PHSSafe() Algorithm { return Algorithm{Name: "phssafe", kind: phsSafe} }
+func PHSSafe() Algorithm { return Algorithm{kind: phsSafe} }
 
-// ErrUnknownAlgorithm is the error of ParseAlgorithm for a name it does not
-// know.
+// ErrUnknownAlgorithm is the error of Parse for a name it does not know.
 var ErrUnknownAlgorithm = errors.New("unknown algorithm")
 
-// ParseAlgorithm returns the algorithm called name: phsstar, phsh, levints,
-// astar, wastar (with weight w), gbfs or phssafe. It also takes the usual
-// spellings phs*, phs_star, phs_h, a* and wa*, in any case.
-func ParseAlgorithm(name string, w float64) (Algorithm, error) {
+// AlgorithmNames returns the names Parse takes, in the spelling that needs
+// no shell quoting.
+func AlgorithmNames() []string { return names[:] }
+
+// Parse returns the algorithm called name, one of AlgorithmNames, with the
+// weight w if it is wastar and the exploration constant c if it is puct
+// (the other algorithms ignore them). It also takes the usual spellings
+// phs*, phs_star, phs_h, a* and wa*, in any case. It is the one place that
+// turns a name into an Algorithm.
+func Parse(name string, w, c float64) (Algorithm, error) {
+	var a Algorithm
 	switch strings.ToLower(name) {
 	case "phsstar", "phs*", "phs_star":
-		return PHSStar(), nil
+		a = PHSStar()
 	case "phsh", "phs_h":
-		return PHSh(), nil
+		a = PHSh()
 	case "levints":
-		return LevinTS(), nil
+		a = LevinTS()
 	case "astar", "a*":
-		return AStar(), nil
+		a = AStar()
 	case "wastar", "wa*":
-		if w < 0 || math.IsNaN(w) {
-			return Algorithm{}, fmt.Errorf("search: wastar: bad weight %g", w)
-		}
-		return WAStar(w), nil
+		a = WAStar(w)
 	case "gbfs":
-		return GBFS(), nil
+		a = GBFS()
+	case "puct":
+		a = PUCT(c)
 	case "phssafe":
-		return PHSSafe(), nil
+		a = PHSSafe()
+	default:
+		return Algorithm{}, fmt.Errorf("search: %w %q (want %s)", ErrUnknownAlgorithm, name, strings.Join(names[:], ", "))
 	}
-	return Algorithm{}, fmt.Errorf("search: %w %q", ErrUnknownAlgorithm, name)
+	return a, a.check()
 }
 
-// String returns the algorithm's name.
-func (a Algorithm) String() string { return a.Name }
+// check returns an error if a's parameter is out of range.
+func (a Algorithm) check() error {
+	switch {
+	case a.kind >= numKinds:
+		return fmt.Errorf("search: bad algorithm %d", a.kind)
+	case a.kind == wAStar && !(a.param >= 0 && !math.IsInf(a.param, 1)):
+		return fmt.Errorf("search: wastar: weight %g; want a finite number >= 0", a.param)
+	case a.kind == puct && !(a.param > 0 && !math.IsInf(a.param, 1)):
+		return fmt.Errorf("search: puct: exploration constant %g; want a finite number > 0", a.param)
+	}
+	return nil
+}
 
-// NeedsPolicy reports whether the algorithm reads the policy.
+// Name returns the algorithm's name, as Parse takes it.
+func (a Algorithm) Name() string { return names[a.kind] }
+
+// String returns the name, with the parameter of WA* and PUCT: "wastar
+// w=1.5", "puct c=1".
+func (a Algorithm) String() string {
+	switch a.kind {
+	case wAStar:
+		return fmt.Sprintf("wastar w=%g", a.param)
+	case puct:
+		return fmt.Sprintf("puct c=%g", a.param)
+	}
+	return a.Name()
+}
+
+// W returns the weight of h of A* (1) and WA*, and 0 for the others.
+func (a Algorithm) W() float64 {
+	if a.kind == aStar || a.kind == wAStar {
+		return a.param
+	}
+	return 0
+}
+
+// C returns the exploration constant of PUCT, and 0 for the others.
+func (a Algorithm) C() float64 {
+	if a.kind == puct {
+		return a.param
+	}
+	return 0
+}
+
+// IsPUCT reports whether a is PUCT rather than a best-first search.
+func (a Algorithm) IsPUCT() bool { return a.kind == puct }
+
+// NeedsPolicy reports whether the algorithm reads the policy: the PHS
+// variants, LevinTS and PUCT.
 func (a Algorithm) NeedsPolicy() bool {
-	return a.kind == phsh || a.kind == phsStar || a.kind == levinTS || a.kind == phsSafe
+	switch a.kind {
+	case phsStar, phsh, levinTS, puct, phsSafe:
+		return true
+	}
+	return false
 }
 
-// NeedsHeuristic reports whether the algorithm reads the heuristic.
+// NeedsHeuristic reports whether the algorithm reads the heuristic: all but
+// LevinTS.
 func (a Algorithm) NeedsHeuristic() bool { return a.kind != levinTS }
 
-// Priority returns the algorithm's evaluation of a node of path cost g,
-// log-probability logPi and heuristic value h; the engine expands the node
-// of least priority first. For the policy-guided algorithms it is log phi:
-// log((g+h)/pi) for PHS_h and PHSSafe, log((g+h)/pi^(1+h/g)) for PHS*
-// (-Inf for the root, g = 0), log(g/pi) for LevinTS; they clip h at 0. For
-// A* it is g+h, for WA* g+w·h, for GBFS h. NaN, such as PHS* gives for
+// priority returns the best-first algorithm's evaluation of a node of path
+// cost g, log-probability logPi and heuristic value h; the engine expands
+// the node of least priority first. For the policy-guided algorithms it is
+// log phi: log((g+h)/pi) for PHS_h and PHSSafe, log((g+h)/pi^(1+h/g)) for
+// PHS* (-Inf for the root, g = 0), log(g/pi) for LevinTS; they clip h at
+// 0. For A* and WA* it is g+w·h, for GBFS h. NaN, such as PHS* gives for
 // pi = 1 and h = +Inf, is +Inf.
-func (a Algorithm) Priority(g, logPi, h float64) float64 {
-	p := a.priority(g, logPi, h)
+func (a Algorithm) priority(g, logPi, h float64) float64 {
+	var p float64
+	switch a.kind {
+	case phsh, phsSafe:
+		p = math.Log(g+max(h, 0)) - logPi
+	case phsStar:
+		if g == 0 {
+			return math.Inf(-1) // the root
+		}
+		h = max(h, 0)
+		p = math.Log(g+h) - (1+h/g)*logPi
+	case levinTS:
+		p = math.Log(g) - logPi
+	case aStar, wAStar:
+		p = g + a.param*h
+	default: // gbfs
+		p = h
+	}
 	if p != p {
 		return math.Inf(1)
 	}
 	return p
-}
-
-func (a Algorithm) priority(g, logPi, h float64) float64 {
-	switch a.kind {
-	case phsh, phsSafe:
-		return math.Log(g+max(h, 0)) - logPi
-	case phsStar:
-		h = max(h, 0)
-		if g == 0 {
-			return math.Inf(-1) // the root
-		}
-		return math.Log(g+h) - (1+h/g)*logPi
-	case levinTS:
-		return math.Log(g) - logPi
-	case aStar:
-		return g + a.w*h
-	default: // gbfs
-		return h
-	}
 }

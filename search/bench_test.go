@@ -109,7 +109,7 @@ func scrambled(rng *rand.Rand, n int) *tiles5 {
 func TestTiles5(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	p := scrambled(rng, 30)
-	res, err := search.BestFirst[board](context.Background(), p, search.DomainHeuristic[board]{}, search.AStar(), search.Options{GoalAtExpansion: true})
+	res, err := searchtest.Solve[board](context.Background(), p, search.DomainHeuristic[board]{}, search.AStar(), search.Options{GoalAtExpansion: true})
 	if err != nil || !res.Solved {
 		t.Fatal(res, err)
 	}
@@ -121,16 +121,23 @@ func TestTiles5(t *testing.T) {
 	}
 }
 
-// benchSearch runs alg on a fixed scrambled puzzle, with a reused engine or
+// benchSearch runs alg on a fixed scrambled puzzle, with a reused solver or
 // a fresh one per search, within a budget, and reports expansions per
 // second and bytes allocated per generated node.
 func benchSearch(b *testing.B, alg search.Algorithm, fresh bool, budget int64) {
 	p := scrambled(rand.New(rand.NewPCG(1, 1)), 1000)
 	ctx := context.Background()
 	opts := search.Options{Budget: budget}
-	var e search.Engine[board]
+	newSolver := func() *search.Solver[board] {
+		s, err := search.NewSolver[board](alg, search.DomainHeuristic[board]{}, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	s := newSolver()
 	if !fresh {
-		if _, err := e.Search(ctx, p, search.DomainHeuristic[board]{}, alg, opts); err != nil {
+		if _, err := s.Solve(ctx, p); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -140,9 +147,9 @@ func benchSearch(b *testing.B, alg search.Algorithm, fresh bool, budget int64) {
 	b.ResetTimer()
 	for b.Loop() {
 		if fresh {
-			e = search.Engine[board]{}
+			s = newSolver()
 		}
-		res, err := e.Search(ctx, p, search.DomainHeuristic[board]{}, alg, opts)
+		res, err := s.Solve(ctx, p)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -155,24 +162,24 @@ func benchSearch(b *testing.B, alg search.Algorithm, fresh bool, budget int64) {
 	b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(gen), "B/node")
 	b.ReportMetric(float64(gen)/float64(b.N), "gen/op")
 	if fresh {
-		// The memory the engine holds after a search.
-		e = search.Engine[board]{}
+		// The memory the solver holds after a search.
+		s = newSolver()
 		runtime.GC()
 		runtime.ReadMemStats(&ms0)
-		res, err := e.Search(ctx, p, search.DomainHeuristic[board]{}, alg, opts)
+		res, err := s.Solve(ctx, p)
 		if err != nil {
 			b.Fatal(err)
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&ms1)
 		b.ReportMetric(float64(int64(ms1.HeapAlloc)-int64(ms0.HeapAlloc))/float64(res.Generated), "held-B/node")
-		runtime.KeepAlive(&e)
+		runtime.KeepAlive(s)
 	}
 }
 
 // BenchmarkWAStar measures the engine with WA* (w = 3) and the Manhattan
 // heuristic on a 5×5 puzzle: reused is the steady state of a worker, fresh
-// a new engine per search. B/node is the memory allocated per generated
+// a new solver per search. B/node is the memory allocated per generated
 // node, held-B/node what a fresh engine holds after a search.
 func BenchmarkWAStar(b *testing.B) {
 	b.Run("reused", func(b *testing.B) { benchSearch(b, search.WAStar(3), false, 1e6) })

@@ -1,11 +1,9 @@
 package search
 
 import (
-	"context"
 	"fmt"
 	"hash/maphash"
 	"math"
-	"time"
 )
 
 // checkEvery is the number of nodes taken from the open list between two
@@ -16,26 +14,16 @@ const checkEvery = 1024
 // the action.
 const maxDepth = 1<<24 - 1
 
-// BestFirst runs alg on p with evaluator ev. It is short for a new Engine's
-// Search; a worker that solves many problems should keep an Engine.
-func BestFirst[S comparable](ctx context.Context, p Problem[S], ev Evaluator[S], alg Algorithm, opts Options) (Result[S], error) {
-	var e Engine[S]
-	return e.Search(ctx, p, ev, alg, opts)
-}
-
-// An Engine runs best-first searches. It keeps its memory from one search to
-// the next, so that a worker solving many problems allocates little but the
-// solutions once its memory has grown to the size of its largest search.
-// The zero value is ready to use; an Engine must not be used by two
-// goroutines at once.
-type Engine[S comparable] struct {
+// A bestFirst is the engine of the best-first algorithms. It keeps its
+// memory from one search to the next; the zero value is ready to use.
+type bestFirst[S comparable] struct {
 	// The arena of the search tree: n nodes in chunks of chunkSize, which
 	// never move. The nodes from pending on are generated but not yet
 	// evaluated: they wait for a batch.
 	chunks     [][]node[S]
 	n, pending int
 	// policies holds the A log-probabilities of each evaluated node, in
-	// chunks of chunkSize·A.
+	// chunks of chunkSize·A: 4·A bytes per node.
 	policies [][]float32
 	open     nodeHeap
 	seen     stateTable  // the states of the arena, but with safe pruning
@@ -46,6 +34,14 @@ type Engine[S comparable] struct {
 	logPi, h []float64
 	succ     []S
 	legal    []bool
+
+	// The search under way.
+	p    Problem[S]
+	ev   Evaluator[S]
+	alg  Algorithm
+	opts *Options
+	A    int
+	safe bool
 }
 
 // chunkBits is the log2 of the number of nodes in a chunk of the arena.
@@ -54,18 +50,18 @@ const chunkBits = 12
 const chunkSize = 1 << chunkBits
 
 // node returns node i of the arena.
-func (e *Engine[S]) node(i int32) *node[S] {
+func (e *bestFirst[S]) node(i int32) *node[S] {
 	return &e.chunks[i>>chunkBits][i&(chunkSize-1)]
 }
 
 // policy returns the policy of node i; A is the number of actions.
-func (e *Engine[S]) policy(i int32, A int) []float32 {
+func (e *bestFirst[S]) policy(i int32, A int) []float32 {
 	j := int(i&(chunkSize-1)) * A
 	return e.policies[i>>chunkBits][j : j+A : j+A]
 }
 
 // append adds n to the arena and returns its index.
-func (e *Engine[S]) append(n node[S]) int32 {
+func (e *bestFirst[S]) append(n node[S]) int32 {
 	i := e.n
 	c := i >> chunkBits
 	if c == len(e.chunks) {
@@ -92,164 +88,133 @@ func (n *node[S]) action() int   { return int(n.da & 255) }
 // that it let through: log(g/pi) and log pi.
 type visit struct{ levin, logPi float64 }
 
-// Search runs the best-first search alg on p, with the policy and heuristic
-// of ev, within the limits of opts. The open list is ordered by
-// alg.Priority, ties going to the larger g, then to the node generated
-// first. As in the reference implementation of Orseau & Lelis (2021),
-// unless opts say otherwise:
-//
-//   - A child is tested for the goal when it is generated, before it is
-//     evaluated (the paper's Algorithm 1 tests a node when it is taken from
-//     the open list to be expanded: Options.GoalAtExpansion).
-//   - A child whose state was generated before, by any node, is dropped
-//     when it is generated; nodes are never reopened. A* with a consistent
-//     heuristic and GoalAtExpansion therefore finds optimal solutions, but
-//     with an inconsistent one it may not. PHSSafe replaces this rule by
-//     safe state pruning: see PHSSafe.
-//   - Children wait in a pending list until at least Options.BatchSize of
-//     them have been generated, or the open list is empty; they are then
-//     evaluated in one Evaluator call and pushed onto the open list. So with
-//     batches of more than one node the nodes are not taken in exactly
-//     best-first order, and the paper's guarantees hold for BatchSize 1.
-//     The root is evaluated first, on its own.
-//   - The budget counts expansions: nodes taken from the open list whose
-//     children are generated (not the goal node, nor those that safe
-//     pruning drops).
-//
-// A node's g is the sum of the node losses of the nodes below the root on
-// its path (Options.NodeLoss each, the root's g is 0), and its probability
-// is pi(n) = pi(parent)·pi(a|parent), with pi(·|parent) the policy the
-// evaluator gave the parent: its full distribution as given, or with
-// Options.Renormalize that distribution renormalised over the legal actions
-// of the parent. Illegal actions are never taken.
-//
-// The search ends with a solution, with an exhausted open list, when the
-// budget is spent or at the timeout: none of these is an error. The context
-// and the clock are looked at every 1024 nodes taken from the open list; a
-// done context ends the search with its error. An evaluator's error also
-// ends it.
-func (e *Engine[S]) Search(ctx context.Context, p Problem[S], ev Evaluator[S], alg Algorithm, opts Options) (res Result[S], err error) {
-	start := time.Now()
-	defer func() { res.Time = time.Since(start) }()
-	if alg.kind == 0 {
-		return res, fmt.Errorf("search: zero Algorithm")
-	}
-	A, batch, loss, deadline, err := opts.settings(p, start)
-	if err != nil {
-		return res, err
-	}
-	if loss < 0 || math.IsNaN(loss) || math.IsInf(loss, 0) {
-		return res, fmt.Errorf("search: node loss %g; want a finite value >= 0", loss)
-	}
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	safe := alg.kind == phsSafe
-	e.reset(A, batch, safe)
+// search runs alg on p with ev, within opts and lim, as Solver.Solve
+// describes, and fills res.
+func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts *Options, lim *limits, res *Result[S]) error {
+	e.p, e.ev, e.alg, e.opts = p, ev, alg, opts
+	e.A, e.safe = p.NumActions(), alg.kind == phsSafe
+	defer func() { e.p, e.ev, e.opts = nil, nil, nil }()
+	e.reset(opts.BatchSize)
 
 	root := p.Root()
 	e.append(node[S]{state: root, parent: -1})
 	if p.IsGoal(root) && !opts.GoalAtExpansion {
-		e.solution(p, 0, loss, opts.Renormalize, &res)
-		return res, nil
+		e.solution(0, res)
+		return nil
 	}
-	if !safe {
+	if !e.safe {
 		e.add(root, 0)
 	}
-	if err := e.flush(p, ev, alg, A, loss, &res); err != nil {
-		return res, err
+	if err := e.flush(res); err != nil {
+		return err
 	}
-
 	for pops := 1; ; pops++ {
 		if e.open.len() == 0 {
 			if e.pending == e.n {
 				res.Exhausted = true
-				return res, nil
+				return nil
 			}
-			if err := e.flush(p, ev, alg, A, loss, &res); err != nil {
-				return res, err
+			if err := e.flush(res); err != nil {
+				return err
 			}
 		}
-		if opts.Budget > 0 && res.Expansions >= opts.Budget {
-			return res, nil
+		if lim.spent(res.Expansions) {
+			return nil
 		}
 		if pops%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return res, err
-			}
-			if !deadline.IsZero() && time.Now().After(deadline) {
-				res.TimedOut = true
-				return res, nil
+			timedOut, err := lim.check()
+			if err != nil || timedOut {
+				res.TimedOut = timedOut
+				return err
 			}
 		}
-
 		top := e.open.pop()
-		n := *e.node(top.index)
-		if safe {
-			levin := logLevin(n.depth(), loss, n.logPi)
-			v, ok := e.visited[n.state]
-			if ok && v.levin <= levin && v.logPi >= n.logPi {
-				continue // safe state pruning
-			}
-			if !ok || v.logPi <= n.logPi {
-				e.visited[n.state] = visit{levin, n.logPi}
-			}
+		if e.safe && e.pruned(top.index) {
+			continue
 		}
-		if opts.GoalAtExpansion && p.IsGoal(n.state) {
-			e.solution(p, top.index, loss, opts.Renormalize, &res)
-			return res, nil
+		if opts.GoalAtExpansion && p.IsGoal(e.node(top.index).state) {
+			e.solution(top.index, res)
+			return nil
 		}
 		res.Expansions++
-		if n.depth() == maxDepth {
-			return res, fmt.Errorf("search: a path is longer than %d nodes", maxDepth)
+		goal, err := e.expand(top.index, res)
+		if err != nil {
+			return err
 		}
-
-		// Generate the children, with their probabilities from the policy
-		// of n.
-		pol := e.policy(top.index, A)
-		logZ := 0.0
-		for a := range A {
-			s, ok := p.Apply(n.state, a)
-			e.legal[a] = ok
-			e.succ[a] = s
+		if goal >= 0 {
+			e.solution(goal, res)
+			return nil
 		}
-		if opts.Renormalize {
-			logZ = legalLogSumExp(pol, e.legal)
-		}
-		d := (n.depth() + 1) << 8
-		for a := range A {
-			if !e.legal[a] {
-				continue
-			}
-			s := e.succ[a]
-			res.Generated++
-			c := node[S]{state: s, logPi: n.logPi + float64(pol[a]) - logZ, parent: top.index, da: d | uint32(a)}
-			if safe {
-				// Drop a child dominated by the remembered node of its
-				// state before it costs an evaluation: that node was
-				// expanded before the child could be taken from the open
-				// list, which is all the appendix's lemma needs.
-				if v, ok := e.visited[s]; ok && v.logPi >= c.logPi && v.levin <= logLevin(c.depth(), loss, c.logPi) {
-					continue
-				}
-			} else if !e.add(s, int32(e.n)) {
-				continue
-			}
-			i := e.append(c)
-			if !opts.GoalAtExpansion && p.IsGoal(s) {
-				e.solution(p, i, loss, opts.Renormalize, &res)
-				return res, nil
-			}
-		}
-		if e.n >= math.MaxInt32-A {
-			return res, fmt.Errorf("search: more than %d nodes", math.MaxInt32-A)
-		}
-		if e.n-e.pending >= batch || e.open.len() == 0 {
-			if err := e.flush(p, ev, alg, A, loss, &res); err != nil {
-				return res, err
+		if e.n-e.pending >= opts.BatchSize || e.open.len() == 0 {
+			if err := e.flush(res); err != nil {
+				return err
 			}
 		}
 	}
+}
+
+// pruned applies safe state pruning to node i, taken from the open list:
+// it reports whether a node of the same state expanded before dominates it,
+// and otherwise remembers it as the appendix's update rule says.
+func (e *bestFirst[S]) pruned(i int32) bool {
+	n := e.node(i)
+	levin := logLevin(n.depth(), e.opts.NodeLoss, n.logPi)
+	v, ok := e.visited[n.state]
+	if ok && v.levin <= levin && v.logPi >= n.logPi {
+		return true
+	}
+	if !ok || v.logPi <= n.logPi {
+		e.visited[n.state] = visit{levin, n.logPi}
+	}
+	return false
+}
+
+// expand generates the children of node i, with their probabilities from
+// its policy, and adds those that are kept to the arena. It returns the
+// index of a child that is a goal when goals are tested at generation, or
+// -1.
+func (e *bestFirst[S]) expand(i int32, res *Result[S]) (goal int32, err error) {
+	n := *e.node(i)
+	if n.depth() == maxDepth {
+		return -1, fmt.Errorf("search: a path is longer than %d nodes", maxDepth)
+	}
+	A, p := e.A, e.p
+	pol := e.policy(i, A)
+	for a := range A {
+		e.succ[a], e.legal[a] = p.Apply(n.state, a)
+	}
+	logZ := 0.0
+	if e.opts.Renormalize {
+		logZ = legalLogSumExp(pol, e.legal)
+	}
+	d := (n.depth() + 1) << 8
+	for a := range A {
+		if !e.legal[a] {
+			continue
+		}
+		s := e.succ[a]
+		res.Generated++
+		c := node[S]{state: s, logPi: n.logPi + float64(pol[a]) - logZ, parent: i, da: d | uint32(a)}
+		if e.safe {
+			// Drop a child dominated by the remembered node of its state
+			// before it costs an evaluation: that node was expanded before
+			// the child could be taken from the open list, which is all
+			// the appendix's lemma needs.
+			if v, ok := e.visited[s]; ok && v.logPi >= c.logPi && v.levin <= logLevin(c.depth(), e.opts.NodeLoss, c.logPi) {
+				continue
+			}
+		} else if !e.add(s, int32(e.n)) {
+			continue
+		}
+		j := e.append(c)
+		if !e.opts.GoalAtExpansion && p.IsGoal(s) {
+			return j, nil
+		}
+	}
+	if e.n >= math.MaxInt32-A {
+		return -1, fmt.Errorf("search: more than %d nodes", math.MaxInt32-A)
+	}
+	return -1, nil
 }
 
 // logLevin returns log(g/pi) for a node at depth d with log-probability
@@ -258,14 +223,16 @@ func logLevin(d uint32, loss, logPi float64) float64 {
 	return math.Log(float64(d)*loss) - logPi
 }
 
-// reset prepares the engine's memory for a search.
-func (e *Engine[S]) reset(A, batch int, safe bool) {
+// reset prepares the engine's memory for a search with batches of batch
+// nodes.
+func (e *bestFirst[S]) reset(batch int) {
+	A := e.A
 	e.n, e.pending = 0, 0
 	if len(e.policies) > 0 && len(e.policies[0]) != chunkSize*A {
 		e.policies = nil
 	}
 	e.open.reset()
-	if safe {
+	if e.safe {
 		if e.visited == nil {
 			e.visited = make(map[S]visit)
 		}
@@ -278,7 +245,9 @@ func (e *Engine[S]) reset(A, batch int, safe bool) {
 		e.succ = make([]S, A)
 	}
 	e.legal, e.succ = e.legal[:A], e.succ[:A]
-	if n := batch + A; cap(e.h) < n { // a batch holds at most batch-1+A nodes
+	// A batch holds at most batch-1+A nodes: the pending nodes before an
+	// expansion and the children of that expansion.
+	if n := batch + A; len(e.h) < n || len(e.logPi) < n*A {
 		e.states = make([]S, 0, n)
 		e.logPi = make([]float64, n*A)
 		e.h = make([]float64, n)
@@ -286,8 +255,8 @@ func (e *Engine[S]) reset(A, batch int, safe bool) {
 }
 
 // flush evaluates the pending nodes and pushes them onto the open list.
-func (e *Engine[S]) flush(p Problem[S], ev Evaluator[S], alg Algorithm, A int, loss float64, res *Result[S]) error {
-	k := e.n - e.pending
+func (e *bestFirst[S]) flush(res *Result[S]) error {
+	k, A := e.n-e.pending, e.A
 	if k == 0 {
 		return nil
 	}
@@ -295,15 +264,12 @@ func (e *Engine[S]) flush(p Problem[S], ev Evaluator[S], alg Algorithm, A int, l
 	for i := e.pending; i < e.n; i++ {
 		e.states = append(e.states, e.node(int32(i)).state)
 	}
-	if cap(e.h) < k {
-		e.logPi = make([]float64, k*A)
-		e.h = make([]float64, k)
-	}
 	logPi, h := e.logPi[:k*A], e.h[:k]
-	if err := ev.Evaluate(p, e.states, logPi, h); err != nil {
+	if err := e.ev.Evaluate(e.p, e.states, logPi, h); err != nil {
 		return fmt.Errorf("search: evaluate: %w", err)
 	}
 	res.Evaluations += int64(k)
+	loss := e.opts.NodeLoss
 	for i := range k {
 		idx := int32(e.pending + i)
 		if c := int(idx >> chunkBits); c == len(e.policies) {
@@ -316,7 +282,7 @@ func (e *Engine[S]) flush(p Problem[S], ev Evaluator[S], alg Algorithm, A int, l
 		n := e.node(idx)
 		d := n.depth()
 		e.open.push(heapEntry{
-			priority: alg.Priority(float64(d)*loss, n.logPi, h[i]),
+			priority: e.alg.priority(float64(d)*loss, n.logPi, h[i]),
 			depth:    d,
 			index:    idx,
 		})
@@ -326,26 +292,27 @@ func (e *Engine[S]) flush(p Problem[S], ev Evaluator[S], alg Algorithm, A int, l
 }
 
 // solution fills res with the path to node leaf, a goal.
-func (e *Engine[S]) solution(p Problem[S], leaf int32, loss float64, renormalize bool, res *Result[S]) {
+func (e *bestFirst[S]) solution(leaf int32, res *Result[S]) {
 	res.Solved = true
 	steps := int(e.node(leaf).depth())
-	res.Cost = float64(steps) * loss
+	res.Cost = float64(steps) * e.opts.NodeLoss
 	t := &Trajectory[S]{
 		States:     make([]S, steps),
 		Actions:    make([]int, steps),
 		LogPi:      make([]float64, steps),
 		Expansions: res.Expansions,
+		NodeLoss:   e.opts.NodeLoss,
 	}
-	A := len(e.legal)
+	A := e.A
 	for i, j := leaf, steps-1; j >= 0; i, j = e.node(i).parent, j-1 {
 		n := e.node(i)
 		par := e.node(n.parent)
 		a := n.action()
 		pol := e.policy(n.parent, A)
 		lp := float64(pol[a])
-		if renormalize {
+		if e.opts.Renormalize {
 			for b := range A {
-				_, e.legal[b] = p.Apply(par.state, b)
+				_, e.legal[b] = e.p.Apply(par.state, b)
 			}
 			lp -= legalLogSumExp(pol, e.legal)
 		}
@@ -413,7 +380,7 @@ func (t *stateTable) reset() {
 
 // add adds state s of node i to the table and reports whether it was not
 // already there.
-func (e *Engine[S]) add(s S, i int32) bool {
+func (e *bestFirst[S]) add(s S, i int32) bool {
 	t := &e.seen
 	if 4*t.n >= 3*len(t.slots) {
 		t.grow()

@@ -52,7 +52,8 @@ var algorithms = []search.Algorithm{
 
 func TestBestFirstMazes(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var e search.Engine[int32]
+	// One solver per algorithm and options, reused across the mazes.
+	solvers := map[string]*search.Solver[int32]{}
 	for i := range 60 {
 		m, opt := randomMaze(rng, 3+rng.IntN(8), 3+rng.IntN(8))
 		for _, alg := range algorithms {
@@ -60,7 +61,16 @@ func TestBestFirstMazes(t *testing.T) {
 				for _, atExp := range []bool{false, true} {
 					opts := search.Options{BatchSize: batch, GoalAtExpansion: atExp}
 					name := fmt.Sprintf("maze %d %v batch %d atExpansion %v", i, alg, batch, atExp)
-					res, err := e.Search(context.Background(), m, search.DomainHeuristic[int32]{}, alg, opts)
+					key := fmt.Sprint(alg, opts)
+					s := solvers[key]
+					if s == nil {
+						var err error
+						if s, err = search.NewSolver[int32](alg, search.DomainHeuristic[int32]{}, opts); err != nil {
+							t.Fatal(err)
+						}
+						solvers[key] = s
+					}
+					res, err := s.Solve(context.Background(), m)
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
@@ -75,7 +85,7 @@ func TestBestFirstMazes(t *testing.T) {
 					}
 					// A* with a consistent heuristic is optimal when it
 					// tests the goal at expansion.
-					if alg.String() == "astar" && atExp && len(res.Actions) != opt {
+					if alg == search.AStar() && atExp && len(res.Actions) != opt {
 						t.Errorf("%s: A* length %d, optimum %d\n%s", name, len(res.Actions), opt, m)
 					}
 					checkTrajectory(t, name, m, res)
@@ -189,7 +199,7 @@ func TestLevinTSBound(t *testing.T) {
 		c := chain{tc.goal}
 		for _, alg := range []search.Algorithm{search.LevinTS(), search.PHSh(), search.PHSStar()} {
 			for _, atExp := range []bool{false, true} {
-				res, err := search.BestFirst[path](context.Background(), c, guide{c, tc.q}, alg,
+				res, err := searchtest.Solve[path](context.Background(), c, guide{c, tc.q}, alg,
 					search.Options{GoalAtExpansion: atExp, BatchSize: 1})
 				if err != nil {
 					t.Fatal(err)
@@ -221,7 +231,7 @@ func (counter) Apply(s int64, a int) (int64, bool) {
 func TestLimits(t *testing.T) {
 	ctx := context.Background()
 	for _, budget := range []int64{1, 10, 1000} {
-		res, err := search.BestFirst[int64](ctx, counter{}, search.Uniform[int64]{}, search.PHSh(), search.Options{Budget: budget})
+		res, err := searchtest.Solve[int64](ctx, counter{}, search.Uniform[int64]{}, search.PHSh(), search.Options{Budget: budget})
 		if err != nil || res.Solved || res.Expansions != budget || res.Exhausted || res.TimedOut {
 			t.Errorf("budget %d: %+v, %v", budget, res, err)
 		}
@@ -230,28 +240,28 @@ func TestLimits(t *testing.T) {
 		}
 	}
 
-	res, err := search.BestFirst[int64](ctx, counter{}, search.Uniform[int64]{}, search.AStar(), search.Options{Timeout: 20 * time.Millisecond})
+	res, err := searchtest.Solve[int64](ctx, counter{}, search.Uniform[int64]{}, search.AStar(), search.Options{Timeout: 20 * time.Millisecond})
 	if err != nil || !res.TimedOut || res.Time > time.Second {
 		t.Errorf("timeout: %+v, %v", res, err)
 	}
 
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := search.BestFirst[int64](cctx, counter{}, search.Uniform[int64]{}, search.GBFS(), search.Options{}); !errors.Is(err, context.Canceled) {
+	if _, err := searchtest.Solve[int64](cctx, counter{}, search.Uniform[int64]{}, search.GBFS(), search.Options{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 
 	walled := searchtest.ParseMaze("S.#.", "..#G")
-	mres, err := search.BestFirst[int32](ctx, walled, search.Uniform[int32]{}, search.LevinTS(), search.Options{})
+	mres, err := searchtest.Solve[int32](ctx, walled, search.Uniform[int32]{}, search.LevinTS(), search.Options{})
 	if err != nil || mres.Solved || !mres.Exhausted || mres.Expansions != 4 {
 		t.Errorf("unsolvable maze: %+v, %v", mres, err)
 	}
 
 	boom := errors.New("boom")
-	if _, err := search.BestFirst[int32](ctx, walled, failing{boom}, search.PHSh(), search.Options{}); !errors.Is(err, boom) {
+	if _, err := searchtest.Solve[int32](ctx, walled, failing{boom}, search.PHSh(), search.Options{}); !errors.Is(err, boom) {
 		t.Errorf("failing evaluator: %v", err)
 	}
-	if _, err := search.BestFirst[int64](ctx, counter{}, search.DomainHeuristic[int64]{}, search.AStar(), search.Options{}); err == nil {
+	if _, err := searchtest.Solve[int64](ctx, counter{}, search.DomainHeuristic[int64]{}, search.AStar(), search.Options{}); err == nil {
 		t.Error("DomainHeuristic on a problem without heuristic: no error")
 	}
 }
@@ -265,7 +275,7 @@ func (f failing) Evaluate(search.Problem[int32], []int32, []float64, []float64) 
 func TestRenormalize(t *testing.T) {
 	m := searchtest.ParseMaze("S....G")
 	for _, renorm := range []bool{false, true} {
-		res, err := search.BestFirst[int32](context.Background(), m, search.Uniform[int32]{}, search.LevinTS(), search.Options{Renormalize: renorm})
+		res, err := searchtest.Solve[int32](context.Background(), m, search.Uniform[int32]{}, search.LevinTS(), search.Options{Renormalize: renorm})
 		if err != nil || !res.Solved {
 			t.Fatal(res, err)
 		}
@@ -284,19 +294,91 @@ func TestRenormalize(t *testing.T) {
 	}
 }
 
-func TestParseAlgorithm(t *testing.T) {
-	for _, name := range []string{"phsstar", "phs*", "PHS_star", "phsh", "phs_h", "levints", "astar", "a*", "wastar", "WA*", "gbfs", "phssafe"} {
-		if _, err := search.ParseAlgorithm(name, 2); err != nil {
-			t.Errorf("%s: %v", name, err)
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want search.Algorithm
+	}{
+		{"phsstar", search.PHSStar()}, {"phs*", search.PHSStar()}, {"PHS_star", search.PHSStar()},
+		{"phsh", search.PHSh()}, {"phs_h", search.PHSh()}, {"levints", search.LevinTS()},
+		{"astar", search.AStar()}, {"a*", search.AStar()}, {"wastar", search.WAStar(2)}, {"WA*", search.WAStar(2)},
+		{"gbfs", search.GBFS()}, {"puct", search.PUCT(3)}, {"PUCT", search.PUCT(3)}, {"phssafe", search.PHSSafe()},
+	} {
+		got, err := search.Parse(tc.name, 2, 3)
+		if err != nil || got != tc.want {
+			t.Errorf("Parse(%q) = %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+		if again, err := search.Parse(got.Name(), 2, 3); err != nil || again != got {
+			t.Errorf("Parse(%q) = %v, %v; want %v", got.Name(), again, err, got)
 		}
 	}
-	for _, name := range []string{"", "bfs", "puct"} {
-		if _, err := search.ParseAlgorithm(name, 2); err == nil {
-			t.Errorf("%q: no error", name)
+	if got := search.AlgorithmNames(); len(got) != 8 {
+		t.Errorf("AlgorithmNames() = %v, want 8 names", got)
+	}
+	for _, name := range []string{"", "bfs", "phs"} {
+		if _, err := search.Parse(name, 2, 3); !errors.Is(err, search.ErrUnknownAlgorithm) {
+			t.Errorf("%q: error %v, want ErrUnknownAlgorithm", name, err)
 		}
 	}
-	if _, err := search.ParseAlgorithm("wastar", -1); err == nil {
-		t.Error("negative weight: no error")
+	for _, tc := range []struct {
+		name string
+		w, c float64
+	}{
+		{"wastar", -1, 1}, {"wastar", math.NaN(), 1}, {"wastar", math.Inf(1), 1},
+		{"puct", 1, 0}, {"puct", 1, -1}, {"puct", 1, math.NaN()}, {"puct", 1, math.Inf(1)},
+	} {
+		if _, err := search.Parse(tc.name, tc.w, tc.c); err == nil {
+			t.Errorf("Parse(%q, %g, %g): no error", tc.name, tc.w, tc.c)
+		}
+	}
+	if (search.Algorithm{}) != search.PHSStar() {
+		t.Error("the zero Algorithm is not PHS*")
+	}
+	if a := search.WAStar(1.5); a.String() != "wastar w=1.5" || a.W() != 1.5 || a.C() != 0 || !a.NeedsHeuristic() || a.NeedsPolicy() {
+		t.Errorf("WAStar(1.5): %v, w %g, c %g", a, a.W(), a.C())
+	}
+	if a := search.PUCT(2); a.String() != "puct c=2" || a.C() != 2 || !a.IsPUCT() || !a.NeedsPolicy() || !a.NeedsHeuristic() {
+		t.Errorf("PUCT(2): %v, c %g", a, a.C())
+	}
+	if a := search.LevinTS(); a.NeedsHeuristic() || !a.NeedsPolicy() || a.IsPUCT() {
+		t.Errorf("LevinTS: needs heuristic %v", a.NeedsHeuristic())
+	}
+}
+
+// TestNewSolverOptions checks that every algorithm rejects the same bad
+// options the same way, and PUCT the goal test at expansion, which it does
+// not do.
+func TestNewSolverOptions(t *testing.T) {
+	bad := []search.Options{
+		{Budget: -5}, {Timeout: -time.Second}, {BatchSize: -3}, {BatchSize: search.MaxBatchSize + 1},
+		{NodeLoss: -1}, {NodeLoss: math.NaN()}, {NodeLoss: math.Inf(1)},
+	}
+	for _, alg := range append(algorithms, search.PUCT(1)) {
+		for _, opts := range bad {
+			if _, err := search.NewSolver[int32](alg, search.Uniform[int32]{}, opts); err == nil {
+				t.Errorf("%v, %+v: no error", alg, opts)
+			}
+		}
+		opts := search.Options{GoalAtExpansion: true}
+		if _, err := search.NewSolver[int32](alg, search.Uniform[int32]{}, opts); (err != nil) != alg.IsPUCT() {
+			t.Errorf("%v, %+v: error %v", alg, opts, err)
+		}
+		if _, err := search.NewSolver[int32](alg, nil, search.Options{}); err == nil {
+			t.Errorf("%v: no evaluator: no error", alg)
+		}
+		s, err := search.NewSolver[int32](alg, search.Uniform[int32]{}, search.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := s.Options(); o.BatchSize != 32 || o.NodeLoss != 1 || s.Algorithm() != alg {
+			t.Errorf("%v: options %+v, algorithm %v", alg, o, s.Algorithm())
+		}
+	}
+	if _, err := search.NewSolver[int32](search.WAStar(-1), search.Uniform[int32]{}, search.Options{}); err == nil {
+		t.Error("WAStar(-1): no error")
+	}
+	if _, err := search.NewSolver[int32](search.PUCT(0), search.Uniform[int32]{}, search.Options{}); err == nil {
+		t.Error("PUCT(0): no error")
 	}
 }
 
@@ -308,18 +390,24 @@ func TestEngineAllocs(t *testing.T) {
 	m, _ := randomMaze(rng, 30, 30)
 	tiles := scrambled(rand.New(rand.NewPCG(1, 1)), 1000)
 	for _, alg := range algorithms {
-		var e search.Engine[int32]
-		var f search.Engine[board]
+		e, err := search.NewSolver[int32](alg, search.DomainHeuristic[int32]{}, search.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := search.NewSolver[board](alg, search.DomainHeuristic[board]{}, search.Options{Budget: 20000})
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, run := range []func() (bool, int64){
 			func() (bool, int64) {
-				res, err := e.Search(ctx, m, search.DomainHeuristic[int32]{}, alg, search.Options{})
+				res, err := e.Solve(ctx, m)
 				if err != nil {
 					t.Fatal(err)
 				}
 				return res.Solved, res.Expansions
 			},
 			func() (bool, int64) {
-				res, err := f.Search(ctx, tiles, search.DomainHeuristic[board]{}, alg, search.Options{Budget: 20000})
+				res, err := f.Solve(ctx, tiles)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -351,7 +439,7 @@ func TestTies(t *testing.T) {
 		".......G",
 	)
 	for _, atExp := range []bool{false, true} {
-		res, err := search.BestFirst[int32](context.Background(), m, search.DomainHeuristic[int32]{}, search.AStar(),
+		res, err := searchtest.Solve[int32](context.Background(), m, search.DomainHeuristic[int32]{}, search.AStar(),
 			search.Options{GoalAtExpansion: atExp, BatchSize: 1})
 		if err != nil || !res.Solved {
 			t.Fatal(res, err)
@@ -382,7 +470,7 @@ func TestBatches(t *testing.T) {
 		m, _ := randomMaze(rng, 12, 12)
 		for _, batch := range []int{1, 2, 7, 32} {
 			r := &recorder[int32]{ev: search.DomainHeuristic[int32]{}}
-			res, err := search.BestFirst[int32](context.Background(), m, r, search.PHSStar(), search.Options{BatchSize: batch})
+			res, err := searchtest.Solve[int32](context.Background(), m, r, search.PHSStar(), search.Options{BatchSize: batch})
 			if err != nil || !res.Solved {
 				t.Fatal(res, err)
 			}
@@ -436,7 +524,7 @@ func TestGoalAtExpansion(t *testing.T) {
 			atExp bool
 			exp   int64
 		}{{false, 1}, {true, 2}} {
-			res, err := search.BestFirst[int32](context.Background(), g, g, alg, search.Options{GoalAtExpansion: tc.atExp})
+			res, err := searchtest.Solve[int32](context.Background(), g, g, alg, search.Options{GoalAtExpansion: tc.atExp})
 			if err != nil || !res.Solved || len(res.Actions) != 1 || res.Expansions != tc.exp {
 				t.Errorf("%v goal at expansion %v: %+v, %v; want %d expansions", alg, tc.atExp, res, err, tc.exp)
 			}
@@ -446,7 +534,7 @@ func TestGoalAtExpansion(t *testing.T) {
 	// A root that is a goal is a solution of no action either way.
 	root := &graph{goal: 0, next: [][2]int32{{-1, -1}}, prob: [][2]float64{{0.5, 0.5}}, h: []float64{0}}
 	for _, atExp := range []bool{false, true} {
-		res, err := search.BestFirst[int32](context.Background(), root, root, search.AStar(), search.Options{GoalAtExpansion: atExp})
+		res, err := searchtest.Solve[int32](context.Background(), root, root, search.AStar(), search.Options{GoalAtExpansion: atExp})
 		if err != nil || !res.Solved || len(res.Actions) != 0 || res.Expansions != 0 || res.Trajectory == nil {
 			t.Errorf("root goal, at expansion %v: %+v, %v", atExp, res, err)
 		}
@@ -458,23 +546,24 @@ func TestGoalAtExpansion(t *testing.T) {
 func TestNodeLoss(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	m, _ := randomMaze(rng, 10, 10)
-	ref, err := search.BestFirst[int32](context.Background(), m, search.Uniform[int32]{}, search.LevinTS(), search.Options{})
+	ref, err := searchtest.Solve[int32](context.Background(), m, search.Uniform[int32]{}, search.LevinTS(), search.Options{})
 	if err != nil || !ref.Solved {
 		t.Fatal(ref, err)
 	}
 	for _, loss := range []float64{0.5, 3} {
-		res, err := search.BestFirst[int32](context.Background(), m, search.Uniform[int32]{}, search.LevinTS(), search.Options{NodeLoss: loss})
+		res, err := searchtest.Solve[int32](context.Background(), m, search.Uniform[int32]{}, search.LevinTS(), search.Options{NodeLoss: loss})
 		if err != nil || res.Expansions != ref.Expansions || res.Cost != loss*float64(len(res.Actions)) {
 			t.Errorf("loss %g: %d expansions, cost %g, length %d; with loss 1, %d expansions", loss, res.Expansions, res.Cost, len(res.Actions), ref.Expansions)
 		}
 	}
 	for _, loss := range []float64{-1, math.NaN(), math.Inf(1)} {
-		if _, err := search.BestFirst[int32](context.Background(), m, search.Uniform[int32]{}, search.LevinTS(), search.Options{NodeLoss: loss}); err == nil {
+		if _, err := searchtest.Solve[int32](context.Background(), m, search.Uniform[int32]{}, search.LevinTS(), search.Options{NodeLoss: loss}); err == nil {
 			t.Errorf("loss %g: no error", loss)
 		}
 	}
-	if _, err := search.BestFirst[int32](context.Background(), m, search.Uniform[int32]{}, search.Algorithm{}, search.Options{}); err == nil {
-		t.Error("zero Algorithm: no error")
+	zero, err := searchtest.Solve[int32](context.Background(), m, search.Uniform[int32]{}, search.Algorithm{}, search.Options{})
+	if star, _ := searchtest.Solve[int32](context.Background(), m, search.Uniform[int32]{}, search.PHSStar(), search.Options{}); err != nil || zero.Expansions != star.Expansions {
+		t.Errorf("zero Algorithm: %d expansions, %v; PHS* %d", zero.Expansions, err, star.Expansions)
 	}
 }
 
@@ -494,7 +583,7 @@ func (c *canceller) Evaluate(p search.Problem[int64], states []int64, logPi, h [
 func TestCancelDuringSearch(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res, err := search.BestFirst[int64](ctx, counter{}, &canceller{n: 100, cancel: cancel}, search.PHSStar(), search.Options{BatchSize: 1})
+	res, err := searchtest.Solve[int64](ctx, counter{}, &canceller{n: 100, cancel: cancel}, search.PHSStar(), search.Options{BatchSize: 1})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("%v after %d expansions, want context.Canceled", err, res.Expansions)
 	}

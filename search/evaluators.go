@@ -16,11 +16,20 @@ func (Uniform[S]) Evaluate(p Problem[S], states []S, logPi, h []float64) error {
 }
 
 // DomainHeuristic is an Evaluator with a uniform policy and the heuristic of
-// the problem, which must implement Heuristic.
+// the problem, which must implement Heuristic: its Check says so before a
+// search starts.
 type DomainHeuristic[S comparable] struct{}
 
-// errNoHeuristic is returned by DomainHeuristic for a problem without one.
-var errNoHeuristic = errors.New("the problem has no heuristic")
+// errNoHeuristic is the error of DomainHeuristic for a problem without one.
+var errNoHeuristic = errors.New("search: the problem has no heuristic (no Heuristic method)")
+
+// Check returns an error unless p implements Heuristic.
+func (DomainHeuristic[S]) Check(p Problem[S]) error {
+	if _, ok := p.(Heuristic[S]); !ok {
+		return errNoHeuristic
+	}
+	return nil
+}
 
 // Evaluate writes log(1/A) for every action and p's heuristic of each state.
 func (DomainHeuristic[S]) Evaluate(p Problem[S], states []S, logPi, h []float64) error {

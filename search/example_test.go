@@ -3,7 +3,6 @@ package search_test
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/phs-go/phs/search"
 	"github.com/phs-go/phs/search/searchtest"
@@ -12,7 +11,7 @@ import (
 // Solve a maze with PHS*, a uniform policy and the maze's Manhattan
 // heuristic, as the paper's Algorithm 1 does: the goal tested at
 // expansion, one node evaluated at a time.
-func ExampleBestFirst() {
+func Example() {
 	m := searchtest.ParseMaze(
 		"S..#....",
 		".#.#.##.",
@@ -20,44 +19,75 @@ func ExampleBestFirst() {
 		".####.#.",
 		"......#G",
 	)
-	alg, err := search.ParseAlgorithm("phs*", 0)
+	alg, err := search.Parse("phs*", 0, 0)
 	if err != nil {
 		panic(err)
 	}
 	opts := search.Options{GoalAtExpansion: true, BatchSize: 1}
-	res, err := search.BestFirst[int32](context.Background(), m, search.DomainHeuristic[int32]{}, alg, opts)
+	s, err := search.NewSolver[int32](alg, search.DomainHeuristic[int32]{}, opts)
 	if err != nil {
 		panic(err)
 	}
-	var path strings.Builder
-	for _, a := range res.Actions {
-		path.WriteByte("UDLR"[a])
+	res, err := s.Solve(context.Background(), m)
+	if err != nil {
+		panic(err)
 	}
-	fmt.Println(alg, res.Solved, path.String(), res.Cost)
+	fmt.Println(alg, res.Solved, search.FormatActions(m, res.Actions), res.Cost)
 	// Output: phsstar true RRDDRRUURRRDDDD 15
 }
 
-// A worker keeps one Engine for all its problems: once it has grown to the
-// largest search, an engine allocates only the solutions it returns.
-func ExampleEngine() {
-	var e search.Engine[int32]
-	for _, alg := range []search.Algorithm{search.AStar(), search.WAStar(3), search.GBFS(), search.LevinTS()} {
-		m := searchtest.ParseMaze(
-			"S.....",
-			".####.",
-			"......",
-			".####.",
-			"G.....",
-		)
-		res, err := e.Search(context.Background(), m, search.DomainHeuristic[int32]{}, alg, search.Options{GoalAtExpansion: true})
+// A worker keeps one Solver for all its problems: once it has grown to the
+// largest search, a solver allocates only the solutions it returns.
+func ExampleSolver() {
+	for _, alg := range []search.Algorithm{search.AStar(), search.WAStar(3), search.GBFS(), search.LevinTS(), search.PUCT(1)} {
+		s, err := search.NewSolver[int32](alg, search.DomainHeuristic[int32]{}, search.Options{})
 		if err != nil {
 			panic(err)
 		}
-		fmt.Printf("%-7v solved %v, length %d\n", alg, res.Solved, len(res.Actions))
+		var lengths []int
+		for _, rows := range [][]string{
+			{"S.....", ".####.", "......", ".####.", "G....."},
+			{"S.#...", "..#.#.", "....#G"},
+		} {
+			res, err := s.Solve(context.Background(), searchtest.ParseMaze(rows...))
+			if err != nil {
+				panic(err)
+			}
+			lengths = append(lengths, len(res.Actions))
+		}
+		fmt.Printf("%-10v lengths %v\n", alg, lengths)
 	}
 	// Output:
-	// astar   solved true, length 4
-	// wastar  solved true, length 4
-	// gbfs    solved true, length 4
-	// levints solved true, length 4
+	// astar      lengths [4 11]
+	// wastar w=3 lengths [4 11]
+	// gbfs       lengths [4 11]
+	// levints    lengths [4 11]
+	// puct c=1   lengths [4 11]
+}
+
+// SolveAll runs tasks on several solvers at once, with the results in input
+// order.
+func ExampleSolveAll() {
+	tasks := []search.Task[int32]{
+		{ID: "a", Problem: searchtest.ParseMaze("S..G")},
+		{ID: "b", Problem: searchtest.ParseMaze("S#.", "...", ".#G")},
+	}
+	var solvers []*search.Solver[int32]
+	for range 2 {
+		s, err := search.NewSolver[int32](search.AStar(), search.DomainHeuristic[int32]{}, search.Options{})
+		if err != nil {
+			panic(err)
+		}
+		solvers = append(solvers, s)
+	}
+	err := search.SolveAll(context.Background(), tasks, solvers, func(i int, r search.Result[int32]) error {
+		fmt.Println(tasks[i].ID, r.Solved, search.FormatActions(tasks[i].Problem, r.Actions))
+		return nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	// Output:
+	// a true RRR
+	// b true DRRD
 }

@@ -1,19 +1,9 @@
 package search
 
 import (
-	"context"
 	"fmt"
 	"math"
-	"time"
 )
-
-// PUCTOptions are the options of PUCT.
-type PUCTOptions struct {
-	Options
-	// C is the exploration constant c of the selection rule; 0 means 1,
-	// the paper's value.
-	C float64
-}
 
 // puctCheckEvery is the number of expansions between two looks at the
 // context and the clock.
@@ -44,123 +34,45 @@ type puctNode[S comparable] struct {
 	dead bool
 }
 
-// PUCT runs the PUCT algorithm (Silver et al., 2016) as Orseau & Lelis
-// (2021) used it, following their reference implementation where the paper
-// leaves a choice open:
-//
-//   - A descent goes from the root down to a node that is not yet evaluated.
-//     At each node it takes the first child, in action order, that no
-//     descent has reached yet; when every child has been reached, it takes
-//     the child n' of node n that minimises
-//     Q̄(n') − c·pi(n'|n)·sqrt(N(n))/(1+N(n')). N(n') counts the visits of
-//     n', and N(n) the visits of all the children of n; Q(n') is the mean
-//     of the heuristic values backed up through n', an estimated
-//     cost-to-go (lower is better), and Q̄ is Q normalised by the smallest
-//     and largest heuristic values of the nodes evaluated so far below the
-//     root (Q̄ = 0 while they are all equal).
-//   - Descents collect up to Options.BatchSize distinct leaves, which are
-//     then evaluated in one Evaluator call. Each descent puts a virtual
-//     loss on every node it passes below the root, the leaf included: one
-//     visit of value the current largest heuristic value, so that the next
-//     descents of the batch take other paths. A descent that ends at a
-//     leaf already in the batch adds only its virtual losses; the batch is
-//     closed after as many such failed descents as the batch size. The
-//     virtual losses are taken back before the evaluated leaves are
-//     expanded, so no node is ever evaluated twice.
-//   - An evaluated leaf is expanded: its children are generated, one per
-//     legal action, with their probabilities under the leaf's policy; its
-//     heuristic value h is then added to every node on its path but the
-//     root (the reference's value is h itself, not the cost from the node).
-//   - A node is tested for the goal when a descent first reaches it, before
-//     it is evaluated, as in the reference; the search then stops and
-//     returns the path to it. Options.GoalAtExpansion has no effect.
-//   - Repeated states are not pruned: the same state may appear in many
-//     nodes, also on one path, and each such node is evaluated on its own.
-//     (The reference dropped states seen anywhere before, which can block
-//     a node for good.) A node without children is dead, and so is one
-//     whose children are all dead; descents avoid them, and the search is
-//     Exhausted when the root is dead.
-//
-// Every move costs Options.NodeLoss (1 by default); the heuristic is used as
-// the evaluator returns it. Expansions counts evaluated and expanded nodes,
-// the root included, and Options.Budget bounds it; Evaluations equals
-// Expansions. The context and Options.Timeout are checked every few hundred
-// expansions.
-//
-// PUCT allocates its tree anew; a PUCTEngine reuses the memory of its last
-// search.
-func PUCT[S comparable](ctx context.Context, p Problem[S], ev Evaluator[S], opts PUCTOptions) (Result[S], error) {
-	var e PUCTEngine[S]
-	return e.Search(ctx, p, ev, opts)
-}
-
-// A PUCTEngine runs PUCT searches. It keeps its memory from one search to
-// the next, so a worker that solves many problems allocates little after
-// the first. The zero value is ready to use; a PUCTEngine must not be used
-// by two goroutines at once.
-type PUCTEngine[S comparable] struct {
-	t puctTree[S]
-}
-
-// Search runs PUCT on p with evaluator ev, within the limits of opts. See
-// PUCT.
-func (e *PUCTEngine[S]) Search(ctx context.Context, p Problem[S], ev Evaluator[S], opts PUCTOptions) (res Result[S], err error) {
-	start := time.Now()
-	defer func() { res.Time = time.Since(start) }()
-	A, batch, loss, deadline, err := opts.settings(p, start)
-	if err != nil {
-		return res, err
-	}
-	c := opts.C
-	if c == 0 {
-		c = 1
-	}
-	if !(c > 0) || math.IsInf(c, 1) {
-		return res, fmt.Errorf("search: puct: exploration constant %g; want a positive number", opts.C)
-	}
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-
+// search runs PUCT with exploration constant c on p with ev, within opts
+// and lim, as PUCT describes, and fills res.
+func (t *puctTree[S]) search(p Problem[S], ev Evaluator[S], c float64, opts *Options, lim *limits, res *Result[S]) error {
 	root := p.Root()
 	if p.IsGoal(root) {
 		res.Solved = true
-		res.Trajectory = &Trajectory[S]{}
-		return res, nil
+		res.Trajectory = &Trajectory[S]{NodeLoss: opts.NodeLoss}
+		return nil
 	}
-	t := &e.t
-	t.reset(root, A, batch)
+	t.reset(root, p.NumActions(), opts.BatchSize)
 	t.leaves = append(t.leaves, 0)
 	nextCheck := int64(0)
 	for {
-		if err := t.evaluate(p, ev, opts.Renormalize, &res); err != nil {
-			return res, err
+		if err := t.evaluate(p, ev, opts.Renormalize, res); err != nil {
+			return err
 		}
 		if t.nodes[0].dead {
 			res.Exhausted = true
-			return res, nil
+			return nil
 		}
-		if opts.Budget > 0 && res.Expansions >= opts.Budget {
-			return res, nil
+		if lim.spent(res.Expansions) {
+			return nil
 		}
 		if res.Expansions >= nextCheck {
 			nextCheck = res.Expansions + puctCheckEvery
-			if err := ctx.Err(); err != nil {
-				return res, err
-			}
-			if !deadline.IsZero() && time.Now().After(deadline) {
-				res.TimedOut = true
-				return res, nil
+			timedOut, err := lim.check()
+			if err != nil || timedOut {
+				res.TimedOut = timedOut
+				return err
 			}
 		}
-		k := batch
-		if opts.Budget > 0 {
-			k = int(min(int64(k), opts.Budget-res.Expansions))
+		k := opts.BatchSize
+		if lim.budget > 0 {
+			k = int(min(int64(k), lim.budget-res.Expansions))
 		}
 		if goal := t.selectBatch(p, k, c); goal >= 0 {
 			res.Solved = true
-			t.solution(goal, loss, &res)
-			return res, nil
+			t.solution(goal, opts.NodeLoss, res)
+			return nil
 		}
 	}
 }
@@ -390,6 +302,7 @@ func (t *puctTree[S]) solution(goal int32, loss float64, res *Result[S]) {
 		Actions:    make([]int, steps),
 		LogPi:      make([]float64, steps),
 		Expansions: res.Expansions,
+		NodeLoss:   loss,
 	}
 	j := steps - 1
 	for i := goal; t.nodes[i].parent >= 0; i = t.nodes[i].parent {

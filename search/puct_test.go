@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -282,8 +283,8 @@ func TestPUCTMazes(t *testing.T) {
 				for _, renorm := range []bool{false, true} {
 					name := fmt.Sprintf("maze %d, %s, batch %d, renormalize %v", i, e.name, batch, renorm)
 					rec := newPUCTRecorder(e.ev, batch)
-					opts := search.PUCTOptions{Options: search.Options{BatchSize: batch, Budget: 500000, Renormalize: renorm}}
-					res, err := search.PUCT(context.Background(), mz.m, rec, opts)
+					opts := search.Options{BatchSize: batch, Budget: 500000, Renormalize: renorm}
+					res, err := searchtest.Solve(context.Background(), mz.m, rec, search.PUCT(1), opts)
 					if err != nil {
 						t.Fatalf("%s: %v\n%s", name, err, mz.m)
 					}
@@ -365,7 +366,7 @@ func TestPUCTTree(t *testing.T) {
 	} {
 		name := fmt.Sprintf("%+v", tc)
 		rec := newPUCTRecorder[puctTreeState](puctUniform[puctTreeState]{}, tc.batch)
-		res, err := search.PUCT(context.Background(), tc.p, rec, search.PUCTOptions{Options: search.Options{BatchSize: tc.batch}})
+		res, err := searchtest.Solve(context.Background(), tc.p, rec, search.PUCT(1), search.Options{BatchSize: tc.batch})
 		if err != nil || rec.err != nil {
 			t.Fatalf("%s: %v, %v", name, err, rec.err)
 		}
@@ -407,8 +408,8 @@ func TestPUCTBudget(t *testing.T) {
 	for _, budget := range []int64{1, 2, 5, 33, 100, 1000} {
 		for _, batch := range []int{1, 32} {
 			rec := newPUCTRecorder[uint64](puctUniform[uint64]{}, batch)
-			opts := search.PUCTOptions{Options: search.Options{Budget: budget, BatchSize: batch}}
-			res, err := search.PUCT(context.Background(), puctCounter{}, rec, opts)
+			opts := search.Options{Budget: budget, BatchSize: batch}
+			res, err := searchtest.Solve(context.Background(), puctCounter{}, rec, search.PUCT(1), opts)
 			if err != nil || rec.err != nil {
 				t.Fatalf("budget %d, batch %d: %v, %v", budget, batch, err, rec.err)
 			}
@@ -451,12 +452,12 @@ func TestPUCTUnsolvable(t *testing.T) {
 	for _, batch := range []int{1, 32} {
 		// Moves are reversible: the tree is infinite and only the budget
 		// ends the search.
-		res, err := search.PUCT(ctx, walled, puctManhattan{}, search.PUCTOptions{Options: search.Options{Budget: 500, BatchSize: batch}})
+		res, err := searchtest.Solve(ctx, walled, puctManhattan{}, search.PUCT(1), search.Options{Budget: 500, BatchSize: batch})
 		if err != nil || res.Solved || res.Exhausted || res.Expansions != 500 {
 			t.Errorf("batch %d: maze: %+v, %v", batch, res, err)
 		}
 		// Without revisits the tree is finite: the search ends on its own.
-		res2, err := search.PUCT(ctx, puctSAW{walled}, puctUniform[puctSAWState]{}, search.PUCTOptions{Options: search.Options{BatchSize: batch}})
+		res2, err := searchtest.Solve(ctx, puctSAW{walled}, puctUniform[puctSAWState]{}, search.PUCT(1), search.Options{BatchSize: batch})
 		if err != nil || res2.Solved || !res2.Exhausted || res2.Expansions == 0 || res2.Expansions != res2.Generated+1 {
 			t.Errorf("batch %d: self-avoiding walk: %+v, %v", batch, res2, err)
 		}
@@ -468,7 +469,7 @@ func TestPUCTUnsolvable(t *testing.T) {
 		"..#.G",
 	)
 	for _, batch := range []int{1, 32} {
-		res, err := search.PUCT(ctx, puctSAW{m}, puctUniform[puctSAWState]{}, search.PUCTOptions{Options: search.Options{BatchSize: batch}})
+		res, err := searchtest.Solve(ctx, puctSAW{m}, puctUniform[puctSAWState]{}, search.PUCT(1), search.Options{BatchSize: batch})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -501,7 +502,7 @@ func TestPUCTEnds(t *testing.T) {
 
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	res, err := search.PUCT(cctx, puctCounter{}, puctUniform[uint64]{}, search.PUCTOptions{})
+	res, err := searchtest.Solve(cctx, puctCounter{}, puctUniform[uint64]{}, search.PUCT(1), search.Options{})
 	if !errors.Is(err, context.Canceled) || res.Expansions != 0 {
 		t.Errorf("cancelled before: %d expansions, %v", res.Expansions, err)
 	}
@@ -509,7 +510,7 @@ func TestPUCTEnds(t *testing.T) {
 	for _, batch := range []int{1, 32} {
 		cctx, cancel := context.WithCancel(ctx)
 		ev := &puctCancel{cancel: cancel, calls: 10}
-		res, err := search.PUCT(cctx, puctCounter{}, ev, search.PUCTOptions{Options: search.Options{BatchSize: batch}})
+		res, err := searchtest.Solve(cctx, puctCounter{}, ev, search.PUCT(1), search.Options{BatchSize: batch})
 		if !errors.Is(err, context.Canceled) || res.Expansions > int64(10*batch+2*256) {
 			t.Errorf("batch %d: cancelled during: %d expansions, %v", batch, res.Expansions, err)
 		}
@@ -517,24 +518,24 @@ func TestPUCTEnds(t *testing.T) {
 	}
 
 	start := time.Now()
-	res, err = search.PUCT(ctx, puctCounter{}, puctUniform[uint64]{}, search.PUCTOptions{Options: search.Options{Timeout: 20 * time.Millisecond}})
+	res, err = searchtest.Solve(ctx, puctCounter{}, puctUniform[uint64]{}, search.PUCT(1), search.Options{Timeout: 20 * time.Millisecond})
 	if err != nil || !res.TimedOut || res.Solved || res.Time < 20*time.Millisecond || time.Since(start) > 2*time.Second {
 		t.Errorf("timeout: %+v, %v", res, err)
 	}
 
 	boom := errors.New("boom")
-	if _, err := search.PUCT(ctx, puctCounter{}, puctFailing{boom}, search.PUCTOptions{}); !errors.Is(err, boom) {
+	if _, err := searchtest.Solve(ctx, puctCounter{}, puctFailing{boom}, search.PUCT(1), search.Options{}); !errors.Is(err, boom) {
 		t.Errorf("failing evaluator: %v", err)
 	}
 
-	if _, err := search.PUCT(ctx, puctCounter{}, puctUniform[uint64]{}, search.PUCTOptions{C: -1}); err == nil {
+	if _, err := searchtest.Solve(ctx, puctCounter{}, puctUniform[uint64]{}, search.PUCT(-1), search.Options{}); err == nil {
 		t.Error("negative C: no error")
 	}
-	if _, err := search.PUCT(ctx, puctTreeProblem{}, puctUniform[puctTreeState]{}, search.PUCTOptions{}); err == nil {
+	if _, err := searchtest.Solve(ctx, puctTreeProblem{}, puctUniform[puctTreeState]{}, search.PUCT(1), search.Options{}); err == nil {
 		t.Error("no actions: no error")
 	}
 
-	res2, err := search.PUCT(ctx, puctRootGoal{searchtest.ParseMaze("SG")}, puctUniform[int32]{}, search.PUCTOptions{})
+	res2, err := searchtest.Solve(ctx, puctRootGoal{searchtest.ParseMaze("SG")}, puctUniform[int32]{}, search.PUCT(1), search.Options{})
 	if err != nil || !res2.Solved || len(res2.Actions) != 0 || res2.Expansions != 0 || res2.Trajectory == nil {
 		t.Errorf("root is a goal: %+v, %v", res2, err)
 	}
@@ -547,7 +548,7 @@ func (puctRootGoal) IsGoal(int32) bool { return true }
 
 func TestPUCTNodeLoss(t *testing.T) {
 	m := searchtest.ParseMaze(puctMazes[2]...)
-	res, err := search.PUCT(context.Background(), m, puctManhattan{}, search.PUCTOptions{Options: search.Options{NodeLoss: 2.5}})
+	res, err := searchtest.Solve(context.Background(), m, puctManhattan{}, search.PUCT(1), search.Options{NodeLoss: 2.5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -568,9 +569,9 @@ func TestPUCTGuided(t *testing.T) {
 	)
 	opt := searchtest.BFS(m)
 	for _, batch := range []int{1, 32} {
-		opts := search.PUCTOptions{Options: search.Options{BatchSize: batch, Budget: 50000}}
+		opts := search.Options{BatchSize: batch, Budget: 50000}
 		oracle := newPUCTOracle(m, 0.97)
-		res, err := search.PUCT(context.Background(), m, oracle, opts)
+		res, err := searchtest.Solve(context.Background(), m, oracle, search.PUCT(1), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -581,7 +582,7 @@ func TestPUCTGuided(t *testing.T) {
 		if len(res.Actions) != opt || res.Expansions > int64(max(4*opt, (opt+1)*batch)) {
 			t.Errorf("batch %d: oracle: %d actions (optimum %d), %d expansions", batch, len(res.Actions), opt, res.Expansions)
 		}
-		ures, err := search.PUCT(context.Background(), m, puctManhattan{}, opts)
+		ures, err := searchtest.Solve(context.Background(), m, puctManhattan{}, search.PUCT(1), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -592,37 +593,43 @@ func TestPUCTGuided(t *testing.T) {
 	}
 }
 
-// TestPUCTEngine checks that an engine that is reused finds what fresh
-// searches find, and allocates no more than the result once warm.
-func TestPUCTEngine(t *testing.T) {
-	var e search.PUCTEngine[int32]
+// TestPUCTSolverReuse checks that a solver that is reused finds what fresh
+// solvers find, and allocates no more than the result once warm.
+func TestPUCTSolverReuse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range 20 {
-		m, _ := puctRandomMaze(rng, 3+rng.IntN(5), 3+rng.IntN(5), 12)
-		opts := search.PUCTOptions{
-			Options: search.Options{BatchSize: 1 + rng.IntN(40), Budget: int64(rng.IntN(3000)), Renormalize: rng.IntN(2) == 0},
-			C:       []float64{0, 0.5, 2}[rng.IntN(3)],
-		}
-		want, err := search.PUCT(context.Background(), m, puctManhattan{}, opts)
+	for _, c := range []float64{1, 0.5, 2} {
+		opts := search.Options{BatchSize: 1 + rng.IntN(40), Budget: int64(rng.IntN(3000)), Renormalize: rng.IntN(2) == 0}
+		e, err := search.NewSolver[int32](search.PUCT(c), puctManhattan{}, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := e.Search(context.Background(), m, puctManhattan{}, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Solved != want.Solved || fmt.Sprint(got.Actions) != fmt.Sprint(want.Actions) ||
-			got.Expansions != want.Expansions || got.Generated != want.Generated || got.Evaluations != want.Evaluations {
-			t.Fatalf("maze %d, %+v: engine found %+v, PUCT %+v", i, opts, got, want)
-		}
-		if got.Solved {
-			checkPUCTSolution(t, fmt.Sprint("maze ", i), m, puctManhattan{}, got, 1, opts.Renormalize)
+		for i := range 10 {
+			m, _ := puctRandomMaze(rng, 3+rng.IntN(5), 3+rng.IntN(5), 12)
+			want, err := searchtest.Solve(context.Background(), m, puctManhattan{}, search.PUCT(c), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := e.Solve(context.Background(), m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Solved != want.Solved || !slices.Equal(got.Actions, want.Actions) ||
+				got.Expansions != want.Expansions || got.Generated != want.Generated || got.Evaluations != want.Evaluations {
+				t.Fatalf("c %g, maze %d, %+v: reused solver found %+v, a fresh one %+v", c, i, opts, got, want)
+			}
+			if got.Solved {
+				checkPUCTSolution(t, fmt.Sprint("maze ", i), m, puctManhattan{}, got, 1, opts.Renormalize)
+			}
 		}
 	}
 
 	m := searchtest.ParseMaze(puctMazes[4]...)
+	e, err := search.NewSolver[int32](search.PUCT(1), puctManhattan{}, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	allocs := testing.AllocsPerRun(10, func() {
-		if res, err := e.Search(context.Background(), m, puctManhattan{}, search.PUCTOptions{}); err != nil || !res.Solved {
+		if res, err := e.Solve(context.Background(), m); err != nil || !res.Solved {
 			t.Fatal(res, err)
 		}
 	})
@@ -647,7 +654,7 @@ func BenchmarkPUCT(b *testing.B) {
 		b.Run(fmt.Sprint("maze/batch=", batch), func(b *testing.B) {
 			var exp int64
 			for b.Loop() {
-				res, err := search.PUCT(context.Background(), m, puctManhattan{}, search.PUCTOptions{Options: search.Options{BatchSize: batch}})
+				res, err := searchtest.Solve(context.Background(), m, puctManhattan{}, search.PUCT(1), search.Options{BatchSize: batch})
 				if err != nil || !res.Solved {
 					b.Fatal(res, err)
 				}
@@ -658,10 +665,13 @@ func BenchmarkPUCT(b *testing.B) {
 		})
 	}
 	b.Run("maze/engine", func(b *testing.B) {
-		var e search.PUCTEngine[int32]
+		e, err := search.NewSolver[int32](search.PUCT(1), puctManhattan{}, search.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
 		var exp int64
 		for b.Loop() {
-			res, err := e.Search(context.Background(), m, puctManhattan{}, search.PUCTOptions{})
+			res, err := e.Solve(context.Background(), m)
 			if err != nil || !res.Solved {
 				b.Fatal(res, err)
 			}
@@ -670,9 +680,9 @@ func BenchmarkPUCT(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(exp), "ns/expansion")
 	})
 	b.Run("tree/budget=20000", func(b *testing.B) {
-		opts := search.PUCTOptions{Options: search.Options{Budget: 20000}}
+		opts := search.Options{Budget: 20000}
 		for b.Loop() {
-			if _, err := search.PUCT(context.Background(), puctCounter{}, puctUniform[uint64]{}, opts); err != nil {
+			if _, err := searchtest.Solve(context.Background(), puctCounter{}, puctUniform[uint64]{}, search.PUCT(1), opts); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -682,14 +692,14 @@ func BenchmarkPUCT(b *testing.B) {
 
 // ExamplePUCT solves a small maze with PUCT, guided by the Manhattan
 // distance.
-func ExamplePUCT() {
+func ExamplePUCT_maze() {
 	m := searchtest.ParseMaze(
 		"S.#.",
 		"..#.",
 		"....",
 		"#.#G",
 	)
-	res, err := search.PUCT(context.Background(), m, puctManhattan{}, search.PUCTOptions{})
+	res, err := searchtest.Solve(context.Background(), m, puctManhattan{}, search.PUCT(1), search.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

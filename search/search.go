@@ -6,10 +6,20 @@
 // The package knows no domain and no network. A domain implements Problem for
 // its own compact, comparable state type; a policy and/or heuristic reaches
 // the search through the batched Evaluator interface.
+//
+// There is one way to run a search: choose an Algorithm (a constructor such
+// as PHSStar, or Parse of a name), build a Solver with NewSolver, which
+// checks the algorithm, the options and the evaluator once, and call its
+// Solve for each problem; SolveAll runs a set of tasks on several Solvers in
+// parallel and returns the results in input order.
 package search
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -56,22 +66,74 @@ type Encoder[S comparable] interface {
 // search masks them. An evaluator that has no policy writes a uniform one;
 // one that has no heuristic writes zero.
 //
+// An evaluator that needs more of a problem than Problem (a heuristic, an
+// encoding of a given shape) also implements Checker, so that a problem
+// that lacks it is an error before any search starts.
+//
 // An Evaluator need not be safe for concurrent use; give each goroutine its
 // own.
 type Evaluator[S comparable] interface {
 	Evaluate(p Problem[S], states []S, logPi, h []float64) error
 }
 
+// A Checker is an Evaluator that can tell whether it can evaluate the states
+// of a problem. Solver.Solve calls Check before it searches a problem, and
+// SolveAll calls it for every problem before it starts the first search;
+// Evaluate may then rely on what Check verified.
+type Checker[S comparable] interface {
+	Check(p Problem[S]) error
+}
+
+// An ActionNamer is a Problem whose actions have names, such as "U" for a
+// move up; FormatActions spells solutions with them.
+type ActionNamer[S comparable] interface {
+	Problem[S]
+	// ActionName returns the name of action a: short, without spaces.
+	ActionName(a int) string
+}
+
+// FormatActions spells a sequence of actions of p: the names of an
+// ActionNamer, run together when every name is one character long ("UDLR")
+// and separated by spaces otherwise, or the action indices separated by
+// spaces.
+func FormatActions[S comparable](p Problem[S], actions []int) string {
+	nm, ok := p.(ActionNamer[S])
+	sep := ""
+	if !ok {
+		sep = " "
+	} else {
+		for a := range p.NumActions() {
+			if len(nm.ActionName(a)) != 1 {
+				sep = " "
+				break
+			}
+		}
+	}
+	var b strings.Builder
+	for i, a := range actions {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		if ok {
+			b.WriteString(nm.ActionName(a))
+		} else {
+			b.WriteString(strconv.Itoa(a))
+		}
+	}
+	return b.String()
+}
+
 // Options control a search. The zero value is usable: no budget, batches of
-// 32, the reference implementation's choices.
+// 32, the reference implementation's choices. NewSolver rejects values out
+// of range.
 type Options struct {
-	// Budget is the maximum number of expansions; 0 means no limit.
+	// Budget is the maximum number of expansions, ≥ 0; 0 means no limit.
 	Budget int64
-	// Timeout is a wall-clock limit; 0 means none. A context passed to the
-	// search may end it earlier.
+	// Timeout is a wall-clock limit, ≥ 0; 0 means none. A context passed to
+	// the search may end it earlier.
 	Timeout time.Duration
-	// BatchSize is the number of states evaluated per Evaluator call; 0 means
-	// 32. 1 evaluates every child on its own.
+	// BatchSize is the number of states evaluated per Evaluator call, from
+	// 0 to MaxBatchSize; 0 means 32. 1 evaluates every child on its own.
 	BatchSize int
 	// Renormalize renormalises the policy over the legal actions of each
 	// state. The reference implementation used the network's full softmax
@@ -79,11 +141,44 @@ type Options struct {
 	Renormalize bool
 	// GoalAtExpansion tests the goal when a node is expanded, as in the
 	// paper's Algorithm 1, instead of when it is generated, as in the
-	// reference implementation (the default).
+	// reference implementation (the default). The best-first algorithms
+	// only: PUCT tests a node when a descent first reaches it.
 	GoalAtExpansion bool
-	// NodeLoss is the loss L(n) incurred by a node, which its g accumulates;
-	// 0 means 1 (the paper's experiments).
+	// NodeLoss is the loss L(n) incurred by a node, which its g accumulates:
+	// finite and ≥ 0; 0 means 1 (the paper's experiments).
 	NodeLoss float64
+}
+
+// MaxBatchSize is the largest Options.BatchSize.
+const MaxBatchSize = 1 << 16
+
+// check returns an error if a field of o is out of range for alg.
+func (o Options) check(alg Algorithm) error {
+	switch {
+	case o.Budget < 0:
+		return fmt.Errorf("search: budget %d; want >= 0 (0: no limit)", o.Budget)
+	case o.Timeout < 0:
+		return fmt.Errorf("search: timeout %v; want >= 0 (0: none)", o.Timeout)
+	case o.BatchSize < 0 || o.BatchSize > MaxBatchSize:
+		return fmt.Errorf("search: batch size %d; want 1 to %d (0: 32)", o.BatchSize, MaxBatchSize)
+	case !(o.NodeLoss >= 0) || math.IsInf(o.NodeLoss, 1):
+		return fmt.Errorf("search: node loss %g; want a finite number >= 0 (0: 1)", o.NodeLoss)
+	case o.GoalAtExpansion && alg.IsPUCT():
+		return errors.New("search: puct tests the goal when a descent reaches a node; GoalAtExpansion is for the best-first algorithms")
+	}
+	return nil
+}
+
+// withDefaults returns o with the zero values that mean a default replaced
+// by it.
+func (o Options) withDefaults() Options {
+	if o.BatchSize == 0 {
+		o.BatchSize = 32
+	}
+	if o.NodeLoss == 0 {
+		o.NodeLoss = 1
+	}
+	return o
 }
 
 // A Result is the outcome of one search. A search that ends without a
@@ -120,28 +215,12 @@ type Trajectory[S comparable] struct {
 	// Expansions is the number of expansions of the search that found this
 	// trajectory (the Levin loss's N).
 	Expansions int64
+	// NodeLoss is the loss of each node, Options.NodeLoss.
+	NodeLoss float64
 }
 
-// CostToGo returns the distance to the goal of step t's state: len - t.
-func (t *Trajectory[S]) CostToGo(step int) int { return len(t.Actions) - step }
-
-// settings returns the values a search uses for opts, with the defaults
-// filled in, after checking that p has 1 to 255 actions.
-func (o Options) settings(p interface{ NumActions() int }, start time.Time) (A, batch int, loss float64, deadline time.Time, err error) {
-	A = p.NumActions()
-	if A <= 0 || A > 255 {
-		return 0, 0, 0, deadline, fmt.Errorf("search: %d actions; want 1 to 255", A)
-	}
-	batch = o.BatchSize
-	if batch <= 0 {
-		batch = 32
-	}
-	loss = o.NodeLoss
-	if loss == 0 {
-		loss = 1
-	}
-	if o.Timeout > 0 {
-		deadline = start.Add(o.Timeout)
-	}
-	return A, batch, loss, deadline, nil
+// CostToGo returns the cost from the state of the given step to the goal,
+// in the units of g: (len(Actions) - step)·NodeLoss.
+func (t *Trajectory[S]) CostToGo(step int) float64 {
+	return float64(len(t.Actions)-step) * t.NodeLoss
 }

@@ -174,7 +174,7 @@ func TestPHSTheorems(t *testing.T) {
 				name := fmt.Sprintf("seed %d %v loss %g", seed, alg, loss)
 
 				// Goal at expansion: Algorithm 1.
-				res, err := search.BestFirst[treeNode](context.Background(), tree, tree, alg,
+				res, err := searchtest.Solve[treeNode](context.Background(), tree, tree, alg,
 					search.Options{BatchSize: 1, GoalAtExpansion: true, NodeLoss: loss})
 				if err != nil {
 					t.Fatal(err)
@@ -216,7 +216,7 @@ func TestPHSTheorems(t *testing.T) {
 				if bound := math.Exp(minGoal) * sum; searchLoss > bound*(1+tol) {
 					t.Errorf("%s: search loss %g above the theorem's bound %g", name, searchLoss, bound)
 				}
-				if alg.String() == "levints" {
+				if alg == search.LevinTS() {
 					goal := nodes[0]
 					for _, n := range nodes {
 						if n.goal && !n.belowGoal && math.Abs(n.phiPlus-minGoal) <= tol {
@@ -230,7 +230,7 @@ func TestPHSTheorems(t *testing.T) {
 
 				// Goal at generation: the search ends at the latest when
 				// it expands the parent of a goal.
-				res, err = search.BestFirst[treeNode](context.Background(), tree, tree, alg,
+				res, err = searchtest.Solve[treeNode](context.Background(), tree, tree, alg,
 					search.Options{BatchSize: 1, NodeLoss: loss})
 				if err != nil || !res.Solved {
 					t.Fatalf("%s, goal at generation: %v %v", name, res.Solved, err)
@@ -283,7 +283,7 @@ func TestSafePruning(t *testing.T) {
 		for _, loss := range []float64{1, 0.25} {
 			name := fmt.Sprintf("maze %d loss %g\n%s", i, loss, m)
 			best, count := pathsReference(m, ev, loss)
-			res, err := search.BestFirst[int32](context.Background(), m, ev, search.PHSSafe(),
+			res, err := searchtest.Solve[int32](context.Background(), m, ev, search.PHSSafe(),
 				search.Options{BatchSize: 1, GoalAtExpansion: true, NodeLoss: loss})
 			if err != nil || !res.Solved {
 				t.Fatalf("%s: %v %v", name, res.Solved, err)
@@ -299,7 +299,7 @@ func TestSafePruning(t *testing.T) {
 				t.Errorf("%s: %d expansions, %d paths have phi+ <= %g", name, res.Expansions, count(got), got)
 			}
 			// Duplicate detection can only do worse.
-			dd, err := search.BestFirst[int32](context.Background(), m, ev, search.PHSh(),
+			dd, err := searchtest.Solve[int32](context.Background(), m, ev, search.PHSh(),
 				search.Options{BatchSize: 1, GoalAtExpansion: true, NodeLoss: loss})
 			if err != nil || !dd.Solved {
 				t.Fatalf("%s: PHS_h: %v %v", name, dd.Solved, err)
@@ -488,7 +488,7 @@ func TestSafePruningInconsistent(t *testing.T) {
 	add([2]int32{-1, -1}, [2]float64{0.5, 0.5}, 0)       // the goal
 	add([2]int32{-1, -1}, [2]float64{0.5, 0.5}, big)     // a dead end
 
-	res, err := search.BestFirst[int32](context.Background(), g, g, search.PHSSafe(),
+	res, err := searchtest.Solve[int32](context.Background(), g, g, search.PHSSafe(),
 		search.Options{BatchSize: 1, GoalAtExpansion: true})
 	if err != nil || !res.Solved {
 		t.Fatal(res, err)

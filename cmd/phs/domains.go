@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 
-	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/domain/sokoban"
 	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/domain/witness"
@@ -20,20 +19,21 @@ type domain interface {
 	test(ctx context.Context, cfg *testConfig, files []string, stdout, stderr io.Writer) error
 	// train runs or resumes (resume) a Bootstrap training run.
 	train(ctx context.Context, cfg *trainConfig, resume bool, stderr io.Writer) error
-	// initialBudget is the paper's initial budget for the domain.
+	// initialBudget is the paper's initial budget for the domain, that of
+	// the Bootstrap process and of its test.
 	initialBudget() int64
 }
 
 // A domainOf reads the problem files of one domain whose state type is S.
 type domainOf[S comparable] struct {
-	read   func(path string) ([]bootstrap.Task[S], error)
+	read   func(path string) ([]search.Task[S], error)
 	budget int64
 }
 
 func (d domainOf[S]) initialBudget() int64 { return d.budget }
 
-func (d domainOf[S]) load(files []string) ([]bootstrap.Task[S], error) {
-	var tasks []bootstrap.Task[S]
+func (d domainOf[S]) load(files []string) ([]search.Task[S], error) {
+	var tasks []search.Task[S]
 	for _, f := range files {
 		t, err := d.read(f)
 		if err != nil {
@@ -69,24 +69,24 @@ func (d domainOf[S]) train(ctx context.Context, cfg *trainConfig, resume bool, s
 }
 
 // reader adapts a domain's ReadFile to a reader of tasks.
-func reader[S comparable, P search.Problem[S]](readFile func(string) ([]P, error), id func(P) string) func(string) ([]bootstrap.Task[S], error) {
-	return func(path string) ([]bootstrap.Task[S], error) {
+func reader[S comparable, P search.Problem[S]](readFile func(string) ([]P, error), id func(P) string) func(string) ([]search.Task[S], error) {
+	return func(path string) ([]search.Task[S], error) {
 		ps, err := readFile(path)
 		if err != nil {
 			return nil, err
 		}
-		tasks := make([]bootstrap.Task[S], len(ps))
+		tasks := make([]search.Task[S], len(ps))
 		for i, p := range ps {
-			tasks[i] = bootstrap.Task[S]{ID: id(p), Problem: p}
+			tasks[i] = search.Task[S]{ID: id(p), Problem: p}
 		}
 		return tasks, nil
 	}
 }
 
 var domains = map[string]domain{
-	"sokoban": domainOf[sokoban.State]{reader[sokoban.State](sokoban.ReadFile, func(p *sokoban.Problem) string { return p.ID }), 2000},
-	"stp":     domainOf[stp.State]{reader[stp.State](stp.ReadFile, func(p *stp.Problem) string { return p.ID }), 7000},
-	"witness": domainOf[witness.State]{reader[witness.State](witness.ReadFile, func(p *witness.Problem) string { return p.ID }), 2000},
+	"sokoban": domainOf[sokoban.State]{reader[sokoban.State](sokoban.ReadFile, func(p *sokoban.Problem) string { return p.ID }), sokoban.InitialBudget},
+	"stp":     domainOf[stp.State]{reader[stp.State](stp.ReadFile, func(p *stp.Problem) string { return p.ID }), stp.InitialBudget},
+	"witness": domainOf[witness.State]{reader[witness.State](witness.ReadFile, func(p *witness.Problem) string { return p.ID }), witness.InitialBudget},
 }
 
 // domainNames returns the names of the domains in sorted order.

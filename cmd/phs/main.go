@@ -3,8 +3,11 @@
 //
 // Usage:
 //
-//	phs solve    [flags] FILES...   solve problem files, one JSON line per problem
-//	phs generate witness|stp [flags] write random problems
+//	phs solve    -domain D [-alg A] [flags] FILES...   attempt each problem once, one JSON line per problem
+//	phs test     -domain D [-model M] [flags] FILES... the paper's Bootstrap test (or -fixed)
+//	phs train    -domain D -alg A -dir RUN FILES...    Bootstrap training; -resume RUN continues
+//	phs plot     -o IMAGE RUN...                       learning curves; -profile for test profiles
+//	phs generate witness|stp [flags]                   random problem sets
 //
 // Run "phs COMMAND -h" for the flags of a command.
 package main
@@ -36,7 +39,7 @@ func main() {
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		switch {
-		case err == context.Canceled:
+		case errors.Is(err, context.Canceled) && !errors.As(err, new(interruptedError)):
 			fmt.Fprintln(os.Stderr, "phs: interrupted")
 		case !errors.Is(err, flag.ErrHelp):
 			fmt.Fprintln(os.Stderr, "phs:", err)

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/chart"
 	"github.com/phs-go/phs/report"
 )
 
@@ -27,7 +28,7 @@ func runPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if fs.NArg() == 0 {
 		return usagef("plot: nothing to plot")
 	}
-	var c report.Chart
+	var c chart.Chart
 	var err error
 	if *profile {
 		c, err = profileChart(fs.Args())
@@ -49,8 +50,8 @@ func runPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // learningChart plots the problems solved so far against x for each run
 // directory (or metrics.jsonl file).
-func learningChart(paths []string, x string) (report.Chart, error) {
-	c := report.Chart{Title: "Learning curves", YLabel: "problems solved"}
+func learningChart(paths []string, x string) (chart.Chart, error) {
+	c := chart.Chart{Title: "Learning curves", YLabel: "problems solved"}
 	switch x {
 	case "time":
 		c.XLabel = "training time (h)"
@@ -76,7 +77,7 @@ func learningChart(paths []string, x string) (report.Chart, error) {
 		if err != nil {
 			return c, err
 		}
-		s := report.Series{Name: names[i]}
+		s := chart.Series{Name: names[i]}
 		s.X, s.Y = []float64{0}, []float64{0}
 		for _, m := range ms {
 			switch x {
@@ -96,8 +97,8 @@ func learningChart(paths []string, x string) (report.Chart, error) {
 
 // profileChart plots, for each result file, the expansions of its solved
 // problems in increasing order.
-func profileChart(paths []string) (report.Chart, error) {
-	c := report.Chart{Title: "Test profiles", XLabel: "problems solved", YLabel: "expansions", LogY: true}
+func profileChart(paths []string) (chart.Chart, error) {
+	c := chart.Chart{Title: "Test profiles", XLabel: "problems solved", YLabel: "expansions", LogY: true}
 	names := seriesNames(paths)
 	for i, p := range paths {
 		f, err := os.Open(p)
@@ -116,7 +117,7 @@ func profileChart(paths []string) (report.Chart, error) {
 			}
 		}
 		slices.Sort(exp)
-		s := report.Series{Name: names[i], Y: exp, X: make([]float64, len(exp))}
+		s := chart.Series{Name: names[i], Y: exp, X: make([]float64, len(exp))}
 		for j := range s.X {
 			s.X[j] = float64(j + 1)
 		}

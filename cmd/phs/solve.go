@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/models"
 	"github.com/phs-go/phs/report"
@@ -36,14 +36,14 @@ type searchConfig struct {
 	progressEvery time.Duration
 
 	// Set by resolve.
-	method    bootstrap.Method
+	algorithm search.Algorithm
 	model     *model.Model
 	modelName string
 }
 
 func (cfg *searchConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&cfg.domain, "domain", "", "problem domain: "+strings.Join(domainNames(), ", "))
-	fs.StringVar(&cfg.alg, "alg", "", "algorithm: "+strings.Join(bootstrap.Methods, ", ")+" (default: the model's, or phsstar)")
+	fs.StringVar(&cfg.alg, "alg", "", "algorithm: "+strings.Join(search.AlgorithmNames(), ", ")+" (default: the model's, or phsstar)")
 	fs.StringVar(&cfg.modelPath, "model", "", `trained model directory; "none" for a uniform policy and the domain's heuristic (default: the domain's shipped model, if any)`)
 	fs.Float64Var(&cfg.w, "w", 1.5, "weight of h for wastar")
 	fs.Float64Var(&cfg.c, "c", 1, "exploration constant of puct")
@@ -75,11 +75,11 @@ func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
 	case "none":
 	case "":
 		m, err := models.Default(cfg.domain)
-		if err != nil {
-			return nil, err
-		}
-		if m != nil {
+		switch {
+		case err == nil:
 			cfg.model, cfg.modelName = m, "shipped "+cfg.domain+" model"
+		case !errors.Is(err, models.ErrNoModel):
+			return nil, err
 		}
 	default:
 		m, err := loadModel(cfg.modelPath)
@@ -88,34 +88,38 @@ func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
 		}
 		cfg.model, cfg.modelName = m, cfg.modelPath
 	}
-	alg := cfg.alg
-	if alg == "" {
-		alg = "phsstar"
+	name := cfg.alg
+	if name == "" {
+		name = search.PHSStar().Name()
 		if cfg.model != nil {
-			alg = cfg.model.Config().Algorithm
+			name = cfg.model.Config().Algorithm
 		}
 	}
-	m, err := bootstrap.ParseMethod(alg, cfg.w, cfg.c)
+	alg, err := search.Parse(name, cfg.w, cfg.c)
 	if err != nil {
-		return nil, usagef("%s: %v", cmd, err)
-	}
-	cfg.method = m
-	if cfg.model != nil {
-		need, err := model.HeadsFor(m.Name)
-		if err != nil {
-			return nil, err
+		if cfg.alg == "" {
+			return nil, fmt.Errorf("%s: %s: %w", cmd, cfg.modelName, err)
 		}
-		missing := need &^ cfg.model.Config().Heads
+		return nil, usagef("%s: -alg: %v", cmd, err)
+	}
+	cfg.algorithm = alg
+	if cfg.model != nil {
+		missing := model.HeadsFor(alg) &^ cfg.model.Config().Heads
 		if missing != 0 && cfg.modelPath == "" {
-			fmt.Fprintf(stderr, "phs: %s: the %s lacks the %s output that %s reads; using a uniform policy and the domain's heuristic\n", cmd, cfg.modelName, missing, m.Name)
+			fmt.Fprintf(stderr, "phs: %s: the %s lacks the %s output that %s reads; using a uniform policy and the domain's heuristic\n", cmd, cfg.modelName, missing, alg.Name())
 			cfg.model, cfg.modelName, missing = nil, "", 0
 		}
 		switch {
 		case missing&model.Policy != 0:
-			return nil, fmt.Errorf("%s: %s needs a policy, and %s has none", cmd, m.Name, cfg.modelName)
+			return nil, fmt.Errorf("%s: %s needs a policy, and %s has none", cmd, alg.Name(), cfg.modelName)
 		case missing&model.Heuristic != 0:
-			return nil, fmt.Errorf("%s: %s needs a heuristic, and %s has none", cmd, m.Name, cfg.modelName)
+			return nil, fmt.Errorf("%s: %s needs a heuristic, and %s has none", cmd, alg.Name(), cfg.modelName)
 		}
+	}
+	// Build the solvers once to check the options, before any file is
+	// read or written.
+	if _, err := newSolvers[struct{}](cfg, cfg.budget); err != nil {
+		return nil, err
 	}
 	return d, nil
 }
@@ -139,28 +143,43 @@ func (cfg *searchConfig) options(budget int64) search.Options {
 	}
 }
 
-// evaluators returns a function that makes one evaluator per worker, after
-// checking that the model fits the problems.
-func evaluators[S comparable](cfg *searchConfig, tasks []bootstrap.Task[S]) (func() search.Evaluator[S], error) {
-	if cfg.model == nil {
-		return func() search.Evaluator[S] {
-			if cfg.noHeuristic {
-				return search.Uniform[S]{}
+// newSolvers returns one solver per worker with the algorithm, the model
+// or the domain's heuristic, and the options of cfg with the given budget.
+// A bad option is a usage error.
+func newSolvers[S comparable](cfg *searchConfig, budget int64) ([]*search.Solver[S], error) {
+	solvers := make([]*search.Solver[S], cfg.workers)
+	for i := range solvers {
+		var ev search.Evaluator[S]
+		switch {
+		case cfg.model != nil:
+			ev = model.NewEvaluator[S](cfg.model)
+		case cfg.noHeuristic:
+			ev = search.Uniform[S]{}
+		default:
+			ev = search.DomainHeuristic[S]{}
+		}
+		s, err := search.NewSolver(cfg.algorithm, ev, cfg.options(budget))
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		solvers[i] = s
+	}
+	return solvers, nil
+}
+
+// checkTasks checks every task against the solvers before anything is
+// written: a problem that the model cannot evaluate, or that lacks the
+// heuristic, is an error that names it.
+func checkTasks[S comparable](cfg *searchConfig, solvers []*search.Solver[S], tasks []search.Task[S]) error {
+	for _, t := range tasks {
+		if err := solvers[0].Check(t.Problem); err != nil {
+			if cfg.model != nil {
+				return fmt.Errorf("%s: %s: %w", t.ID, cfg.modelName, err)
 			}
-			return search.DomainHeuristic[S]{}
-		}, nil
-	}
-	if len(tasks) > 0 {
-		enc, ok := tasks[0].Problem.(search.Encoder[S])
-		if !ok {
-			return nil, fmt.Errorf("%s problems have no network encoding", cfg.domain)
-		}
-		c, h, w := enc.InputShape()
-		if err := cfg.model.Check(cfg.domain, c, h, w); err != nil {
-			return nil, fmt.Errorf("%s: %w", cfg.modelName, err)
+			return fmt.Errorf("%s: %w", t.ID, err)
 		}
 	}
-	return func() search.Evaluator[S] { return model.NewEvaluator[S](cfg.model) }, nil
+	return nil
 }
 
 func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -183,13 +202,12 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // solveTasks solves every task once and writes the records, the renderings
 // and the summary table.
-func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, tasks []bootstrap.Task[S], stdout, stderr io.Writer) error {
-	newEval, err := evaluators(cfg, tasks)
+func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, tasks []search.Task[S], stdout, stderr io.Writer) error {
+	solvers, err := newSolvers[S](cfg, cfg.budget)
 	if err != nil {
 		return err
 	}
-	solvers, err := bootstrap.NewSolvers(cfg.method, cfg.options(cfg.budget), cfg.workers, newEval)
-	if err != nil {
+	if err := checkTasks(cfg, solvers, tasks); err != nil {
 		return err
 	}
 	out, err := newResults(cfg, stdout, stderr)
@@ -198,7 +216,7 @@ func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, tasks []bo
 	}
 	var done, solved atomic.Int64
 	stopProgress := progress(stderr, cfg.progressEvery, len(tasks), &done, &solved)
-	err = bootstrap.Solve(ctx, tasks, solvers, func(i int, r search.Result[S]) error {
+	err = search.SolveAll(ctx, tasks, solvers, func(i int, r search.Result[S]) error {
 		done.Add(1)
 		if r.Solved {
 			solved.Add(1)
@@ -222,7 +240,7 @@ type results struct {
 // output (renderings, the table) goes to stdout if records go to a file,
 // else to stderr.
 func newResults(cfg *searchConfig, stdout, stderr io.Writer) (*results, error) {
-	r := &results{human: stderr, sum: report.Summary{Name: cfg.method.Name}}
+	r := &results{human: stderr, sum: report.Summary{Name: cfg.algorithm.Name()}}
 	w := stdout
 	if cfg.out != "" {
 		f, err := os.Create(cfg.out)
@@ -238,18 +256,18 @@ func newResults(cfg *searchConfig, stdout, stderr io.Writer) (*results, error) {
 
 // writeResult writes the record of r, flushed so that nothing is lost on
 // interruption, and its rendering if asked.
-func writeResult[S comparable](out *results, cfg *searchConfig, t bootstrap.Task[S], r search.Result[S], budget int64) error {
+func writeResult[S comparable](out *results, cfg *searchConfig, t search.Task[S], r search.Result[S], budget int64) error {
 	rec := report.Record{
 		Problem:    t.ID,
 		Domain:     cfg.domain,
-		Algorithm:  cfg.method.Name,
+		Algorithm:  cfg.algorithm.Name(),
 		Solved:     r.Solved,
 		Length:     len(r.Actions),
 		Expansions: r.Expansions,
 		Generated:  r.Generated,
 		TimeS:      r.Time.Seconds(),
 		Budget:     budget,
-		Solution:   actionString(r.Actions),
+		Solution:   search.FormatActions(t.Problem, r.Actions),
 	}
 	out.sum.Add(rec)
 	if cfg.render && r.Solved {
@@ -285,22 +303,13 @@ type renderer[S comparable] interface {
 	Render(s S) string
 }
 
-// actionString spells actions with the letters U, D, L, R.
-func actionString(actions []int) string {
-	b := make([]byte, len(actions))
-	for i, a := range actions {
-		b[i] = "UDLR"[a]
-	}
-	return string(b)
-}
-
 // renderSolution draws every state along a solution.
 func renderSolution[S comparable](w io.Writer, id string, p search.Problem[S], rd renderer[S], actions []int) {
 	s := p.Root()
 	fmt.Fprintf(w, "%s: %d steps\nstep 0:\n%s\n", id, len(actions), rd.Render(s))
 	for i, a := range actions {
 		s, _ = p.Apply(s, a)
-		fmt.Fprintf(w, "step %d: %c\n%s\n", i+1, "UDLR"[a], rd.Render(s))
+		fmt.Fprintf(w, "step %d: %s\n%s\n", i+1, search.FormatActions(p, actions[i:i+1]), rd.Render(s))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/search"
 )
 
 // testConfig holds the flags of "phs test".
@@ -46,9 +47,12 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // testTasks runs the Bootstrap test procedure on tasks and writes one
 // record per problem: those solved in a round when the round ends, the
 // unsolved ones at the end.
-func testTasks[S comparable](ctx context.Context, cfg *testConfig, tasks []bootstrap.Task[S], stdout, stderr io.Writer) error {
-	newEval, err := evaluators(&cfg.searchConfig, tasks)
+func testTasks[S comparable](ctx context.Context, cfg *testConfig, tasks []search.Task[S], stdout, stderr io.Writer) error {
+	solvers, err := newSolvers[S](&cfg.searchConfig, cfg.budget)
 	if err != nil {
+		return err
+	}
+	if err := checkTasks(&cfg.searchConfig, solvers, tasks); err != nil {
 		return err
 	}
 	out, err := newResults(&cfg.searchConfig, stdout, stderr)
@@ -56,12 +60,8 @@ func testTasks[S comparable](ctx context.Context, cfg *testConfig, tasks []boots
 		return err
 	}
 	tc := bootstrap.TestConfig{Budget: cfg.budget, TimeLimit: cfg.timeLimit, MaxRounds: cfg.rounds, Log: stderr}
-	err = bootstrap.BootstrapTest(ctx, tasks, tc,
-		func(budget int64) ([]bootstrap.Solver[S], error) {
-			return bootstrap.NewSolvers(cfg.method, cfg.options(budget), cfg.workers, newEval)
-		},
-		func(o bootstrap.Outcome[S]) error {
-			return writeResult(out, &cfg.searchConfig, tasks[o.Index], o.Result, o.Budget)
-		})
+	err = bootstrap.BootstrapTest(ctx, tasks, solvers, tc, func(o bootstrap.Outcome[S]) error {
+		return writeResult(out, &cfg.searchConfig, tasks[o.Index], o.Result, o.Budget)
+	})
 	return out.close(err)
 }

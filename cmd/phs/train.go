@@ -53,7 +53,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var resume string
 	fs := newFlagSet("train", "FILES...", stderr)
 	fs.StringVar(&cfg.Domain, "domain", "", "problem domain: "+strings.Join(domainNames(), ", "))
-	fs.StringVar(&cfg.Alg, "alg", "phsh", "algorithm whose network is trained: "+strings.Join(bootstrap.Methods, ", "))
+	fs.StringVar(&cfg.Alg, "alg", "phsh", "algorithm whose network is trained: "+strings.Join(search.AlgorithmNames(), ", "))
 	fs.Float64Var(&cfg.W, "w", 1.5, "weight of h for wastar")
 	fs.Float64Var(&cfg.C, "c", 1, "exploration constant of puct")
 	fs.Int64Var(&cfg.Budget, "budget", 0, "initial expansion budget (0: the paper's, 2000 or 7000 for stp)")
@@ -89,7 +89,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !ok {
 		return usagef("train: -domain must be one of %s", strings.Join(domainNames(), ", "))
 	}
-	if _, err := bootstrap.ParseMethod(cfg.Alg, cfg.W, cfg.C); err != nil {
+	if _, err := cfg.bootstrapConfig(); err != nil {
 		return usagef("train: %v", err)
 	}
 	if fs.NArg() == 0 {
@@ -154,18 +154,15 @@ func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, cfg *trainCo
 	return d.train(ctx, &saved, true, stderr)
 }
 
-// trainTasks trains a model on tasks as cfg says.
-func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []bootstrap.Task[S], resume bool, stderr io.Writer) error {
-	if len(tasks) == 0 {
-		return errors.New("train: no problems")
-	}
-	m, err := bootstrap.ParseMethod(cfg.Alg, cfg.W, cfg.C)
+// bootstrapConfig returns the configuration of the Bootstrap process that
+// cfg describes, after checking it.
+func (cfg *trainConfig) bootstrapConfig() (bootstrap.Config, error) {
+	alg, err := search.Parse(cfg.Alg, cfg.W, cfg.C)
 	if err != nil {
-		return err
+		return bootstrap.Config{}, err
 	}
-	lc := model.TrainConfig{LearningRate: cfg.LearningRate, L2: cfg.L2}
-	tc := bootstrap.TrainConfig{
-		Method:            m,
+	bc := bootstrap.Config{
+		Algorithm:         alg,
 		Options:           search.Options{BatchSize: cfg.Batch, Renormalize: cfg.Renormalize},
 		Budget:            cfg.Budget,
 		BudgetGrowth:      cfg.Growth,
@@ -174,55 +171,46 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []boo
 		SkipSolvedAfter:   cfg.SkipSolvedAfter,
 		Workers:           cfg.workers,
 		Seed:              cfg.Seed,
+		LearningRate:      cfg.LearningRate,
+		L2:                cfg.L2,
 		MaxIterations:     cfg.Iterations,
 		TimeLimit:         cfg.TimeLimit,
 		Dir:               cfg.dir,
 		CheckpointEvery:   cfg.checkpointEvery,
-		Log:               stderr,
 		LogEvery:          cfg.logEvery,
 	}
-	var (
-		tr *model.Trainer
-		st *bootstrap.TrainState
-	)
+	return bc, nil
+}
+
+// trainTasks trains a model on tasks as cfg says.
+func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []search.Task[S], resume bool, stderr io.Writer) error {
+	if len(tasks) == 0 {
+		return errors.New("train: no problems")
+	}
+	bc, err := cfg.bootstrapConfig()
+	if err != nil {
+		return err
+	}
+	bc.Log = stderr
+	workers := cfg.workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	fmt.Fprintf(stderr, "phs: training %s on %d %s problems with %d workers in %s\n", bc.Algorithm.Name(), len(tasks), cfg.Domain, workers, cfg.dir)
 	if resume {
-		tr, st, err = bootstrap.LoadCheckpoint(cfg.dir, lc)
-		if err != nil {
-			return err
-		}
+		_, _, err = bootstrap.Resume(ctx, tasks, bc)
 	} else {
 		enc, ok := tasks[0].Problem.(search.Encoder[S])
 		if !ok {
 			return fmt.Errorf("train: %s problems have no network encoding", cfg.Domain)
 		}
-		c, h, w := enc.InputShape()
-		heads, err := model.HeadsFor(m.Name)
+		var net *model.Model
+		net, err = model.New(model.ConfigFor(cfg.Domain, bc.Algorithm, enc), cfg.Seed)
 		if err != nil {
 			return err
 		}
-		net, err := model.New(model.Config{
-			Domain: cfg.Domain, Algorithm: m.Name, Heads: heads,
-			Channels: c, Height: h, Width: w, Actions: enc.NumActions(),
-		}, cfg.Seed)
-		if err != nil {
-			return err
-		}
-		tr = model.NewTrainer(net, lc)
-		st = bootstrap.NewTrainState(tc, len(tasks))
+		_, err = bootstrap.Train(ctx, tasks, net, bc)
 	}
-	for _, t := range tasks {
-		enc := t.Problem.(search.Encoder[S])
-		c, h, w := enc.InputShape()
-		if err := tr.Model().Check(cfg.Domain, c, h, w); err != nil {
-			return fmt.Errorf("train: %s: %w", t.ID, err)
-		}
-	}
-	workers := cfg.workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	fmt.Fprintf(stderr, "phs: training %s on %d %s problems with %d workers in %s\n", m.Name, len(tasks), cfg.Domain, workers, cfg.dir)
-	err = bootstrap.Train(ctx, tasks, tr, tc, st)
 	if errors.Is(err, context.Canceled) {
 		return interruptedError{"interrupted; checkpoint written; continue with: phs train -resume " + cfg.dir}
 	}

@@ -48,15 +48,16 @@ func Example_search() {
 		return
 	}
 	p := ps[0]
-	res, err := search.BestFirst[sokoban.State](context.Background(), p, search.DomainHeuristic[sokoban.State]{}, search.GBFS(), search.Options{})
+	solver, err := search.NewSolver[sokoban.State](search.GBFS(), search.DomainHeuristic[sokoban.State]{}, search.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	var moves strings.Builder
-	for _, a := range res.Actions {
-		moves.WriteByte("UDLR"[a])
+	res, err := solver.Solve(context.Background(), p)
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
-	fmt.Println(p.ID, res.Solved, moves.String())
+	fmt.Println(p.ID, res.Solved, search.FormatActions(p, res.Actions))
 	// Output: two.txt#0 true LDRRUULL
 }

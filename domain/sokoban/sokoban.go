@@ -103,6 +103,10 @@ func (p *Problem) Root() State { return p.start }
 // NumActions returns 4: Up, Down, Left and Right.
 func (p *Problem) NumActions() int { return 4 }
 
+// ActionName returns the name of action a, a move of the player: "U", "D", "L"
+// or "R".
+func (p *Problem) ActionName(a int) string { return "UDLR"[a : a+1] }
+
 // Apply moves the player one cell in direction a, pushing the box there, if
 // any, one cell further. It returns false if the move leads into a wall or
 // off the grid, or pushes a box into a wall, off the grid or into another
@@ -230,3 +234,7 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// InitialBudget is the paper's initial expansion budget of the Bootstrap
+// process and test for Sokoban.
+const InitialBudget = 2000

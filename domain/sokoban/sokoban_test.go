@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,6 +20,10 @@ var (
 // boxobanTest is the Boxoban test set, shared by the project and absent
 // from the repository; tests and benchmarks that need it skip without it.
 const boxobanTest = "../../../shared/data/boxoban/unfiltered/test/000.txt"
+
+// boxobanExcerpt is the start of the Boxoban test set, its first 40 levels
+// verbatim, kept in the repository: see testdata/README.
+const boxobanExcerpt = "testdata/boxoban-test-000-first40.txt"
 
 func parse(t testing.TB, s string) []*Problem {
 	t.Helper()
@@ -376,27 +381,113 @@ func TestLargestLevel(t *testing.T) {
 	}
 }
 
+// cellsOf returns the cells of the start of p that hold a box, and those
+// that hold a goal.
+func cellsOf(p *Problem) (boxes, goals []int) {
+	board := strings.ReplaceAll(p.Render(p.Root()), "\n", "")
+	for i, c := range board {
+		if p.Root().Box(i) {
+			boxes = append(boxes, i)
+		}
+		if c == '.' || c == '*' || c == '+' {
+			goals = append(goals, i)
+		}
+	}
+	return boxes, goals
+}
+
+// TestBoxoban reads the first 40 levels of the Boxoban test set, kept in
+// testdata: their IDs, shapes and text, facts of a few of them, and a
+// solution of each found by GBFS.
 func TestBoxoban(t *testing.T) {
+	data, err := os.ReadFile(boxobanExcerpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := ReadFile(boxobanExcerpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(strings.TrimSpace(string(data)), "\n\n")
+	if len(ps) != 40 || len(blocks) != 40 {
+		t.Fatalf("%d levels, %d blocks, want 40", len(ps), len(blocks))
+	}
+	// IDs are "<file base name>#<N>" with N of the "; N" line.
+	if ps[0].ID != "boxoban-test-000-first40.txt#0" || ps[17].ID != "boxoban-test-000-first40.txt#17" ||
+		ps[39].ID != "boxoban-test-000-first40.txt#39" {
+		t.Errorf("IDs %s, %s, %s", ps[0].ID, ps[17].ID, ps[39].ID)
+	}
+	for i, p := range ps {
+		c, h, w := p.InputShape()
+		boxes, goals := cellsOf(p)
+		if p.ID != fmt.Sprintf("boxoban-test-000-first40.txt#%d", i) || c != 4 || h != 10 || w != 10 ||
+			len(boxes) != 4 || len(goals) != 4 || p.IsGoal(p.Root()) || p.String() != blocks[i] {
+			t.Fatalf("level %d: %s, %dx%dx%d, boxes %v, goals %v:\n%s", i, p.ID, c, h, w, boxes, goals, p)
+		}
+		// Every level is solved by GBFS with the domain heuristic.
+		res, err := searchtest.Solve[State](context.Background(), p, search.DomainHeuristic[State]{}, search.GBFS(), search.Options{})
+		if err != nil || !res.Solved {
+			t.Fatalf("%s: not solved: %v", p.ID, err)
+		}
+		if err := searchtest.Replay[State](p, res.Actions); err != nil {
+			t.Errorf("%s: %v", p.ID, err)
+		}
+	}
+	// Facts of a few levels, found when the excerpt was made: the cell of
+	// the player, the cells of the boxes and of the goals (row-major on the
+	// 10x10 board), h at the start and the length of a shortest solution.
+	for _, tc := range []struct {
+		i, player    int
+		boxes, goals []int
+		h            float64
+		shortest     int
+	}{
+		{0, 85, []int{27, 37, 66, 75}, []int{17, 23, 28, 36}, 10, 23},
+		{1, 31, []int{22, 27, 32, 37}, []int{13, 18, 24, 25}, 10, 44},
+		{2, 78, []int{37, 46, 66, 77}, []int{15, 25, 56, 87}, 6, 21},
+		{3, 68, []int{22, 27, 32, 76}, []int{14, 17, 21, 54}, 8, 30},
+		{6, 16, []int{21, 22, 24, 25}, []int{15, 44, 74, 81}, 12, 29},
+	} {
+		p := ps[tc.i]
+		boxes, goals := cellsOf(p)
+		if p.Root().Player() != tc.player || !slices.Equal(boxes, tc.boxes) || !slices.Equal(goals, tc.goals) || p.Heuristic(p.Root()) != tc.h {
+			t.Errorf("%s: player %d, boxes %v, goals %v, h %g; want %d, %v, %v, %g",
+				p.ID, p.Root().Player(), boxes, goals, p.Heuristic(p.Root()), tc.player, tc.boxes, tc.goals, tc.h)
+		}
+		if got := searchtest.BFS[State](p); got != tc.shortest {
+			t.Errorf("%s: shortest solution of %d moves, want %d", p.ID, got, tc.shortest)
+		}
+	}
+}
+
+// TestBoxobanFull reads the whole Boxoban test set where ../shared/data has
+// it, and checks that the excerpt in testdata is its start.
+func TestBoxobanFull(t *testing.T) {
 	data, err := os.ReadFile(boxobanTest)
 	if err != nil {
 		t.Skip(err)
 	}
-	ps := parse(t, string(data))
+	ps, err := ReadFile(boxobanTest)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(ps) != 1000 {
 		t.Fatalf("%d levels, want 1000", len(ps))
 	}
 	blocks := strings.Split(strings.TrimSpace(string(data)), "\n\n")
 	for i, p := range ps {
 		c, h, w := p.InputShape()
-		n := 0
-		for j := range h * w {
-			if p.Root().Box(j) {
-				n++
-			}
+		boxes, goals := cellsOf(p)
+		if p.ID != fmt.Sprintf("000.txt#%d", i) || c != 4 || h != 10 || w != 10 || len(boxes) != 4 || len(goals) != 4 || p.String() != blocks[i] {
+			t.Fatalf("level %d: %s, %dx%dx%d, boxes %v, goals %v:\n%s", i, p.ID, c, h, w, boxes, goals, p)
 		}
-		if p.ID != fmt.Sprintf("l.txt#%d", i) || c != 4 || h != 10 || w != 10 || n != 4 || p.String() != blocks[i] {
-			t.Fatalf("level %d: %s, %dx%dx%d, %d boxes:\n%s", i, p.ID, c, h, w, n, p)
-		}
+	}
+	excerpt, err := os.ReadFile(boxobanExcerpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(data), string(excerpt)) {
+		t.Errorf("%s is not the start of %s", boxobanExcerpt, boxobanTest)
 	}
 }
 
@@ -423,7 +514,7 @@ func TestSearch(t *testing.T) {
 	}
 	for _, p := range ps {
 		for _, alg := range []search.Algorithm{search.GBFS(), search.PHSStar(), search.AStar()} {
-			res, err := search.BestFirst[State](context.Background(), p, search.DomainHeuristic[State]{}, alg, search.Options{})
+			res, err := searchtest.Solve[State](context.Background(), p, search.DomainHeuristic[State]{}, alg, search.Options{})
 			if err != nil || !res.Solved {
 				t.Fatalf("%s %v: not solved: %v", p.ID, alg, err)
 			}
@@ -561,10 +652,13 @@ func BenchmarkEncode(b *testing.B) {
 // heuristic on a 10x10 level.
 func BenchmarkEngineGBFS(b *testing.B) {
 	p := benchLevel(b)
-	var e search.Engine[State]
+	e, err := search.NewSolver[State](search.GBFS(), search.DomainHeuristic[State]{}, search.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	var exp int64
 	for b.Loop() {
-		res, err := e.Search(context.Background(), p, search.DomainHeuristic[State]{}, search.GBFS(), search.Options{})
+		res, err := e.Solve(context.Background(), p)
 		if err != nil || !res.Solved {
 			b.Fatal(err)
 		}

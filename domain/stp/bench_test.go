@@ -100,16 +100,18 @@ func BenchmarkWrite(b *testing.B) {
 }
 
 // BenchmarkEngineWAStar measures the best-first engine on the 5x5 puzzle
-// with WA* (w = 3) and the Manhattan heuristic, with a reused engine.
+// with WA* (w = 3) and the Manhattan heuristic, with a reused solver.
 func BenchmarkEngineWAStar(b *testing.B) {
 	p := mustParse(b, bench5x5)[0]
-	var e search.Engine[State]
+	e, err := search.NewSolver[State](search.WAStar(3), search.DomainHeuristic[State]{}, search.Options{Budget: 200000})
+	if err != nil {
+		b.Fatal(err)
+	}
 	ctx := context.Background()
-	opts := search.Options{Budget: 200000}
 	var exp, gen int64
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := e.Search(ctx, p, search.DomainHeuristic[State]{}, search.WAStar(3), opts)
+		res, err := e.Solve(ctx, p)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -120,7 +122,7 @@ func BenchmarkEngineWAStar(b *testing.B) {
 	b.ReportMetric(float64(gen)/float64(b.N), "gen/op")
 }
 
-// BenchmarkEngineMemory reports the heap an engine holds after a WA*
+// BenchmarkEngineMemory reports the heap a solver holds after a WA*
 // search of a 5x5 puzzle, per generated node.
 func BenchmarkEngineMemory(b *testing.B) {
 	p := mustParse(b, bench5x5)[0]
@@ -129,8 +131,11 @@ func BenchmarkEngineMemory(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		e := new(search.Engine[State])
-		res, err := e.Search(context.Background(), p, search.DomainHeuristic[State]{}, search.WAStar(3), search.Options{Budget: 200000})
+		e, err := search.NewSolver[State](search.WAStar(3), search.DomainHeuristic[State]{}, search.Options{Budget: 200000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := e.Solve(context.Background(), p)
 		if err != nil {
 			b.Fatal(err)
 		}

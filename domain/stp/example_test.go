@@ -15,14 +15,18 @@ func Example() {
 		panic(err)
 	}
 	p := ps[0]
-	res, err := search.BestFirst[stp.State](context.Background(), p, search.DomainHeuristic[stp.State]{}, search.AStar(), search.Options{GoalAtExpansion: true})
+	solver, err := search.NewSolver[stp.State](search.AStar(), search.DomainHeuristic[stp.State]{}, search.Options{GoalAtExpansion: true})
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(p.ID, res.Solved, res.Actions)
+	res, err := solver.Solve(context.Background(), p)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(p.ID, res.Solved, search.FormatActions(p, res.Actions))
 	fmt.Println(p.Render(p.Root()))
 	// Output:
-	// tiles.txt#0 true [0 2]
+	// tiles.txt#0 true UL
 	// 1 4 2
 	// 3 . 5
 	// 6 7 8

@@ -254,6 +254,10 @@ func (p *Problem) Goal() State { return p.g.goal }
 // NumActions returns 4.
 func (p *Problem) NumActions() int { return 4 }
 
+// ActionName returns the name of action a, a move of the blank: "U", "D", "L"
+// or "R".
+func (p *Problem) ActionName(a int) string { return "UDLR"[a : a+1] }
+
 // Apply moves the blank in direction a (Up, Down, Left or Right) and
 // reports true, or returns the zero State and false if the blank would
 // leave the grid or a is not an action.
@@ -380,3 +384,7 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// InitialBudget is the paper's initial expansion budget of the Bootstrap
+// process and test for the sliding-tile puzzle.
+const InitialBudget = 7000

@@ -10,6 +10,10 @@ import (
 // testSet is the paper's test set, used when it is there.
 const testSet = "../../../shared/data/witness/puzzles_4x4_test.txt"
 
+// testSetExcerpt is the start of the test set, its first 40 puzzles
+// verbatim, kept in the repository: see testdata/README.
+const testSetExcerpt = "testdata/puzzles_4x4_test-first40.txt"
+
 func TestParse(t *testing.T) {
 	ps := read(t, "testdata/small.txt")
 	if len(ps) != 4 {
@@ -59,7 +63,85 @@ func TestParse(t *testing.T) {
 	}
 }
 
+// TestParseTestSet reads the first 40 puzzles of the paper's test set, kept
+// in testdata, writes them back, checks facts of a few and solves each.
 func TestParseTestSet(t *testing.T) {
+	ps := read(t, testSetExcerpt)
+	if len(ps) != 40 {
+		t.Fatalf("%d puzzles, want 40", len(ps))
+	}
+	data, err := os.ReadFile(testSetExcerpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, ps); err != nil {
+		t.Fatal(err)
+	}
+	// The file ends with a blank line.
+	if !bytes.Equal(buf.Bytes(), append(bytes.TrimRight(data, "\n"), '\n')) {
+		t.Errorf("Write does not give back the excerpt:\n%s", buf.Bytes())
+	}
+	// IDs are "<file base name>#<index>", from 0.
+	if ps[0].ID != "puzzles_4x4_test-first40.txt#0" || ps[17].ID != "puzzles_4x4_test-first40.txt#17" ||
+		ps[39].ID != "puzzles_4x4_test-first40.txt#39" {
+		t.Errorf("IDs %s, %s, %s", ps[0].ID, ps[17].ID, ps[39].ID)
+	}
+	p := ps[0]
+	if gl, gc := p.Goal(); p.Rows != 4 || p.Cols != 4 || gl != 4 || gc != 0 || p.Color(1, 3) != 1 {
+		t.Errorf("first puzzle:\n%s", p)
+	}
+	// The first puzzle is the second of testdata/small.txt.
+	if small := read(t, "testdata/small.txt"); p.String() != small[1].String() {
+		t.Errorf("first puzzle:\n%s\nwant\n%s", p, small[1])
+	}
+	for i, p := range ps {
+		il, ic := p.Init()
+		if p.ID != "puzzles_4x4_test-first40.txt#"+itoa(i) || p.Rows != 4 || p.Cols != 4 || il != 0 || ic != 0 {
+			t.Errorf("puzzle %d: %s, %dx%d, init %d %d", i, p.ID, p.Rows, p.Cols, il, ic)
+		}
+		// Every puzzle has a solution, which replays to the goal.
+		s, ok := p.Root(), true
+		for _, a := range solve(p) {
+			if s, ok = p.Apply(s, a); !ok {
+				break
+			}
+		}
+		if !ok || !p.IsGoal(s) {
+			t.Errorf("%s: no solution", p.ID)
+		}
+	}
+	// Facts of a few puzzles, found when the excerpt was made: the exit,
+	// the number of bullets of each colour 1 to 4, and h at the start.
+	for _, tc := range []struct {
+		i, gl, gc int
+		bullets   [MaxColors]int
+		h         float64
+	}{
+		{0, 4, 0, [MaxColors]int{2, 1, 0, 6}, 4},
+		{1, 0, 3, [MaxColors]int{1, 2, 0, 1}, 3},
+		{2, 4, 2, [MaxColors]int{0, 5, 0, 2}, 6},
+		{3, 1, 0, [MaxColors]int{2, 9, 1, 0}, 1},
+		{38, 4, 3, [MaxColors]int{1, 0, 11, 0}, 7},
+		{39, 4, 0, [MaxColors]int{0, 4, 1, 2}, 4},
+	} {
+		p := ps[tc.i]
+		var bullets [MaxColors]int
+		for _, k := range colorsOf(p) {
+			if k != 0 {
+				bullets[k-1]++
+			}
+		}
+		if gl, gc := p.Goal(); gl != tc.gl || gc != tc.gc || bullets != tc.bullets || p.Heuristic(p.Root()) != tc.h {
+			t.Errorf("%s: exit %d %d, bullets %v, h %g; want %d %d, %v, %g",
+				p.ID, gl, gc, bullets, p.Heuristic(p.Root()), tc.gl, tc.gc, tc.bullets, tc.h)
+		}
+	}
+}
+
+// TestParseTestSetFull reads the whole test set where ../shared/data has
+// it, writes it back and checks that the excerpt in testdata is its start.
+func TestParseTestSetFull(t *testing.T) {
 	if _, err := os.Stat(testSet); err != nil {
 		t.Skip("no test set:", err)
 	}
@@ -80,7 +162,8 @@ func TestParseTestSet(t *testing.T) {
 		t.Error("Write does not give back the test set")
 	}
 	p := ps[0]
-	if gl, gc := p.Goal(); p.ID != "puzzles_4x4_test.txt#0" || p.Rows != 4 || p.Cols != 4 || gl != 4 || gc != 0 || p.Color(1, 3) != 1 {
+	if gl, gc := p.Goal(); p.ID != "puzzles_4x4_test.txt#0" || ps[999].ID != "puzzles_4x4_test.txt#999" ||
+		p.Rows != 4 || p.Cols != 4 || gl != 4 || gc != 0 || p.Color(1, 3) != 1 {
 		t.Errorf("first puzzle:\n%s", p)
 	}
 	// The first puzzles have solutions.
@@ -88,6 +171,13 @@ func TestParseTestSet(t *testing.T) {
 		if solve(p) == nil {
 			t.Errorf("%s: no solution", p.ID)
 		}
+	}
+	excerpt, err := os.ReadFile(testSetExcerpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(data, excerpt) {
+		t.Errorf("%s is not the start of %s", testSetExcerpt, testSet)
 	}
 }
 

@@ -255,6 +255,10 @@ func (p *Problem) Root() State { return State{} }
 // NumActions returns 4.
 func (p *Problem) NumActions() int { return 4 }
 
+// ActionName returns the name of action a, a move of the tip of the line (U is a row up, as in the puzzle files): "U", "D", "L"
+// or "R".
+func (p *Problem) ActionName(a int) string { return "UDLR"[a : a+1] }
+
 // Apply extends the line s by one move of its tip, if the target vertex is
 // on the grid and not on the line. A line whose tip is on the exit has no
 // successor unless ContinueAtExit.
@@ -365,3 +369,7 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// InitialBudget is the paper's initial expansion budget of the Bootstrap
+// process and test for The Witness.
+const InitialBudget = 2000

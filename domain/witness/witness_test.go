@@ -52,7 +52,8 @@ type line [][2]int
 
 var delta = [4][2]int{{1, 0}, {-1, 0}, {0, -1}, {0, 1}}
 
-// modelApply is the rule of DESIGN.md on the naive model.
+// modelApply is the move rule of the package documentation on the naive
+// model.
 func modelApply(p *Problem, ln line, a int) (line, bool) {
 	tip := ln[len(ln)-1]
 	gl, gc := p.Goal()
@@ -71,8 +72,8 @@ func modelApply(p *Problem, ln line, a int) (line, bool) {
 	return append(ln[:len(ln):len(ln)], to), true
 }
 
-// modelGoal is the goal test of DESIGN.md on the naive model, by a flood
-// fill of the cells.
+// modelGoal is the goal test of the package documentation on the naive
+// model, by a flood fill of the cells.
 func modelGoal(p *Problem, ln line) bool {
 	gl, gc := p.Goal()
 	if ln[len(ln)-1] != [2]int{gl, gc} {
@@ -421,7 +422,7 @@ func TestSearch(t *testing.T) {
 		ps = append(ps, read(t, testSet)[:30]...)
 	}
 	for _, p := range ps {
-		res, err := search.BestFirst[State](context.Background(), p, search.DomainHeuristic[State]{}, search.AStar(), search.Options{GoalAtExpansion: true})
+		res, err := searchtest.Solve[State](context.Background(), p, search.DomainHeuristic[State]{}, search.AStar(), search.Options{GoalAtExpansion: true})
 		if err != nil || !res.Solved {
 			t.Fatalf("%s: not solved: %v", p.ID, err)
 		}

@@ -4,6 +4,7 @@
 package searchtest
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -85,6 +86,9 @@ func (m *Maze) Apply(s int32, a int) (int32, bool) {
 
 // IsGoal reports whether s is the goal cell.
 func (m *Maze) IsGoal(s int32) bool { return s == m.goal }
+
+// ActionName returns "U", "D", "L" or "R".
+func (m *Maze) ActionName(a int) string { return "UDLR"[a : a+1] }
 
 // Heuristic returns the Manhattan distance from s to the goal.
 func (m *Maze) Heuristic(s int32) float64 {
@@ -181,4 +185,14 @@ func Replay[S comparable](p search.Problem[S], actions []int) error {
 		return fmt.Errorf("after %d actions: not a goal", len(actions))
 	}
 	return nil
+}
+
+// Solve runs alg on p with a new search.Solver: a shorthand for tests that
+// search once.
+func Solve[S comparable](ctx context.Context, p search.Problem[S], ev search.Evaluator[S], alg search.Algorithm, opts search.Options) (search.Result[S], error) {
+	s, err := search.NewSolver(alg, ev, opts)
+	if err != nil {
+		return search.Result[S]{}, err
+	}
+	return s.Solve(ctx, p)
 }

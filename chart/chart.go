@@ -1,12 +1,10 @@
-package report
+// Package chart draws line charts, such as the learning curves and test
+// profiles of the paper, to PNG, SVG or PDF files with gonum/plot.
+package chart
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"image/color"
-	"io"
 	"path/filepath"
 	"strings"
 
@@ -16,8 +14,10 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// A Series is one line of a plot.
+// A Series is one line of a chart: the points (X[i], Y[i]), joined in
+// order. X and Y must have the same length.
 type Series struct {
+	// Name labels the line in the legend.
 	Name string
 	X, Y []float64
 }
@@ -25,19 +25,25 @@ type Series struct {
 // A Chart describes a line chart.
 type Chart struct {
 	Title, XLabel, YLabel string
-	// LogY draws the y axis on a log scale; values ≤ 0 are left out.
-	LogY   bool
+	// LogY draws the y axis on a log scale; points with y ≤ 0 are left out.
+	LogY bool
+	// Series are drawn in order, each in a color of its own, and named in
+	// the legend; a series without points to draw is left out.
 	Series []Series
 }
 
-// Save draws c to path; the format follows the extension: .png, .svg or
-// .pdf.
+// Save draws c, 16 cm wide and 10 cm high, to the file path, replacing it
+// if it exists; the format follows the extension: .png, .svg or .pdf, in
+// any case. It returns an error for any other extension, a series whose X
+// and Y differ in length, or a point that cannot be drawn (an infinite or
+// NaN coordinate), and then writes no file; errors writing the file are
+// returned too.
 func (c Chart) Save(path string) error {
 	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
 	switch ext {
 	case "png", "svg", "pdf":
 	default:
-		return fmt.Errorf("report: %s: unknown image format %q (want .png, .svg or .pdf)", path, ext)
+		return fmt.Errorf("chart: %s: unknown image format %q (want .png, .svg or .pdf)", path, ext)
 	}
 	p := plot.New()
 	p.Title.Text = c.Title
@@ -52,7 +58,7 @@ func (c Chart) Save(path string) error {
 	p.Legend.Left = true
 	for i, s := range c.Series {
 		if len(s.X) != len(s.Y) {
-			return fmt.Errorf("report: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
+			return fmt.Errorf("chart: series %q has %d x and %d y values", s.Name, len(s.X), len(s.Y))
 		}
 		xy := make(plotter.XYs, 0, len(s.X))
 		for j := range s.X {
@@ -66,7 +72,7 @@ func (c Chart) Save(path string) error {
 		}
 		l, err := plotter.NewLine(xy)
 		if err != nil {
-			return fmt.Errorf("report: series %q: %w", s.Name, err)
+			return fmt.Errorf("chart: series %q: %w", s.Name, err)
 		}
 		l.Color = plotutil.Color(i)
 		l.Width = vg.Points(1.5)
@@ -75,32 +81,7 @@ func (c Chart) Save(path string) error {
 	}
 	p.Legend.TextStyle.Color = color.Black
 	if err := p.Save(16*vg.Centimeter, 10*vg.Centimeter, path); err != nil {
-		return fmt.Errorf("report: %w", err)
+		return fmt.Errorf("chart: %w", err)
 	}
 	return nil
-}
-
-// ReadJSONL reads the records of a JSONL file; name is used in errors.
-func ReadJSONL(r io.Reader, name string) ([]Record, error) {
-	var recs []Record
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 16<<20)
-	for line := 1; sc.Scan(); line++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		var rec Record
-		if err := json.Unmarshal(b, &rec); err != nil {
-			return nil, fmt.Errorf("report: %s:%d: %w", name, line, err)
-		}
-		if rec.Problem == "" {
-			return nil, fmt.Errorf("report: %s:%d: not a result record (no \"problem\")", name, line)
-		}
-		recs = append(recs, rec)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("report: %s: %w", name, err)
-	}
-	return recs, nil
 }

@@ -1,0 +1,251 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// A Solver runs one algorithm with one evaluator and one set of options on
+// problem after problem. NewSolver checks them when it builds the Solver;
+// Solve checks each problem against the evaluator before it searches it.
+// A Solver keeps its memory from one search to the next, so that a worker
+// solving many problems allocates little but the solutions once its memory
+// has grown to the size of its largest search. A Solver must not be used by
+// two goroutines at once: give each its own, with its own evaluator.
+type Solver[S comparable] struct {
+	alg   Algorithm
+	ev    Evaluator[S]
+	check Checker[S] // ev, if it is a Checker
+	opts  Options    // with the defaults filled in
+	bf    bestFirst[S]
+	pt    puctTree[S]
+}
+
+// NewSolver returns a Solver that runs alg with the policy and heuristic of
+// ev within the limits of opts. It returns an error if alg's parameter or a
+// field of opts is out of range, or if opts asks for what alg does not do.
+func NewSolver[S comparable](alg Algorithm, ev Evaluator[S], opts Options) (*Solver[S], error) {
+	if err := alg.check(); err != nil {
+		return nil, err
+	}
+	if ev == nil {
+		return nil, fmt.Errorf("search: %s: no evaluator", alg.Name())
+	}
+	if err := opts.check(alg); err != nil {
+		return nil, err
+	}
+	s := &Solver[S]{alg: alg, ev: ev, opts: opts.withDefaults()}
+	s.check, _ = ev.(Checker[S])
+	return s, nil
+}
+
+// Algorithm returns the solver's algorithm.
+func (s *Solver[S]) Algorithm() Algorithm { return s.alg }
+
+// Options returns the solver's options, with the defaults filled in.
+func (s *Solver[S]) Options() Options { return s.opts }
+
+// SetBudget sets the expansion budget of the next searches (Options.Budget):
+// n ≥ 0, 0 for no limit. It panics if n is negative.
+func (s *Solver[S]) SetBudget(n int64) {
+	if n < 0 {
+		panic(fmt.Sprintf("search: SetBudget(%d)", n))
+	}
+	s.opts.Budget = n
+}
+
+// Check returns an error unless s can search p: p has 1 to 255 actions and,
+// if the evaluator is a Checker, the evaluator accepts p.
+func (s *Solver[S]) Check(p Problem[S]) error {
+	if A := p.NumActions(); A < 1 || A > 255 {
+		return fmt.Errorf("search: %d actions; want 1 to 255", A)
+	}
+	if s.check != nil {
+		return s.check.Check(p)
+	}
+	return nil
+}
+
+// Solve runs the solver's algorithm on p, after Check.
+//
+// The best-first algorithms share one engine whose open list is ordered by
+// the algorithm's evaluation of the nodes (see the Algorithm constructors),
+// ties going to the larger g, then to the node generated first. As in the
+// reference implementation of Orseau & Lelis (2021), unless the options
+// say otherwise:
+//
+//   - A child is tested for the goal when it is generated, before it is
+//     evaluated (the paper's Algorithm 1 tests a node when it is taken from
+//     the open list to be expanded: Options.GoalAtExpansion).
+//   - A child whose state was generated before, by any node, is dropped
+//     when it is generated; nodes are never reopened. A* with a consistent
+//     heuristic and GoalAtExpansion therefore finds optimal solutions, but
+//     with an inconsistent one it may not. PHSSafe replaces this rule by
+//     safe state pruning: see PHSSafe.
+//   - Children wait in a pending list until at least Options.BatchSize of
+//     them have been generated, or the open list is empty; they are then
+//     evaluated in one Evaluator call and pushed onto the open list. So with
+//     batches of more than one node the nodes are not taken in exactly
+//     best-first order, and the paper's guarantees hold for BatchSize 1.
+//     The root is evaluated first, on its own.
+//   - The budget counts expansions: nodes taken from the open list whose
+//     children are generated (not the goal node, nor those that safe
+//     pruning drops).
+//
+// A node's g is the sum of the node losses of the nodes below the root on
+// its path (Options.NodeLoss each, the root's g is 0), and its probability
+// is pi(n) = pi(parent)·pi(a|parent), with pi(·|parent) the policy the
+// evaluator gave the parent: its full distribution as given, or with
+// Options.Renormalize that distribution renormalised over the legal actions
+// of the parent. Illegal actions are never taken. The context and the clock
+// are looked at every 1024 nodes taken from the open list.
+//
+// PUCT searches as its constructor, PUCT, describes.
+//
+// The search ends with a solution, with an exhausted search space, when the
+// budget is spent or at the timeout: none of these is an error (see
+// Result). A done context ends the search with its error; an evaluator's
+// error also ends it.
+func (s *Solver[S]) Solve(ctx context.Context, p Problem[S]) (res Result[S], err error) {
+	start := time.Now()
+	defer func() { res.Time = time.Since(start) }()
+	if err := s.Check(p); err != nil {
+		return res, err
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	lim := limits{ctx: ctx, budget: s.opts.Budget}
+	if s.opts.Timeout > 0 {
+		lim.deadline = start.Add(s.opts.Timeout)
+	}
+	if s.alg.IsPUCT() {
+		err = s.pt.search(p, s.ev, s.alg.param, &s.opts, &lim, &res)
+	} else {
+		err = s.bf.search(p, s.ev, s.alg, &s.opts, &lim, &res)
+	}
+	return res, err
+}
+
+// limits are the budget, the deadline and the context of a search.
+type limits struct {
+	ctx      context.Context
+	budget   int64     // 0: none
+	deadline time.Time // zero: none
+}
+
+// spent reports whether the budget allows no more than expansions.
+func (l *limits) spent(expansions int64) bool { return l.budget > 0 && expansions >= l.budget }
+
+// check returns the context's error, or reports whether the deadline has
+// passed.
+func (l *limits) check() (timedOut bool, err error) {
+	if err := l.ctx.Err(); err != nil {
+		return false, err
+	}
+	return !l.deadline.IsZero() && time.Now().After(l.deadline), nil
+}
+
+// A Task is one problem of a set, with its id, such as "<file base
+// name>#<index>".
+type Task[S comparable] struct {
+	ID      string
+	Problem Problem[S]
+}
+
+// SolveAll checks every task with solvers[0].Check, then solves them on
+// len(solvers) goroutines, one per solver, and calls emit with each result
+// in input order, from one goroutine at a time. It returns the first
+// problem that fails the check before any search starts; it stops at the
+// first error of a search or of emit, or when ctx is done, and the results
+// emitted by then are exactly those of a prefix of tasks. Errors name the
+// task's ID. It panics if there is no solver.
+func SolveAll[S comparable](ctx context.Context, tasks []Task[S], solvers []*Solver[S],
+	emit func(i int, r Result[S]) error) error {
+	if len(solvers) == 0 {
+		panic("search: SolveAll without solvers")
+	}
+	for _, t := range tasks {
+		if err := solvers[0].Check(t.Problem); err != nil {
+			return fmt.Errorf("%s: %w", t.ID, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	type done struct {
+		i   int
+		r   Result[S]
+		err error
+	}
+	next := make(chan int)
+	results := make(chan done, len(solvers))
+	var wg sync.WaitGroup
+	for _, s := range solvers[:min(len(solvers), len(tasks))] {
+		wg.Go(func() {
+			for i := range next {
+				r, err := s.Solve(ctx, tasks[i].Problem)
+				if err != nil {
+					err = fmt.Errorf("%s: %w", tasks[i].ID, err)
+				}
+				select {
+				case results <- done{i, r, err}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		})
+	}
+	go func() {
+		defer close(next)
+		for i := range tasks {
+			select {
+			case next <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	// Emit in input order: hold results that arrive early.
+	pending := make(map[int]Result[S])
+	emitted := 0
+	var firstErr error
+	for d := range results {
+		if firstErr != nil {
+			continue // drain
+		}
+		if d.err != nil {
+			firstErr = d.err
+			cancel()
+			continue
+		}
+		pending[d.i] = d.r
+		for {
+			r, ok := pending[emitted]
+			if !ok {
+				break
+			}
+			delete(pending, emitted)
+			if err := emit(emitted, r); err != nil {
+				firstErr = err
+				cancel()
+				break
+			}
+			emitted++
+		}
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	if emitted < len(tasks) {
+		return ctx.Err()
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+package search_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/phs-go/phs/search"
+	"github.com/phs-go/phs/search/searchtest"
+)
+
+// sleepy is the evaluator of DomainHeuristic that sleeps a random short time
+// per call, so that parallel searches finish out of order.
+type sleepy struct {
+	search.DomainHeuristic[int32]
+	rng *rand.Rand
+}
+
+func (s sleepy) Evaluate(p search.Problem[int32], states []int32, logPi, h []float64) error {
+	time.Sleep(time.Duration(s.rng.IntN(500)) * time.Microsecond)
+	return s.DomainHeuristic.Evaluate(p, states, logPi, h)
+}
+
+// lineTasks returns n corridors: task i has its goal i%19+1 cells to the
+// right of its start, so that its solution's length names it.
+func lineTasks(n int) []search.Task[int32] {
+	var ts []search.Task[int32]
+	for i := range n {
+		row := []byte("S...................")
+		row[i%19+1] = 'G'
+		ts = append(ts, search.Task[int32]{ID: fmt.Sprint("t#", i), Problem: searchtest.ParseMaze(string(row))})
+	}
+	return ts
+}
+
+func solvers(t *testing.T, n int, newEval func(i int) search.Evaluator[int32]) []*search.Solver[int32] {
+	t.Helper()
+	ss := make([]*search.Solver[int32], n)
+	for i := range ss {
+		s, err := search.NewSolver(search.AStar(), newEval(i), search.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss[i] = s
+	}
+	return ss
+}
+
+func sleepers(t *testing.T, n int) []*search.Solver[int32] {
+	return solvers(t, n, func(i int) search.Evaluator[int32] {
+		return sleepy{rng: rand.New(rand.NewPCG(uint64(n), uint64(i)))}
+	})
+}
+
+func TestSolveAllOrder(t *testing.T) {
+	for _, workers := range []int{1, 3, 8} {
+		ts := lineTasks(40)
+		var got []int
+		err := search.SolveAll(context.Background(), ts, sleepers(t, workers),
+			func(i int, r search.Result[int32]) error {
+				if !r.Solved || len(r.Actions) != i%19+1 {
+					t.Errorf("result %d (length %d) belongs to another task", i, len(r.Actions))
+				}
+				got = append(got, i)
+				return nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, g := range got {
+			if g != i {
+				t.Fatalf("workers=%d: emitted %v, want input order", workers, got)
+			}
+		}
+		if len(got) != len(ts) {
+			t.Fatalf("workers=%d: emitted %d of %d", workers, len(got), len(ts))
+		}
+	}
+}
+
+// failAt fails the evaluation of the problem whose goal is cell goal.
+type failAt struct {
+	search.Uniform[int32]
+	goal int32
+	err  error
+}
+
+func (f failAt) Evaluate(p search.Problem[int32], states []int32, logPi, h []float64) error {
+	if p.IsGoal(f.goal) {
+		return f.err
+	}
+	return f.Uniform.Evaluate(p, states, logPi, h)
+}
+
+func TestSolveAllErrors(t *testing.T) {
+	boom := errors.New("boom")
+	ts := lineTasks(20)
+	failing := solvers(t, 4, func(int) search.Evaluator[int32] { return failAt{goal: 8, err: boom} })
+	n := 0
+	err := search.SolveAll(context.Background(), ts, failing, func(int, search.Result[int32]) error { n++; return nil })
+	if !errors.Is(err, boom) || !strings.HasPrefix(err.Error(), "t#7: ") {
+		t.Fatalf("err = %v, want boom of t#7", err)
+	}
+	if n > 7 {
+		t.Errorf("emitted %d results past the failing task 7", n)
+	}
+
+	stop := errors.New("stop")
+	err = search.SolveAll(context.Background(), ts, sleepers(t, 4), func(i int, _ search.Result[int32]) error {
+		if i == 3 {
+			return stop
+		}
+		return nil
+	})
+	if !errors.Is(err, stop) {
+		t.Fatalf("err = %v, want stop", err)
+	}
+}
+
+func TestSolveAllCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ts := lineTasks(200)
+	n := 0
+	err := search.SolveAll(ctx, ts, sleepers(t, 2), func(i int, _ search.Result[int32]) error {
+		n++
+		if i == 5 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if n == len(ts) {
+		t.Error("cancellation did not stop the run")
+	}
+}
+
+// bare is a corridor without a heuristic.
+type bare struct{ *searchtest.Maze }
+
+func (bare) Heuristic() {} // not the Heuristic of search.Heuristic
+
+// counting counts its calls to Evaluate.
+type counting struct {
+	search.DomainHeuristic[int32]
+	n *atomic.Int64
+}
+
+func (c counting) Evaluate(p search.Problem[int32], states []int32, logPi, h []float64) error {
+	c.n.Add(1)
+	return c.DomainHeuristic.Evaluate(p, states, logPi, h)
+}
+
+// TestSolveAllChecksFirst checks that a problem that lacks what the
+// evaluator needs is an error before any search starts, wherever it is in
+// the set, and that Solve checks a lone problem before searching it.
+func TestSolveAllChecksFirst(t *testing.T) {
+	var calls atomic.Int64
+	ss := solvers(t, 2, func(int) search.Evaluator[int32] { return counting{n: &calls} })
+	ts := lineTasks(10)
+	ts[6].Problem = bare{ts[6].Problem.(*searchtest.Maze)}
+	err := search.SolveAll(context.Background(), ts, ss, func(int, search.Result[int32]) error {
+		t.Error("a result was emitted")
+		return nil
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), "t#6: ") || !strings.Contains(err.Error(), "no heuristic") {
+		t.Errorf("err = %v, want t#6 without a heuristic", err)
+	}
+	if _, err := ss[0].Solve(context.Background(), ts[6].Problem); err == nil {
+		t.Error("Solve of a problem without a heuristic: no error")
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("%d evaluations before the error", n)
+	}
+}
+
+func TestSetBudget(t *testing.T) {
+	s, err := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := searchtest.ParseMaze("S.........G")
+	for _, budget := range []int64{3, 7, 0} {
+		s.SetBudget(budget)
+		res, err := s.Solve(context.Background(), m)
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case budget == 0 && !res.Solved:
+			t.Errorf("no budget: not solved")
+		case budget > 0 && (res.Solved || res.Expansions != budget):
+			t.Errorf("budget %d: solved %v with %d expansions", budget, res.Solved, res.Expansions)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("SetBudget(-1) did not panic")
+		}
+	}()
+	s.SetBudget(-1)
+}
+
+// named is a problem with six actions and names longer than a letter.
+type named struct{ *searchtest.Maze }
+
+func (named) NumActions() int         { return 6 }
+func (named) ActionName(a int) string { return []string{"up", "down", "left", "right", "in", "out"}[a] }
+func (n named) Apply(s int32, a int) (int32, bool) {
+	if a >= 4 {
+		return 0, false
+	}
+	return n.Maze.Apply(s, a)
+}
+
+func TestFormatActions(t *testing.T) {
+	m := searchtest.ParseMaze("S..G")
+	for _, tc := range []struct {
+		p       search.Problem[int32]
+		actions []int
+		want    string
+	}{
+		{m, []int{3, 3, 0, 1, 2}, "RRUDL"},
+		{m, nil, ""},
+		{named{m}, []int{3, 5, 4}, "right out in"},
+		{bare{m}, []int{3, 3, 0}, "RRU"},
+		{struct{ search.Problem[int32] }{m}, []int{3, 3, 0}, "3 3 0"},
+	} {
+		if got := search.FormatActions(tc.p, tc.actions); got != tc.want {
+			t.Errorf("FormatActions(%T, %v) = %q, want %q", tc.p, tc.actions, got, tc.want)
+		}
+	}
+}
+
+// TestCostToGo checks that the cost-to-go of a trajectory is in the units
+// of g: the node loss times the steps left, for both kinds of search.
+func TestCostToGo(t *testing.T) {
+	m := searchtest.ParseMaze("S...G")
+	for _, alg := range []search.Algorithm{search.LevinTS(), search.PUCT(1)} {
+		for _, loss := range []float64{1, 2.5} {
+			res, err := searchtest.Solve[int32](context.Background(), m, search.DomainHeuristic[int32]{}, alg, search.Options{NodeLoss: loss})
+			if err != nil || !res.Solved {
+				t.Fatal(res, err)
+			}
+			tr := res.Trajectory
+			for step := range tr.Actions {
+				if got, want := tr.CostToGo(step), float64(4-step)*loss; got != want {
+					t.Errorf("%v, loss %g: CostToGo(%d) = %g, want %g", alg, loss, step, got, want)
+				}
+			}
+			if res.Cost != tr.CostToGo(0) {
+				t.Errorf("%v, loss %g: cost %g, cost-to-go of the root %g", alg, loss, res.Cost, tr.CostToGo(0))
+			}
+		}
+	}
+}
