@@ -389,7 +389,7 @@ func newRun[S comparable](tasks []search.Task[S], tr *model.Trainer, cfg Config,
 	}
 	r.shuffle = rand.New(&r.rng)
 	for range cfg.Workers {
-		s, err := search.NewSolver(cfg.Algorithm, search.Evaluator[S](model.NewEvaluator[S](tr.Model())), cfg.Options)
+		s, err := search.NewSolver[S](cfg.Algorithm, model.NewEvaluator[S](tr.Model()), cfg.Options)
 		if err != nil {
 			return nil, fmt.Errorf("bootstrap: %w", err)
 		}

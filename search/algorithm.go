@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -129,8 +130,8 @@ func PHSSafe() Algorithm { return Algorithm{kind: phsSafe} }
 var ErrUnknownAlgorithm = errors.New("unknown algorithm")
 
 // AlgorithmNames returns the names Parse takes, in the spelling that needs
-// no shell quoting.
-func AlgorithmNames() []string { return names[:] }
+// no shell quoting: a new slice at each call.
+func AlgorithmNames() []string { return slices.Clone(names[:]) }
 
 // Parse returns the algorithm called name, one of AlgorithmNames, with the
 // weight w if it is wastar and the exploration constant c if it is puct
