@@ -3,6 +3,7 @@ package bootstrap
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -99,5 +100,58 @@ func TestResumeBadState(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s = %v: err = %v, want %s and %q", tc.field, tc.value, err, name, tc.msg)
 		}
+	}
+}
+
+// TestRunDirectory checks the life of a run directory: a run interrupted
+// before its first update can be resumed; two runs cannot share a
+// directory; a resume checks the algorithm and the problems; a directory
+// that cannot be written is an error before any search.
+func TestRunDirectory(t *testing.T) {
+	tasks := mazes(8, 8)
+	cfg := trainConfig(t, "levints")
+	cfg.MaxIterations = 1
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Train(ctx, tasks, newModel(t, "levints"), cfg); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled before the first update: %v", err)
+	}
+	m, metrics, err := Resume(context.Background(), tasks, cfg)
+	if err != nil || len(metrics) != 1 || m == nil {
+		t.Fatalf("resume of a run cancelled before its first update: %d iterations, %v", len(metrics), err)
+	}
+
+	unlock, err := lockRun(cfg.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxIterations = 2
+	if _, _, err := Resume(context.Background(), tasks, cfg); !errors.Is(err, ErrLocked) {
+		t.Errorf("resume of a locked run: %v, want ErrLocked", err)
+	}
+	other := trainConfig(t, "levints")
+	other.Dir = cfg.Dir
+	if _, err := Train(context.Background(), tasks, newModel(t, "levints"), other); !errors.Is(err, ErrLocked) {
+		t.Errorf("train in a locked directory: %v, want ErrLocked", err)
+	}
+	unlock()
+
+	if _, _, err := Resume(context.Background(), mazes(8, 9), cfg); err == nil || !strings.Contains(err.Error(), "other problems") {
+		t.Errorf("resume with other problems: %v", err)
+	}
+	astar := cfg
+	astar.Algorithm = search.AStar()
+	if _, _, err := Resume(context.Background(), tasks, astar); err == nil || !strings.Contains(err.Error(), "made for levints, not astar") {
+		t.Errorf("resume with another algorithm: %v", err)
+	}
+
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := trainConfig(t, "levints")
+	bad.Dir = filepath.Join(file, "run")
+	if _, err := Train(context.Background(), tasks, newModel(t, "levints"), bad); err == nil {
+		t.Error("a run directory below a file: no error")
 	}
 }

@@ -9,6 +9,9 @@ package bootstrap
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/phs-go/phs/internal/atomicfile"
@@ -80,6 +84,18 @@ type Config struct {
 	// afterChunk, if not nil, is called after each update and checkpoint
 	// decision; tests use it to interrupt runs.
 	afterChunk func(st *state, checkpointed bool)
+}
+
+// Validate returns an error that names the first field of c out of range;
+// Train and Resume validate their Config too.
+func (c Config) Validate() error {
+	if err := c.check(); err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	if _, err := search.NewSolver[struct{}](c.Algorithm, search.Uniform[struct{}]{}, c.Options); err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	return nil
 }
 
 // check returns an error if a field of c is out of range, and otherwise
@@ -193,8 +209,34 @@ type state struct {
 	RNG []byte `json:"rng"`
 	// Done reports that training reached a stopping condition.
 	Done bool `json:"done"`
-	// Problems is the number of training problems, checked on resume.
-	Problems int `json:"problems"`
+	// Problems is the number of training problems and ProblemsSHA256 the
+	// fingerprint of the problems (problemsHash), checked on resume.
+	Problems       int    `json:"problems"`
+	ProblemsSHA256 string `json:"problems_sha256"`
+}
+
+// problemsHash returns the hexadecimal SHA-256 of the tasks, in order: of
+// each ID and of the network encoding of each start state.
+func problemsHash[S comparable](tasks []search.Task[S]) string {
+	h := sha256.New()
+	var x []float32
+	var b []byte
+	for _, t := range tasks {
+		fmt.Fprintf(h, "%d:%s;", len(t.ID), t.ID)
+		enc, ok := t.Problem.(search.Encoder[S])
+		if !ok {
+			continue
+		}
+		c, hh, w := enc.InputShape()
+		x = slices.Grow(x[:0], c*hh*w)[:c*hh*w]
+		enc.Encode(enc.Root(), x)
+		b = b[:0]
+		for _, v := range x {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+		}
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 const (
@@ -202,22 +244,28 @@ const (
 	stateFile     = "state.json"
 )
 
+// ErrLocked is the error of Train and Resume for a run directory that
+// another training run is using.
+var ErrLocked = errors.New("another training run is using the directory")
+
 // ErrTrainingDone is the error of Resume for a run that has already
 // finished: every problem solved, or a limit of its Config reached.
 var ErrTrainingDone = errors.New("bootstrap: training already finished")
 
-// newState returns the state of a fresh run over n problems.
-func newState(cfg *Config, n int) *state {
+// newState returns the state of a fresh run over n problems of
+// fingerprint hash.
+func newState(cfg *Config, n int, hash string) *state {
 	rng := rand.NewPCG(cfg.Seed, 0x5eed)
 	b, _ := rng.MarshalBinary()
 	return &state{
-		Iteration: 1,
-		Budget:    cfg.Budget,
-		Solved:    make([]byte, n),
-		SolvedNow: make([]byte, n),
-		Streak:    make([]byte, n),
-		RNG:       b,
-		Problems:  n,
+		Iteration:      1,
+		Budget:         cfg.Budget,
+		Solved:         make([]byte, n),
+		SolvedNow:      make([]byte, n),
+		Streak:         make([]byte, n),
+		RNG:            b,
+		Problems:       n,
+		ProblemsSHA256: hash,
 	}
 }
 
@@ -318,13 +366,23 @@ func Train[S comparable](ctx context.Context, tasks []search.Task[S], m *model.M
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("bootstrap: train: %w", err)
 	}
+	r, err := newRun(tasks, model.NewTrainer(m, cfg.optimizer()), cfg, newState(&cfg, len(tasks), problemsHash(tasks)))
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := lockRun(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	for _, name := range []string{checkpointDir, checkpointDir + ".old"} {
 		if _, err := os.Stat(filepath.Join(cfg.Dir, name)); err == nil {
 			return nil, fmt.Errorf("bootstrap: train: %s already holds a run; resume it or choose another directory", cfg.Dir)
 		}
 	}
-	r, err := newRun(tasks, model.NewTrainer(m, cfg.optimizer()), cfg, newState(&cfg, len(tasks)))
-	if err != nil {
+	// A first checkpoint: the directory is writable, and a run killed
+	// before its first update can be resumed.
+	if err := r.checkpoint(); err != nil {
 		return nil, err
 	}
 	err = r.loop(ctx)
@@ -336,15 +394,28 @@ func Train[S comparable](ctx context.Context, tasks []search.Task[S], m *model.M
 // finished iterations so far. cfg must be the run's configuration, but
 // for the limits (MaxIterations, TimeLimit), which it may raise, and the
 // settings that do not change the results (Workers, CheckpointEvery, Log,
-// LogEvery). It returns ErrTrainingDone if the run had already finished
-// within cfg's limits.
+// LogEvery); the checkpoint's algorithm and problems (their IDs, in order)
+// must be those of cfg and tasks (their IDs and start states, in order). It returns ErrTrainingDone, with the
+// model and the metrics, if the run had already finished within cfg's
+// limits.
 func Resume[S comparable](ctx context.Context, tasks []search.Task[S], cfg Config) (*model.Model, []Iteration, error) {
 	if err := cfg.check(); err != nil {
 		return nil, nil, fmt.Errorf("bootstrap: resume: %w", err)
 	}
+	unlock, err := lockRun(cfg.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
 	tr, st, err := loadCheckpoint(cfg.Dir, cfg.optimizer(), len(tasks))
 	if err != nil {
 		return nil, nil, err
+	}
+	if a := tr.Model().Config().Algorithm; a != cfg.Algorithm.Name() {
+		return nil, nil, fmt.Errorf("bootstrap: resume %s: the checkpoint's model was made for %s, not %s", cfg.Dir, a, cfg.Algorithm.Name())
+	}
+	if st.ProblemsSHA256 != problemsHash(tasks) {
+		return nil, nil, fmt.Errorf("bootstrap: resume %s: the checkpoint is for other problems (their IDs or start states differ)", cfg.Dir)
 	}
 	if st.Done && st.finished(&cfg, st.ElapsedS) {
 		return tr.Model(), st.Metrics, ErrTrainingDone
@@ -377,7 +448,7 @@ type run[S comparable] struct {
 }
 
 // newRun checks that the model fits the algorithm and the tasks, and
-// returns a run of them from state st.
+// returns a run of them from state st. It writes nothing.
 func newRun[S comparable](tasks []search.Task[S], tr *model.Trainer, cfg Config, st *state) (*run[S], error) {
 	mc := tr.Model().Config()
 	if missing := model.HeadsFor(cfg.Algorithm) &^ mc.Heads; missing != 0 {
@@ -399,9 +470,6 @@ func newRun[S comparable](tasks []search.Task[S], tr *model.Trainer, cfg Config,
 		if err := r.solvers[0].Check(t.Problem); err != nil {
 			return nil, fmt.Errorf("bootstrap: %s: %w", t.ID, err)
 		}
-	}
-	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("bootstrap: %w", err)
 	}
 	r.lastCheckpoint, r.lastLog = time.Now(), time.Now()
 	return r, nil

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -53,33 +54,48 @@ func params(m *Model, prefix string) map[string]tensor {
 	return ts
 }
 
-// Load reads a model saved by Save.
-func Load(dir string) (*Model, error) { return LoadFS(os.DirFS(dir), ".") }
+// Load reads a model saved by Save from directory dir. Errors name the
+// file and what is wrong with it.
+func Load(dir string) (*Model, error) { return load(os.DirFS(dir), ".", dir) }
 
 // LoadFS reads a model saved by Save from directory dir of fsys.
-func LoadFS(fsys fs.FS, dir string) (*Model, error) {
+func LoadFS(fsys fs.FS, dir string) (*Model, error) { return load(fsys, dir, dir) }
+
+// load reads the model in directory dir of fsys; name is dir as errors
+// show it. Unknown fields of config.json are an error, and its sizes are
+// bounded (see Config), so that a bad file cannot exhaust the memory.
+func load(fsys fs.FS, dir, name string) (*Model, error) {
+	cfgName := filepath.Join(name, ConfigFile)
 	b, err := fs.ReadFile(fsys, path.Join(dir, ConfigFile))
 	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
+		return nil, fmt.Errorf("model: %s: %w", name, err)
 	}
 	var cfg Config
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		return nil, fmt.Errorf("model: %s: %w", ConfigFile, err)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return nil, fmt.Errorf("model: %s: %w", cfgName, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("model: %s: data after the configuration", cfgName)
+	}
+	if err := cfg.defaults(); err != nil {
+		return nil, fmt.Errorf("model: %s: %w", cfgName, err)
 	}
 	m, err := New(cfg, 0)
 	if err != nil {
-		return nil, fmt.Errorf("model: %s: %w", ConfigFile, err)
+		return nil, err
 	}
 	w, err := fs.ReadFile(fsys, path.Join(dir, WeightsFile))
 	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
+		return nil, fmt.Errorf("model: %s: %w", name, err)
 	}
 	ts, _, err := decodeSafetensors(w)
 	if err != nil {
-		return nil, fmt.Errorf("model: %s: %w", WeightsFile, err)
+		return nil, fmt.Errorf("model: %s: %w", filepath.Join(name, WeightsFile), err)
 	}
 	if err := fill(m, ts, ""); err != nil {
-		return nil, fmt.Errorf("model: %s: %w", WeightsFile, err)
+		return nil, fmt.Errorf("model: %s: %w", filepath.Join(name, WeightsFile), err)
 	}
 	return m, nil
 }

@@ -191,28 +191,28 @@ func (c *Config) defaults() error {
 	hasPolicy, hasHeuristic := c.Heads&Policy != 0, c.Heads&Heuristic != 0
 	switch {
 	case c.Heads < Policy || c.Heads > Both:
-		return fmt.Errorf("model: bad heads %d", int(c.Heads))
+		return fmt.Errorf("bad heads %d", int(c.Heads))
 	case hasPolicy && c.PolicyLoss != Levin && c.PolicyLoss != CrossEntropy:
-		return fmt.Errorf("model: policy loss %v; want levin or cross-entropy", c.PolicyLoss)
+		return fmt.Errorf("policy loss %v; want levin or cross-entropy", c.PolicyLoss)
 	case !hasPolicy && c.PolicyLoss != 0:
-		return fmt.Errorf("model: a policy loss (%v) without a policy head", c.PolicyLoss)
+		return fmt.Errorf("a policy loss (%v) without a policy head", c.PolicyLoss)
 	case hasHeuristic && c.HeuristicLoss != SquaredError:
-		return fmt.Errorf("model: heuristic loss %v; want squared-error", c.HeuristicLoss)
+		return fmt.Errorf("heuristic loss %v; want squared-error", c.HeuristicLoss)
 	case !hasHeuristic && c.HeuristicLoss != 0:
-		return fmt.Errorf("model: a heuristic loss (%v) without a heuristic head", c.HeuristicLoss)
+		return fmt.Errorf("a heuristic loss (%v) without a heuristic head", c.HeuristicLoss)
 	case c.Channels < 1 || c.Height < 1 || c.Width < 1 || c.Channels > MaxSize || c.Height > MaxSize || c.Width > MaxSize ||
 		c.Channels*c.Height*c.Width > MaxSize:
-		return fmt.Errorf("model: input shape %dx%dx%d; want positive sizes of at most %d values", c.Channels, c.Height, c.Width, MaxSize)
+		return fmt.Errorf("input shape %dx%dx%d; want positive sizes of at most %d values", c.Channels, c.Height, c.Width, MaxSize)
 	case c.Actions < 1 || c.Actions > 255:
-		return fmt.Errorf("model: %d actions; want 1 to 255", c.Actions)
+		return fmt.Errorf("%d actions; want 1 to 255", c.Actions)
 	case c.Kernel < 1 || c.Kernel > MaxKernel:
-		return fmt.Errorf("model: kernel %d; want 1 to %d", c.Kernel, MaxKernel)
+		return fmt.Errorf("kernel %d; want 1 to %d", c.Kernel, MaxKernel)
 	case c.Height-2*(c.Kernel-1) < 1 || c.Width-2*(c.Kernel-1) < 1:
-		return fmt.Errorf("model: input %dx%d too small for two %dx%d convolutions", c.Height, c.Width, c.Kernel, c.Kernel)
+		return fmt.Errorf("input %dx%d too small for two %dx%d convolutions", c.Height, c.Width, c.Kernel, c.Kernel)
 	case c.Filters < 1 || c.Filters > MaxSize || c.Filters*c.Height*c.Width > MaxSize:
-		return fmt.Errorf("model: %d filters; want 1 to %d values per layer output", c.Filters, MaxSize)
+		return fmt.Errorf("%d filters; want 1 to %d values per layer output", c.Filters, MaxSize)
 	case c.Hidden < 1 || c.Hidden > MaxSize:
-		return fmt.Errorf("model: hidden %d; want 1 to %d", c.Hidden, MaxSize)
+		return fmt.Errorf("hidden %d; want 1 to %d", c.Hidden, MaxSize)
 	}
 	return nil
 }
@@ -230,7 +230,7 @@ type Model struct {
 // New returns a network with weights initialised from seed.
 func New(cfg Config, seed uint64) (*Model, error) {
 	if err := cfg.defaults(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("model: %w", err)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x6d6f64656c))
 	m := &Model{cfg: cfg}

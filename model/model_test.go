@@ -595,3 +595,38 @@ func TestSaveLoadOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadErrors checks that a bad model directory is an error that names
+// the file and the problem: unknown fields, sizes out of bounds, missing
+// files.
+func TestLoadErrors(t *testing.T) {
+	good := configOf(t, "stp", "phsh", 9, 3, 3)
+	m, err := New(good, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, config, msg string
+	}{
+		{"unknown field", `{"domain":"stp","algorithm":"phsh","heads":"both","policy_loss":"levin","heuristic_loss":"squared-error","channels":9,"height":3,"width":3,"actions":4,"hiden":128}`, `unknown field "hiden"`},
+		{"huge hidden", `{"domain":"stp","algorithm":"phsh","heads":"both","policy_loss":"levin","heuristic_loss":"squared-error","channels":9,"height":3,"width":3,"actions":4,"hidden":100000000}`, "hidden 100000000"},
+		{"bad loss", `{"domain":"stp","algorithm":"phsh","heads":"both","policy_loss":"l1","heuristic_loss":"squared-error","channels":9,"height":3,"width":3,"actions":4}`, `loss "l1"`},
+		{"two objects", `{"domain":"stp","algorithm":"phsh","heads":"both","policy_loss":"levin","heuristic_loss":"squared-error","channels":9,"height":3,"width":3,"actions":4} {}`, "data after"},
+	} {
+		dir := filepath.Join(t.TempDir(), "m")
+		if err := Save(dir, m); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(tc.config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(dir)
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, ConfigFile)) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: err = %v, want %s and %q", tc.name, err, filepath.Join(dir, ConfigFile), tc.msg)
+		}
+	}
+	dir := t.TempDir()
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), dir) {
+		t.Errorf("empty directory: err = %v, want its name", err)
+	}
+}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
+	"flag"
+	"fmt"
 	"io"
+	"os"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -19,7 +21,12 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usagef("generate: want a domain: witness or stp")
 	}
 	d := args[0]
-	fs := newFlagSet("generate "+d, "", stderr)
+	switch d {
+	case "-h", "-help", "--help":
+		fmt.Fprintln(stdout, "usage: phs generate witness|stp [flags]\n\nRun \"phs generate witness -h\" or \"phs generate stp -h\" for the flags.")
+		return flag.ErrHelp
+	}
+	fs := newFlagSet("generate "+d, "", stdout)
 	n := fs.Int("n", 100, "number of problems")
 	size := fs.String("size", "", "problem size ROWSxCOLS (witness: cells, default 4x4; stp: tiles, default 5x5)")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -28,18 +35,21 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if d == "stp" {
 		fs.StringVar(&walk, "walk", "", "random walks from the goal with a length in MIN:MAX (default: uniformly random solvable states)")
 	}
-	if err := fs.Parse(args[1:]); err != nil {
+	rest, err := parseFlags(fs, args[1:])
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("generate %s: unexpected arguments %q", d, fs.Args())
+	if len(rest) > 0 {
+		return usagef("generate %s: unexpected arguments %q", d, rest)
 	}
-	if *n < 1 {
-		return usagef("generate %s: -n must be at least 1", d)
+	if *n < 1 || *n > maxGenerate {
+		return usagef("generate %s: -n %d: want 1 to %d", d, *n, maxGenerate)
 	}
 	rng := rand.New(rand.NewPCG(*seed, 0x9e3779b97f4a7c15))
 
-	var write func(w io.Writer) error
+	// next returns the text of the next problem.
+	var next func() string
+	sep := "" // between two problems
 	switch d {
 	case "witness":
 		rows, cols, err := parseSize(*size, 4, 4)
@@ -52,7 +62,9 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if rows*cols < 2 {
 			return usagef("generate witness: -size: a puzzle needs at least 2 cells")
 		}
-		write = func(w io.Writer) error { return witness.Write(w, witness.GenerateSet(rng, *n, rows, cols)) }
+		g := witness.NewSetGenerator(rng, rows, cols)
+		next = func() string { return g.Next().String() }
+		sep = "\n" // a blank line between two puzzles
 	case "stp":
 		rows, cols, err := parseSize(*size, 5, 5)
 		if err != nil {
@@ -69,22 +81,38 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			}
 			gen = func() *stp.Problem { return stp.GenerateWalk(rng, rows, cols, lo, hi) }
 		}
-		write = func(w io.Writer) error {
-			ps := make([]*stp.Problem, *n)
-			for i := range ps {
-				ps[i] = gen()
-			}
-			return stp.Write(w, ps)
-		}
+		next = func() string { return gen().String() }
 	default:
 		return usagef("generate: unknown domain %q (want witness or stp)", d)
 	}
-	return writeOutput(*out, stdout, write)
+	return writeOutput(ctx, *out, stdout, func(w *bufio.Writer) error {
+		for i := range *n {
+			if i%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if i > 0 {
+				w.WriteString(sep)
+			}
+			w.WriteString(next())
+			if err := w.WriteByte('\n'); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
-// writeOutput calls write on stdout, or, if out is not empty, writes what
-// it writes to the file out, atomically.
-func writeOutput(out string, stdout io.Writer, write func(io.Writer) error) error {
+// maxGenerate bounds generate's -n: the memory of the Witness generator,
+// which remembers every puzzle, stays below 100 MB.
+const maxGenerate = 1_000_000
+
+// writeOutput streams what write writes to stdout, or, if out is not
+// empty, to a temporary file that replaces out when write succeeds; out
+// must then be absent or a regular file (not a link or a device). An
+// error or a done ctx leaves out as it was.
+func writeOutput(ctx context.Context, out string, stdout io.Writer, write func(*bufio.Writer) error) error {
 	if out == "" {
 		bw := bufio.NewWriter(stdout)
 		if err := write(bw); err != nil {
@@ -92,11 +120,26 @@ func writeOutput(out string, stdout io.Writer, write func(io.Writer) error) erro
 		}
 		return bw.Flush()
 	}
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return err
+	if fi, err := os.Lstat(out); err == nil && !fi.Mode().IsRegular() {
+		return usagef("generate: -out %s is not a regular file (%v); phs replaces only regular files", out, fi.Mode().Type())
 	}
-	return atomicfile.WriteFile(out, buf.Bytes())
+	f, err := atomicfile.Create(out)
+	if err != nil {
+		return fmt.Errorf("generate: %w", err)
+	}
+	defer f.Abort()
+	bw := bufio.NewWriter(f)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Commit()
+	}
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("generate: %s: %w", out, err)
+	}
+	return err
 }
 
 // parseSize parses "ROWSxCOLS", or returns the defaults for "".

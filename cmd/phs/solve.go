@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -88,6 +89,9 @@ func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
 		}
 		cfg.model, cfg.modelName = m, cfg.modelPath
 	}
+	if cfg.model != nil && cfg.model.Config().Domain != cfg.domain {
+		return nil, fmt.Errorf("%s: %s is a %s model, not a %s one", cmd, cfg.modelName, cfg.model.Config().Domain, cfg.domain)
+	}
 	name := cfg.alg
 	if name == "" {
 		name = search.PHSStar().Name()
@@ -116,11 +120,6 @@ func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
 			return nil, fmt.Errorf("%s: %s needs a heuristic, and %s has none", cmd, alg.Name(), cfg.modelName)
 		}
 	}
-	// Build the solvers once to check the options, before any file is
-	// read or written.
-	if _, err := newSolvers[struct{}](cfg, cfg.budget); err != nil {
-		return nil, err
-	}
 	return d, nil
 }
 
@@ -145,7 +144,6 @@ func (cfg *searchConfig) options(budget int64) search.Options {
 
 // newSolvers returns one solver per worker with the algorithm, the model
 // or the domain's heuristic, and the options of cfg with the given budget.
-// A bad option is a usage error.
 func newSolvers[S comparable](cfg *searchConfig, budget int64) ([]*search.Solver[S], error) {
 	solvers := make([]*search.Solver[S], cfg.workers)
 	for i := range solvers {
@@ -160,7 +158,7 @@ func newSolvers[S comparable](cfg *searchConfig, budget int64) ([]*search.Solver
 		}
 		s, err := search.NewSolver(cfg.algorithm, ev, cfg.options(budget))
 		if err != nil {
-			return nil, usagef("%v", err)
+			return nil, err
 		}
 		solvers[i] = s
 	}
@@ -184,20 +182,66 @@ func checkTasks[S comparable](cfg *searchConfig, solvers []*search.Solver[S], ta
 
 func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg searchConfig
-	fs := newFlagSet("solve", "FILES...", stderr)
+	fs := newFlagSet("solve", "FILES...", stdout)
 	cfg.register(fs)
 	fs.Int64Var(&cfg.budget, "budget", 0, "maximum expansions per problem (0: no limit)")
-	if err := fs.Parse(args); err != nil {
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := cfg.check("solve", files); err != nil {
 		return err
 	}
 	d, err := cfg.resolve("solve", stderr)
 	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return usagef("solve: no problem files")
+	return d.solve(ctx, &cfg, files, stdout, stderr)
+}
+
+// check returns a usage error that names the first flag of cfg out of
+// range, or says that files is empty or names the -out file.
+func (cfg *searchConfig) check(cmd string, files []string) error {
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	switch {
+	case cfg.budget < 0:
+		return usagef("%s: -budget %d: want >= 0", cmd, cfg.budget)
+	case cfg.batch < 1 || cfg.batch > search.MaxBatchSize:
+		return usagef("%s: -batch %d: want 1 to %d", cmd, cfg.batch, search.MaxBatchSize)
+	case cfg.timeout < 0:
+		return usagef("%s: -timeout %v: want >= 0 (0: none)", cmd, cfg.timeout)
+	case cfg.workers < 0:
+		return usagef("%s: -workers %d: want >= 0 (0: all cores)", cmd, cfg.workers)
+	case !(cfg.w >= 0 && finite(cfg.w)):
+		return usagef("%s: -w %g: want a finite number >= 0", cmd, cfg.w)
+	case !(cfg.c > 0 && finite(cfg.c)):
+		return usagef("%s: -c %g: want a finite number > 0", cmd, cfg.c)
+	case cfg.progressEvery < 0:
+		return usagef("%s: -progress %v: want >= 0 (0: none)", cmd, cfg.progressEvery)
+	case len(files) == 0:
+		return usagef("%s: no problem files", cmd)
 	}
-	return d.solve(ctx, &cfg, fs.Args(), stdout, stderr)
+	if cfg.out != "" {
+		for _, f := range files {
+			if sameFile(cfg.out, f) {
+				return usagef("%s: -out %s is the problem file %s", cmd, cfg.out, f)
+			}
+		}
+	}
+	return nil
+}
+
+// sameFile reports whether paths a and b name the same existing file, or
+// the same path.
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
 }
 
 // solveTasks solves every task once and writes the records, the renderings

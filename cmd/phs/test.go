@@ -19,29 +19,36 @@ type testConfig struct {
 
 func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg testConfig
-	fs := newFlagSet("test", "FILES...", stderr)
+	fs := newFlagSet("test", "FILES...", stdout)
 	cfg.register(fs)
 	fs.Int64Var(&cfg.budget, "budget", 0, "expansion budget of the first round, doubled every round (0: the paper's for the domain); with -fixed, of every search (0: none)")
 	fs.BoolVar(&cfg.fixed, "fixed", false, "fixed-limit test: attempt each problem once with -budget and -timeout")
 	fs.DurationVar(&cfg.timeLimit, "time", 0, "Bootstrap test: start no round after this much time (0: no limit)")
 	fs.IntVar(&cfg.rounds, "rounds", 0, "Bootstrap test: at most this many rounds (0: no limit)")
-	if err := fs.Parse(args); err != nil {
+	files, err := parseFlags(fs, args)
+	if err != nil {
 		return err
+	}
+	if err := cfg.check("test", files); err != nil {
+		return err
+	}
+	switch {
+	case cfg.timeLimit < 0:
+		return usagef("test: -time %v: want >= 0 (0: no limit)", cfg.timeLimit)
+	case cfg.rounds < 0:
+		return usagef("test: -rounds %d: want >= 0 (0: no limit)", cfg.rounds)
 	}
 	d, err := cfg.resolve("test", stderr)
 	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return usagef("test: no problem files")
-	}
 	if cfg.fixed {
-		return d.solve(ctx, &cfg.searchConfig, fs.Args(), stdout, stderr)
+		return d.solve(ctx, &cfg.searchConfig, files, stdout, stderr)
 	}
 	if cfg.budget == 0 {
 		cfg.budget = d.initialBudget()
 	}
-	return d.test(ctx, &cfg, fs.Args(), stdout, stderr)
+	return d.test(ctx, &cfg, files, stdout, stderr)
 }
 
 // testTasks runs the Bootstrap test procedure on tasks and writes one

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,12 +9,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"math"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/internal/atomicfile"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
@@ -37,7 +41,7 @@ type trainConfig struct {
 	LearningRate    float64       `json:"learning_rate"`
 	L2              float64       `json:"l2"`
 	Iterations      int           `json:"max_iterations"`
-	TimeLimit       time.Duration `json:"time_limit"`
+	TimeLimit       duration      `json:"time_limit"`
 
 	// Not saved: they may differ between resumptions.
 	dir             string
@@ -48,16 +52,40 @@ type trainConfig struct {
 
 const runFile = "run.json"
 
+// A duration is a time.Duration that JSON spells as time.Duration.String
+// does ("2h0m0s"); it also reads the nanoseconds that run.json files held
+// before.
+type duration time.Duration
+
+func (d duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+func (d *duration) UnmarshalJSON(b []byte) error {
+	if ns, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+		*d = duration(ns)
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration %s: want a string such as \"2h0m0s\"", b)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = duration(v)
+	return nil
+}
+
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg trainConfig
 	var resume string
-	fs := newFlagSet("train", "FILES...", stderr)
+	fs := newFlagSet("train", "FILES...", stdout)
 	fs.StringVar(&cfg.Domain, "domain", "", "problem domain: "+strings.Join(domainNames(), ", "))
 	fs.StringVar(&cfg.Alg, "alg", "phsh", "algorithm whose network is trained: "+strings.Join(search.AlgorithmNames(), ", "))
 	fs.Float64Var(&cfg.W, "w", 1.5, "weight of h for wastar")
 	fs.Float64Var(&cfg.C, "c", 1, "exploration constant of puct")
 	fs.Int64Var(&cfg.Budget, "budget", 0, "initial expansion budget (0: the paper's, 2000 or 7000 for stp)")
-	fs.Float64Var(&cfg.Growth, "growth", 2, "budget factor after an iteration without a new problem solved")
+	fs.Float64Var(&cfg.Growth, "growth", 2, "budget factor (> 1) after an iteration without a new problem solved")
 	fs.IntVar(&cfg.PerUpdate, "update-every", 32, "problems attempted between parameter updates")
 	fs.IntVar(&cfg.Passes, "passes", 10, "passes over an update's trajectories")
 	fs.IntVar(&cfg.SkipSolvedAfter, "skip-solved", 0, "skip problems solved in each of the last K iterations (0: attempt all, the paper)")
@@ -67,17 +95,18 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&cfg.LearningRate, "lr", 1e-4, "Adam learning rate")
 	fs.Float64Var(&cfg.L2, "l2", 0, "L2 regularisation weight")
 	fs.IntVar(&cfg.Iterations, "iterations", 0, "stop after this many Bootstrap iterations (0: no limit)")
-	fs.DurationVar(&cfg.TimeLimit, "time", 0, "stop after this much training time in all (0: no limit)")
+	fs.Var(durationFlag{&cfg.TimeLimit}, "time", "stop after this much training time in all, such as 2h (0: no limit)")
 	fs.StringVar(&cfg.dir, "dir", "", "run directory for checkpoints and metrics (required unless -resume)")
 	fs.StringVar(&resume, "resume", "", "continue the run in this directory where it stopped")
 	fs.IntVar(&cfg.workers, "workers", 0, "searches in parallel (0: all cores)")
 	fs.DurationVar(&cfg.checkpointEvery, "checkpoint", 5*time.Minute, "longest time between checkpoints")
 	fs.DurationVar(&cfg.logEvery, "progress", 30*time.Second, "interval of progress lines on standard error")
-	if err := fs.Parse(args); err != nil {
+	files, err := parseFlags(fs, args)
+	if err != nil {
 		return err
 	}
 	if resume != "" {
-		return resumeTrain(ctx, resume, fs, &cfg, stderr)
+		return resumeTrain(ctx, resume, fs, files, &cfg, stderr)
 	}
 	if cfg.dir == "" {
 		return usagef("train: -dir is required")
@@ -89,13 +118,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !ok {
 		return usagef("train: -domain must be one of %s", strings.Join(domainNames(), ", "))
 	}
-	if _, err := cfg.bootstrapConfig(); err != nil {
-		return usagef("train: %v", err)
-	}
-	if fs.NArg() == 0 {
+	if len(files) == 0 {
 		return usagef("train: no problem files")
 	}
-	for _, f := range fs.Args() {
+	for _, f := range files {
 		abs, err := filepath.Abs(f)
 		if err != nil {
 			return err
@@ -105,31 +131,89 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.Budget == 0 {
 		cfg.Budget = d.initialBudget()
 	}
-	if err := os.MkdirAll(cfg.dir, 0o755); err != nil {
-		return err
-	}
-	b, err := json.MarshalIndent(&cfg, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(cfg.dir, runFile), append(b, '\n'), 0o644); err != nil {
+	if err := cfg.check(); err != nil {
 		return err
 	}
 	return d.train(ctx, &cfg, false, stderr)
+}
+
+// durationFlag is a flag.Value of a duration.
+type durationFlag struct{ d *duration }
+
+func (f durationFlag) String() string {
+	if f.d == nil {
+		return "0s"
+	}
+	return time.Duration(*f.d).String()
+}
+
+func (f durationFlag) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	*f.d = duration(v)
+	return err
+}
+
+// check returns a usage error that names the first flag of cfg out of
+// range.
+func (cfg *trainConfig) check() error {
+	bc, err := cfg.bootstrapConfig()
+	if err != nil {
+		return usagef("train: -alg: %v", err)
+	}
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	switch {
+	case cfg.Budget < 0:
+		return usagef("train: -budget %d: want >= 0 (0: the paper's)", cfg.Budget)
+	case !(cfg.Growth > 1 && finite(cfg.Growth)):
+		return usagef("train: -growth %g: want a finite number > 1", cfg.Growth)
+	case cfg.PerUpdate < 1:
+		return usagef("train: -update-every %d: want >= 1", cfg.PerUpdate)
+	case cfg.Passes < 1:
+		return usagef("train: -passes %d: want >= 1", cfg.Passes)
+	case cfg.SkipSolvedAfter < 0:
+		return usagef("train: -skip-solved %d: want >= 0", cfg.SkipSolvedAfter)
+	case cfg.Batch < 1 || cfg.Batch > search.MaxBatchSize:
+		return usagef("train: -batch %d: want 1 to %d", cfg.Batch, search.MaxBatchSize)
+	case !(cfg.LearningRate > 0 && finite(cfg.LearningRate)):
+		return usagef("train: -lr %g: want a finite number > 0", cfg.LearningRate)
+	case !(cfg.L2 >= 0 && finite(cfg.L2)):
+		return usagef("train: -l2 %g: want a finite number >= 0", cfg.L2)
+	case !(cfg.W >= 0 && finite(cfg.W)):
+		return usagef("train: -w %g: want a finite number >= 0", cfg.W)
+	case !(cfg.C > 0 && finite(cfg.C)):
+		return usagef("train: -c %g: want a finite number > 0", cfg.C)
+	case cfg.Iterations < 0:
+		return usagef("train: -iterations %d: want >= 0 (0: no limit)", cfg.Iterations)
+	case cfg.TimeLimit < 0:
+		return usagef("train: -time %v: want >= 0 (0: no limit)", time.Duration(cfg.TimeLimit))
+	case cfg.workers < 0:
+		return usagef("train: -workers %d: want >= 0 (0: all cores)", cfg.workers)
+	case cfg.checkpointEvery <= 0:
+		return usagef("train: -checkpoint %v: want > 0", cfg.checkpointEvery)
+	case cfg.logEvery <= 0:
+		return usagef("train: -progress %v: want > 0", cfg.logEvery)
+	}
+	if err := bc.Validate(); err != nil {
+		return usagef("train: %v", err)
+	}
+	return nil
 }
 
 // resumeTrain continues the run in dir. Flags set on the command line may
 // change the limits (-iterations, -time) and the settings that do not
 // affect the results (-workers, -checkpoint, -progress); the others come
 // from the run.
-func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, cfg *trainConfig, stderr io.Writer) error {
-	b, err := os.ReadFile(filepath.Join(dir, runFile))
+func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, files []string, cfg *trainConfig, stderr io.Writer) error {
+	name := filepath.Join(dir, runFile)
+	b, err := os.ReadFile(name)
 	if err != nil {
 		return fmt.Errorf("train: resume: %w", err)
 	}
 	saved := *cfg
-	if err := json.Unmarshal(b, &saved); err != nil {
-		return fmt.Errorf("train: resume: %s: %w", filepath.Join(dir, runFile), err)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&saved); err != nil {
+		return fmt.Errorf("train: resume: %s: %w", name, err)
 	}
 	var bad []string
 	fs.Visit(func(f *flag.Flag) {
@@ -143,13 +227,16 @@ func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, cfg *trainCo
 			bad = append(bad, "-"+f.Name)
 		}
 	})
-	if len(bad) > 0 || fs.NArg() > 0 {
-		return usagef("train: -resume takes the run's settings from %s; cannot change %s", dir, strings.Join(append(bad, fs.Args()...), " "))
+	if len(bad) > 0 || len(files) > 0 {
+		return usagef("train: -resume takes the run's settings from %s; cannot change %s", dir, strings.Join(append(bad, files...), " "))
 	}
 	saved.dir = dir
 	d, ok := domains[saved.Domain]
 	if !ok {
-		return fmt.Errorf("train: resume: unknown domain %q in %s", saved.Domain, runFile)
+		return fmt.Errorf("train: resume: %s: unknown domain %q", name, saved.Domain)
+	}
+	if err := saved.check(); err != nil {
+		return fmt.Errorf("train: resume: %s: %w", name, err)
 	}
 	return d.train(ctx, &saved, true, stderr)
 }
@@ -174,7 +261,7 @@ func (cfg *trainConfig) bootstrapConfig() (bootstrap.Config, error) {
 		LearningRate:      cfg.LearningRate,
 		L2:                cfg.L2,
 		MaxIterations:     cfg.Iterations,
-		TimeLimit:         cfg.TimeLimit,
+		TimeLimit:         time.Duration(cfg.TimeLimit),
 		Dir:               cfg.dir,
 		CheckpointEvery:   cfg.checkpointEvery,
 		LogEvery:          cfg.logEvery,
@@ -182,7 +269,10 @@ func (cfg *trainConfig) bootstrapConfig() (bootstrap.Config, error) {
 	return bc, nil
 }
 
-// trainTasks trains a model on tasks as cfg says.
+// trainTasks trains a model on tasks as cfg says: a fresh run, which first
+// writes run.json, or the resumption of one (resume). A run directory that
+// holds run.json but no checkpoint, left by a run killed as it started,
+// starts afresh on resumption.
 func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []search.Task[S], resume bool, stderr io.Writer) error {
 	if len(tasks) == 0 {
 		return errors.New("train: no problems")
@@ -192,27 +282,100 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		return err
 	}
 	bc.Log = stderr
-	workers := cfg.workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	fmt.Fprintf(stderr, "phs: training %s on %d %s problems with %d workers in %s\n", bc.Algorithm.Name(), len(tasks), cfg.Domain, workers, cfg.dir)
 	if resume {
-		_, _, err = bootstrap.Resume(ctx, tasks, bc)
-	} else {
+		if m, err := loadModel(cfg.dir); err == nil && m.Config().Domain != cfg.Domain {
+			return fmt.Errorf("train: resume: the checkpoint of %s is a %s model; %s says %s", cfg.dir, m.Config().Domain, runFile, cfg.Domain)
+		}
+		if !hasCheckpoint(cfg.dir) {
+			fmt.Fprintf(stderr, "phs: %s has no checkpoint: the run stopped as it started; starting it again\n", cfg.dir)
+			resume = false
+		}
+	}
+	var net *model.Model
+	if !resume {
 		enc, ok := tasks[0].Problem.(search.Encoder[S])
 		if !ok {
 			return fmt.Errorf("train: %s problems have no network encoding", cfg.Domain)
 		}
-		var net *model.Model
-		net, err = model.New(model.ConfigFor(cfg.Domain, bc.Algorithm, enc), cfg.Seed)
-		if err != nil {
+		if net, err = model.New(model.ConfigFor(cfg.Domain, bc.Algorithm, enc), cfg.Seed); err != nil {
 			return err
 		}
-		_, err = bootstrap.Train(ctx, tasks, net, bc)
+		if err := writeRunFile(cfg); err != nil {
+			return err
+		}
 	}
-	if errors.Is(err, context.Canceled) {
+	workers := bc.Workers
+	if workers == 0 {
+		workers = runtime.NumCPU()
+	}
+	fmt.Fprintf(stderr, "phs: training %s on %d %s problems with %d workers in %s\n", bc.Algorithm.Name(), len(tasks), cfg.Domain, workers, cfg.dir)
+	var metrics []bootstrap.Iteration
+	if resume {
+		_, metrics, err = bootstrap.Resume(ctx, tasks, bc)
+	} else {
+		metrics, err = bootstrap.Train(ctx, tasks, net, bc)
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
 		return interruptedError{"interrupted; checkpoint written; continue with: phs train -resume " + cfg.dir}
+	case errors.Is(err, bootstrap.ErrTrainingDone):
+		return fmt.Errorf("train: %s already finished: %s; to go on, raise the limit: %s", cfg.dir, stopReason(cfg, metrics, len(tasks)), goOn(cfg, metrics))
+	case err != nil:
+		return err
 	}
-	return err
+	fmt.Fprintf(stderr, "phs: training stopped after %d iterations: %s; checkpoint in %s\n", len(metrics), stopReason(cfg, metrics, len(tasks)), filepath.Join(cfg.dir, "checkpoint"))
+	if len(metrics) == 0 || metrics[len(metrics)-1].TotalSolved < len(tasks) {
+		fmt.Fprintf(stderr, "phs: to go on: %s\n", goOn(cfg, metrics))
+	}
+	return nil
+}
+
+// stopReason says why training stopped after metrics, over n problems.
+func stopReason(cfg *trainConfig, metrics []bootstrap.Iteration, n int) string {
+	switch {
+	case len(metrics) > 0 && metrics[len(metrics)-1].TotalSolved == n:
+		return "every problem solved"
+	case cfg.Iterations > 0 && len(metrics) >= cfg.Iterations:
+		return fmt.Sprintf("the limit of %d iterations reached", cfg.Iterations)
+	case cfg.TimeLimit > 0:
+		return fmt.Sprintf("the time limit of %v reached", time.Duration(cfg.TimeLimit))
+	}
+	return "a limit reached"
+}
+
+// goOn returns the command that continues a run stopped by a limit.
+func goOn(cfg *trainConfig, metrics []bootstrap.Iteration) string {
+	cmd := "phs train -resume " + cfg.dir
+	if cfg.Iterations > 0 && len(metrics) >= cfg.Iterations {
+		cmd += fmt.Sprintf(" -iterations %d", len(metrics)+1)
+	}
+	if cfg.TimeLimit > 0 {
+		cmd += fmt.Sprintf(" -time %v", time.Duration(cfg.TimeLimit)+time.Hour)
+	}
+	return cmd
+}
+
+// hasCheckpoint reports whether run directory dir holds a checkpoint.
+func hasCheckpoint(dir string) bool {
+	for _, name := range []string{"checkpoint", "checkpoint.old"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// writeRunFile writes cfg to the run.json of its directory, creating it.
+func writeRunFile(cfg *trainConfig) error {
+	b, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.dir, 0o755); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(cfg.dir, runFile), append(b, '\n')); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	return nil
 }

@@ -134,21 +134,43 @@ func (p *Problem) paint(rng *rand.Rand, regions []uint64, preferNew bool) int {
 // GenerateSet returns n distinct puzzles drawn by Generate (duplicates are
 // drawn again), with IDs "generated#<index>".
 func GenerateSet(rng *rand.Rand, n, rows, cols int) []*Problem {
-	type key struct {
-		exit  uint64
-		color [MaxColors + 1]uint64
-	}
-	seen := make(map[key]bool, n)
-	ps := make([]*Problem, 0, n)
-	for len(ps) < n {
-		p := Generate(rng, rows, cols)
-		k := key{p.exit, p.color}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		p.ID = "generated#" + strconv.Itoa(len(ps))
-		ps = append(ps, p)
+	g := NewSetGenerator(rng, rows, cols)
+	ps := make([]*Problem, n)
+	for i := range ps {
+		ps[i] = g.Next()
 	}
 	return ps
+}
+
+// A SetGenerator draws distinct puzzles one at a time, as GenerateSet does,
+// for sets too large to hold: it keeps 80 bytes per puzzle drawn.
+type SetGenerator struct {
+	rng        *rand.Rand
+	rows, cols int
+	seen       map[setKey]bool
+}
+
+type setKey struct {
+	exit  uint64
+	color [MaxColors + 1]uint64
+}
+
+// NewSetGenerator returns a generator of puzzles of rows×cols cells.
+func NewSetGenerator(rng *rand.Rand, rows, cols int) *SetGenerator {
+	return &SetGenerator{rng: rng, rows: rows, cols: cols, seen: make(map[setKey]bool)}
+}
+
+// Next returns a puzzle drawn by Generate that differs from every puzzle
+// the generator returned before, with ID "generated#<index>".
+func (g *SetGenerator) Next() *Problem {
+	for {
+		p := Generate(g.rng, g.rows, g.cols)
+		k := setKey{p.exit, p.color}
+		if g.seen[k] {
+			continue
+		}
+		p.ID = "generated#" + strconv.Itoa(len(g.seen))
+		g.seen[k] = true
+		return p
+	}
 }

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHelp checks that "phs help CMD", "phs CMD -h" and "phs -version"
+// print to standard output and succeed.
+func TestHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help"}, "usage: phs COMMAND"},
+		{[]string{"-h"}, "usage: phs COMMAND"},
+		{[]string{"help", "solve"}, "usage: phs solve [flags] FILES..."},
+		{[]string{"solve", "-h"}, "-budget"},
+		{[]string{"test", "-help"}, "-rounds"},
+		{[]string{"train", "-h"}, "-update-every"},
+		{[]string{"generate", "-h"}, "usage: phs generate witness|stp"},
+		{[]string{"generate", "stp", "-h"}, "-walk"},
+		{[]string{"-version"}, "phs "},
+	} {
+		out, errOut, err := runPHS(t, tc.args...)
+		if err != nil || !strings.Contains(out, tc.want) || errOut != "" {
+			t.Errorf("%q: err %v, stdout %q, stderr %q; want %q on stdout", tc.args, err, out, errOut, tc.want)
+		}
+	}
+}
+
+// TestFlagsAfterFiles checks that flags may follow the file names, and
+// that "--" ends the flags.
+func TestFlagsAfterFiles(t *testing.T) {
+	tiles := writeFile(t, "tiles.txt", stpFixture)
+	out, errOut, err := runPHS(t, "solve", "-domain", "stp", tiles, "-budget", "10", "-model", "none", "-progress", "0")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	for _, r := range decodeRecords(t, out) {
+		if r.Budget != 10 {
+			t.Errorf("%s: budget %d, want 10", r.Problem, r.Budget)
+		}
+	}
+	if _, _, err := runPHS(t, "solve", "-domain", "stp", "-model", "none", "--", "-budget"); err == nil || !strings.Contains(err.Error(), "-budget") {
+		t.Errorf("a file named -budget after --: %v", err)
+	}
+}
+
+// TestBadFlagValues checks that every flag value out of range is a usage
+// error that names the flag, before any file is read or written.
+func TestBadFlagValues(t *testing.T) {
+	tiles := writeFile(t, "tiles.txt", stpFixture)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.jsonl")
+	if err := os.WriteFile(out, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	solve := []string{"solve", "-domain", "stp", "-model", "none", "-out", out}
+	test := []string{"test", "-domain", "stp", "-model", "none", "-out", out}
+	train := []string{"train", "-domain", "stp", "-dir", filepath.Join(dir, "run")}
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{append(solve, "-budget", "-5"), "-budget -5"},
+		{append(solve, "-batch", "1000000000"), "-batch 1000000000"},
+		{append(solve, "-batch", "0"), "-batch 0"},
+		{append(solve, "-batch", "-3"), "-batch -3"},
+		{append(solve, "-c", "-1"), "-c -1"},
+		{append(solve, "-w", "NaN"), "-w NaN"},
+		{append(solve, "-w", "Inf"), "-w +Inf"},
+		{append(solve, "-timeout", "-1s"), "-timeout -1s"},
+		{append(solve, "-workers", "-1"), "-workers -1"},
+		{append(test, "-rounds", "-1"), "-rounds -1"},
+		{append(test, "-time", "-1s"), "-time -1s"},
+		{append(train, "-update-every", "-1"), "-update-every -1"},
+		{append(train, "-growth", "-1"), "-growth -1"},
+		{append(train, "-growth", "0.5"), "-growth 0.5"},
+		{append(train, "-passes", "-1"), "-passes -1"},
+		{append(train, "-lr", "-1"), "-lr -1"},
+		{append(train, "-lr", "NaN"), "-lr NaN"},
+		{append(train, "-iterations", "-1"), "-iterations -1"},
+		{append(train, "-time", "-1h"), "-time -1h"},
+		{append(train, "-batch", "0"), "-batch 0"},
+		{append(train, "-alg", "wastar", "-w", "-2"), "-alg"},
+		{append(solve, "-nonsense"), "-nonsense"},
+	} {
+		args := append(tc.args, tiles)
+		_, _, err := runPHS(t, args...)
+		var u usageError
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), tc.flag) {
+			t.Errorf("%q: err = %v, want a usage error naming %q", args[len(args)-3:], err, tc.flag)
+		}
+		var buf bytes.Buffer
+		if code := finish(err, &buf); code != 2 || strings.Count(buf.String(), "\n") != 1 {
+			t.Errorf("%q: exit status %d, printed %q; want 2 and one line", args[len(args)-3:], code, buf.String())
+		}
+	}
+	if b, _ := os.ReadFile(out); string(b) != "keep" {
+		t.Errorf("the -out file was changed to %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run")); err == nil {
+		t.Error("a bad train flag left a run directory")
+	}
+	// -out naming an input file.
+	if _, _, err := runPHS(t, "solve", "-domain", "stp", "-model", "none", "-out", tiles, tiles); err == nil || !strings.Contains(err.Error(), "is the problem file") {
+		t.Errorf("-out the input: %v", err)
+	}
+	if b, _ := os.ReadFile(tiles); string(b) != stpFixture {
+		t.Errorf("the input was overwritten: %q", b)
+	}
+}
+
+// TestInterruptedOnce checks that an interrupted solve prints one line and
+// exits with status 130.
+func TestInterruptedOnce(t *testing.T) {
+	tiles := writeFile(t, "tiles.txt", stpFixture)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var o, e bytes.Buffer
+	err := run(ctx, []string{"solve", "-domain", "stp", "-model", "none", "-progress", "0", tiles}, &o, &e)
+	var buf bytes.Buffer
+	if code := finish(err, &buf); code != 130 || buf.String() != "phs: interrupted\n" {
+		t.Errorf("exit status %d, printed %q; want 130 and one line", code, buf.String())
+	}
+}
+
+// TestModelOfAnotherDomain checks that a model is checked against the
+// domain before any search.
+func TestModelOfAnotherDomain(t *testing.T) {
+	tiles := writeFile(t, "tiles.txt", stpFixture)
+	_, _, err := runPHS(t, "solve", "-domain", "stp", "-model", "../../models/witness", tiles)
+	if err == nil || !strings.Contains(err.Error(), "is a witness model, not a stp one") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestTrainRunDirectory checks the run directories of phs train: a start
+// that fails leaves none; a directory left without a checkpoint starts
+// again on -resume; a run stopped by a limit says why and how to go on;
+// run.json spells durations.
+func TestTrainRunDirectory(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	for _, args := range [][]string{
+		{"train", "-domain", "witness", "-dir", run, filepath.Join(dir, "missing.txt")},
+		{"train", "-domain", "witness", "-dir", run, writeFile(t, "empty.txt", "")},
+		{"train", "-domain", "witness", "-dir", run, dir},
+	} {
+		if _, _, err := runPHS(t, args...); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+		if _, err := os.Stat(run); err == nil {
+			t.Fatalf("%q left %s", args, run)
+		}
+	}
+
+	wit := trainingSet(t, dir)
+	_, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "levints", "-iterations", "1", "-budget", "50", "-time", "2h", "-dir", run, wit)
+	if err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut)
+	}
+	for _, want := range []string{"stopped after 1 iterations: the limit of 1 iterations reached", "checkpoint in " + filepath.Join(run, "checkpoint"), "phs train -resume " + run + " -iterations 2 -time 3h0m0s"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(run, runFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved map[string]any
+	if err := json.Unmarshal(b, &saved); err != nil || saved["time_limit"] != "2h0m0s" {
+		t.Errorf("run.json time_limit = %v (%v), want \"2h0m0s\"", saved["time_limit"], err)
+	}
+	if _, _, err := runPHS(t, "train", "-resume", run); err == nil || !strings.Contains(err.Error(), "already finished: the limit of 1 iterations reached; to go on, raise the limit: phs train -resume "+run+" -iterations 2") {
+		t.Errorf("resume of a finished run: %v", err)
+	}
+
+	// A run killed as it started: run.json, no checkpoint; and a run.json
+	// of before, with the time limit in nanoseconds.
+	killed := filepath.Join(dir, "killed")
+	if err := os.MkdirAll(killed, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	legacy := strings.Replace(string(b), `"2h0m0s"`, "7200000000000", 1)
+	if err := os.WriteFile(filepath.Join(killed, runFile), []byte(legacy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, err = runPHS(t, "train", "-resume", killed)
+	if err != nil || !strings.Contains(errOut, "has no checkpoint") {
+		t.Fatalf("resume of a run without a checkpoint: %v\n%s", err, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(killed, "checkpoint")); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package atomicfile
+
+func umask() uint32 { return 0 }
