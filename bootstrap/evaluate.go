@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"math"
 	"time"
 
@@ -22,8 +22,8 @@ type TestConfig struct {
 	// in the solvers' options for that.
 	TimeLimit time.Duration
 	MaxRounds int
-	// Log, if not nil, receives one line per round.
-	Log io.Writer
+	// Logger, if not nil, receives one record per round.
+	Logger *slog.Logger
 }
 
 // An Outcome is the result of a test for one problem: the result of the
@@ -97,9 +97,9 @@ func BootstrapTest[S comparable](ctx context.Context, tasks []search.Task[S], so
 			}
 		}
 		remaining = next
-		if cfg.Log != nil {
-			fmt.Fprintf(cfg.Log, "round %d: budget %d, %d solved, %d/%d left, %s\n",
-				round, budget, len(solved), len(remaining), len(tasks), time.Since(start).Round(time.Second))
+		if cfg.Logger != nil {
+			cfg.Logger.Info("round done", "round", round, "budget", budget, "solved", len(solved),
+				"left", len(remaining), "problems", len(tasks), "elapsed", time.Since(start).Round(time.Second))
 		}
 		if budget > math.MaxInt64/2 {
 			break

@@ -15,7 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -76,9 +76,9 @@ type Config struct {
 	// 5 minutes. A checkpoint is also written after every iteration and
 	// when training stops.
 	CheckpointEvery time.Duration
-	// Log, if not nil, receives a progress line every LogEvery (0 means 30
-	// seconds) and one per iteration.
-	Log      io.Writer
+	// Logger, if not nil, receives a progress record every LogEvery (0
+	// means 30 seconds) and one per iteration.
+	Logger   *slog.Logger
 	LogEvery time.Duration
 
 	// afterChunk, if not nil, is called after each update and checkpoint
@@ -393,8 +393,8 @@ func Train[S comparable](ctx context.Context, tasks []search.Task[S], m *model.M
 // checkpoint, and returns the model being trained and the metrics of the
 // finished iterations so far. cfg must be the run's configuration, but
 // for the limits (MaxIterations, TimeLimit), which it may raise, and the
-// settings that do not change the results (Workers, CheckpointEvery, Log,
-// LogEvery); the checkpoint's algorithm and problems (their IDs, in order)
+// settings that do not change the results (Workers, CheckpointEvery,
+// Logger, LogEvery); the checkpoint's algorithm and problems (their IDs, in order)
 // must be those of cfg and tasks (their IDs and start states, in order). It returns ErrTrainingDone, with the
 // model and the metrics, if the run had already finished within cfg's
 // limits.
@@ -527,9 +527,9 @@ func (r *run[S]) loop(ctx context.Context) error {
 				}
 				checkpointed = true
 			}
-			if r.cfg.Log != nil && time.Since(r.lastLog) >= r.cfg.LogEvery {
+			if r.cfg.Logger != nil && time.Since(r.lastLog) >= r.cfg.LogEvery {
 				r.lastLog = time.Now()
-				st.logProgress(r.cfg.Log, len(order), r.clock.iteration(), r.clock.elapsed())
+				st.logProgress(r.cfg.Logger, len(order), r.clock.iteration(), r.clock.elapsed())
 			}
 			if r.cfg.afterChunk != nil {
 				r.cfg.afterChunk(st, checkpointed)
@@ -628,9 +628,10 @@ func (r *run[S]) endIteration(order []int) error {
 	st.Next = 0
 	st.Current = Iteration{}
 	r.clock.nextIteration()
-	if r.cfg.Log != nil {
-		fmt.Fprintf(r.cfg.Log, "iteration %d: budget %d, solved %d/%d (%d new), %d/%d solved so far, %d expansions, %.0fs\n",
-			it.Iteration, it.Budget, it.Solved, it.Attempted, it.New, it.TotalSolved, len(r.tasks), it.Expansions, it.WallS)
+	if r.cfg.Logger != nil {
+		r.cfg.Logger.Info("iteration done", "iteration", it.Iteration, "budget", it.Budget,
+			"attempted", it.Attempted, "solved", it.Solved, "new", it.New, "solved_so_far", it.TotalSolved,
+			"problems", len(r.tasks), "expansions", it.Expansions, "elapsed", seconds(it.WallS))
 	}
 	st.Done = st.finished(&r.cfg, r.clock.elapsed())
 	return r.checkpoint()
@@ -698,10 +699,17 @@ func (st *state) totalSolved() int {
 	return n
 }
 
-func (st *state) logProgress(w io.Writer, n int, iterS, elapsed float64) {
-	fmt.Fprintf(w, "iteration %d: %d/%d attempted, %d solved (%d new), %d solved so far, budget %d, %.0f expansions/s, %.0fs\n",
-		st.Iteration, st.Next, n, st.Current.Solved, st.Current.New, st.totalSolved(), st.Budget,
-		float64(st.Current.Expansions)/max(iterS, 1e-9), elapsed)
+// logProgress logs the progress of the iteration under way, which attempts
+// n problems, after iterS seconds of it and elapsed seconds of the run.
+func (st *state) logProgress(l *slog.Logger, n int, iterS, elapsed float64) {
+	l.Info("progress", "iteration", st.Iteration, "attempted", st.Next, "of", n,
+		"solved", st.Current.Solved, "new", st.Current.New, "solved_so_far", st.totalSolved(), "budget", st.Budget,
+		"expansions_per_s", math.Round(float64(st.Current.Expansions)/max(iterS, 1e-9)), "elapsed", seconds(elapsed))
+}
+
+// seconds returns s seconds as a duration rounded to the second.
+func seconds(s float64) time.Duration {
+	return time.Duration(s * float64(time.Second)).Round(time.Second)
 }
 
 // sample turns a solution trajectory into a training sample.

@@ -32,6 +32,10 @@ type Record struct {
 	// Solution spells the actions of the solution with the domain's action
 	// names (search.FormatActions): "UURDL" for the shipped domains.
 	Solution string `json:"solution"`
+	// Stop says why an unsolved search ended: "budget", "timeout", "memory"
+	// (the memory bound), "exhausted" (no solution exists), or "" when
+	// solved or never attempted.
+	Stop string `json:"stop,omitempty"`
 }
 
 // A JSONLWriter writes records one JSON object per line.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"unsafe"
 )
 
 // checkEvery is the number of nodes taken from the open list between two
@@ -42,6 +43,8 @@ type bestFirst[S comparable] struct {
 	opts *Options
 	A    int
 	safe bool
+	// maxNodes is the number of nodes the memory bound allows.
+	maxNodes int
 }
 
 // chunkBits is the log2 of the number of nodes in a chunk of the arena.
@@ -94,6 +97,7 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 	e.p, e.ev, e.alg, e.opts = p, ev, alg, opts
 	e.A, e.safe = p.NumActions(), alg.kind == phsSafe
 	defer func() { e.p, e.ev, e.opts = nil, nil, nil }()
+	e.maxNodes = lim.maxNodes(e.nodeBytes())
 	e.reset(opts.BatchSize)
 
 	root := p.Root()
@@ -122,11 +126,15 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 			return nil
 		}
 		if pops%checkEvery == 0 {
-			timedOut, err := lim.check()
+			timedOut, err := lim.check(res.Expansions)
 			if err != nil || timedOut {
 				res.TimedOut = timedOut
 				return err
 			}
+		}
+		if e.n+e.A > e.maxNodes {
+			res.OutOfMemory = true
+			return nil
 		}
 		top := e.open.pop()
 		if e.safe && e.pruned(top.index) {
@@ -151,6 +159,17 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 			}
 		}
 	}
+}
+
+// nodeBytes returns the memory of a node of the search under way: see
+// Solver.Solve.
+func (e *bestFirst[S]) nodeBytes() int {
+	var n node[S]
+	b := int(unsafe.Sizeof(n)) + 4*e.A + int(unsafe.Sizeof(heapEntry{})) + 8*4/3
+	if e.safe {
+		b += int(unsafe.Sizeof(n.state)) + int(unsafe.Sizeof(visit{})) + 16
+	}
+	return b
 }
 
 // pruned applies safe state pruning to node i, taken from the open list:

@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // puctCheckEvery is the number of expansions between two looks at the
@@ -45,6 +46,7 @@ func (t *puctTree[S]) search(p Problem[S], ev Evaluator[S], c float64, opts *Opt
 	}
 	t.reset(root, p.NumActions(), opts.BatchSize)
 	t.leaves = append(t.leaves, 0)
+	maxNodes := lim.maxNodes(int(unsafe.Sizeof(puctNode[S]{})))
 	nextCheck := int64(0)
 	for {
 		if err := t.evaluate(p, ev, opts.Renormalize, res); err != nil {
@@ -59,7 +61,7 @@ func (t *puctTree[S]) search(p Problem[S], ev Evaluator[S], c float64, opts *Opt
 		}
 		if res.Expansions >= nextCheck {
 			nextCheck = res.Expansions + puctCheckEvery
-			timedOut, err := lim.check()
+			timedOut, err := lim.check(res.Expansions)
 			if err != nil || timedOut {
 				res.TimedOut = timedOut
 				return err
@@ -68,6 +70,10 @@ func (t *puctTree[S]) search(p Problem[S], ev Evaluator[S], c float64, opts *Opt
 		k := opts.BatchSize
 		if lim.budget > 0 {
 			k = int(min(int64(k), lim.budget-res.Expansions))
+		}
+		if len(t.nodes)+k*t.A > maxNodes {
+			res.OutOfMemory = true
+			return nil
 		}
 		if goal := t.selectBatch(p, k, c); goal >= 0 {
 			res.Solved = true

@@ -20,6 +20,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -147,6 +148,16 @@ type Options struct {
 	// NodeLoss is the loss L(n) incurred by a node, which its g accumulates:
 	// finite and ≥ 0; 0 means 1 (the paper's experiments).
 	NodeLoss float64
+	// MaxMemory bounds the memory of the search tree, in bytes, ≥ 0; 0
+	// means no bound. The search estimates its memory from its number of
+	// nodes and their size (Solver.Solve) and ends without a solution,
+	// Result.OutOfMemory, when the estimate would pass the bound.
+	MaxMemory int64
+	// Progress, if not nil, counts the expansions of the search as it goes,
+	// for progress reports from another goroutine: the search adds to it
+	// every few hundred expansions and when it ends. Solvers that run in
+	// parallel may share one.
+	Progress *atomic.Int64
 }
 
 // MaxBatchSize is the largest Options.BatchSize.
@@ -163,6 +174,8 @@ func (o Options) check(alg Algorithm) error {
 		return fmt.Errorf("search: batch size %d; want 1 to %d (0: 32)", o.BatchSize, MaxBatchSize)
 	case !(o.NodeLoss >= 0) || math.IsInf(o.NodeLoss, 1):
 		return fmt.Errorf("search: node loss %g; want a finite number >= 0 (0: 1)", o.NodeLoss)
+	case o.MaxMemory < 0:
+		return fmt.Errorf("search: max memory %d; want >= 0 (0: no bound)", o.MaxMemory)
 	case o.GoalAtExpansion && alg.IsPUCT():
 		return errors.New("search: puct tests the goal when a descent reaches a node; GoalAtExpansion is for the best-first algorithms")
 	}
@@ -182,14 +195,16 @@ func (o Options) withDefaults() Options {
 }
 
 // A Result is the outcome of one search. A search that ends without a
-// solution (budget, timeout, exhausted space) is not an error: Solved is
-// false and Exhausted or TimedOut tell why; an error is returned only when
-// the evaluator fails or the caller's context is cancelled.
+// solution (budget, timeout, memory bound, exhausted space) is not an
+// error: Solved is false and Exhausted, TimedOut or OutOfMemory tell why
+// (none of them: the budget); an error is returned only when the evaluator
+// fails or the caller's context is cancelled.
 type Result[S comparable] struct {
 	Solved bool
 	// Exhausted reports that every reachable node was expanded without
-	// finding a solution; TimedOut that Options.Timeout ran out.
-	Exhausted, TimedOut bool
+	// finding a solution; TimedOut that Options.Timeout ran out;
+	// OutOfMemory that the tree reached Options.MaxMemory.
+	Exhausted, TimedOut, OutOfMemory bool
 	// Actions is the solution, one action index per step from the root.
 	Actions []int
 	// Cost is the path cost g of the solution node.

@@ -3,7 +3,9 @@ package search
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -102,6 +104,13 @@ func (s *Solver[S]) Check(p Problem[S]) error {
 // of the parent. Illegal actions are never taken. The context and the clock
 // are looked at every 1024 nodes taken from the open list.
 //
+// With Options.MaxMemory, a search ends when its tree would pass the bound:
+// a best-first node takes its arena entry, its policy row (4 bytes an
+// action), its open-list entry and its share of the state table (about 40
+// bytes more with safe pruning, for its map entry); a PUCT node its arena
+// entry. The estimate leaves out the slack of growing arrays, at most the
+// size of the last growth.
+//
 // PUCT searches as its constructor, PUCT, describes.
 //
 // The search ends with a solution, with an exhausted search space, when the
@@ -117,7 +126,7 @@ func (s *Solver[S]) Solve(ctx context.Context, p Problem[S]) (res Result[S], err
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	lim := limits{ctx: ctx, budget: s.opts.Budget}
+	lim := limits{ctx: ctx, budget: s.opts.Budget, memory: s.opts.MaxMemory, progress: s.opts.Progress}
 	if s.opts.Timeout > 0 {
 		lim.deadline = start.Add(s.opts.Timeout)
 	}
@@ -126,26 +135,49 @@ func (s *Solver[S]) Solve(ctx context.Context, p Problem[S]) (res Result[S], err
 	} else {
 		err = s.bf.search(p, s.ev, s.alg, &s.opts, &lim, &res)
 	}
+	lim.report(res.Expansions)
 	return res, err
 }
 
-// limits are the budget, the deadline and the context of a search.
+// limits are the budget, the deadline, the memory bound and the context of
+// a search, and where it reports its progress.
 type limits struct {
 	ctx      context.Context
 	budget   int64     // 0: none
 	deadline time.Time // zero: none
+	memory   int64     // bytes; 0: none
+	progress *atomic.Int64
+	reported int64 // expansions added to progress
 }
 
 // spent reports whether the budget allows no more than expansions.
 func (l *limits) spent(expansions int64) bool { return l.budget > 0 && expansions >= l.budget }
 
-// check returns the context's error, or reports whether the deadline has
-// passed.
-func (l *limits) check() (timedOut bool, err error) {
+// maxNodes returns the number of nodes of nodeBytes bytes each that the
+// memory bound allows, or MaxInt if there is none.
+func (l *limits) maxNodes(nodeBytes int) int {
+	if l.memory == 0 {
+		return math.MaxInt
+	}
+	return int(l.memory / int64(nodeBytes))
+}
+
+// check reports the expansions so far, and returns the context's error or
+// reports whether the deadline has passed.
+func (l *limits) check(expansions int64) (timedOut bool, err error) {
+	l.report(expansions)
 	if err := l.ctx.Err(); err != nil {
 		return false, err
 	}
 	return !l.deadline.IsZero() && time.Now().After(l.deadline), nil
+}
+
+// report adds the expansions not yet reported to the progress counter.
+func (l *limits) report(expansions int64) {
+	if l.progress != nil && expansions > l.reported {
+		l.progress.Add(expansions - l.reported)
+		l.reported = expansions
+	}
 }
 
 // A Task is one problem of a set, with its id, such as "<file base

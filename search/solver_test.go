@@ -259,3 +259,53 @@ func TestCostToGo(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxMemory checks that a search of an infinite space ends, unsolved
+// and not exhausted, when its tree reaches the memory bound, and not much
+// before: with the bound, the number of generated nodes is within the
+// bound divided by the size of a node as documented (40 to 150 bytes here).
+func TestMaxMemory(t *testing.T) {
+	for _, alg := range []search.Algorithm{search.PHSh(), search.PHSSafe()} {
+		checkMaxMemory(t, alg, counter{}, search.Uniform[int64]{})
+	}
+	checkMaxMemory(t, search.PUCT(1), puctCounter{}, puctUniform[uint64]{})
+}
+
+func checkMaxMemory[S comparable](t *testing.T, alg search.Algorithm, p search.Problem[S], ev search.Evaluator[S]) {
+	t.Helper()
+	const bound = 4 << 20
+	res, err := searchtest.Solve(context.Background(), p, ev, alg, search.Options{MaxMemory: bound})
+	if err != nil || res.Solved || res.Exhausted || !res.OutOfMemory {
+		t.Fatalf("%v: %+v, %v; want out of memory", alg, res, err)
+	}
+	if n := res.Generated; n < bound/150 || n > bound/40 {
+		t.Errorf("%v: %d nodes generated within %d bytes", alg, n, bound)
+	}
+	// The same search without the bound goes further.
+	more, err := searchtest.Solve(context.Background(), p, ev, alg, search.Options{Budget: res.Expansions + 100})
+	if err != nil || more.OutOfMemory || more.Expansions != res.Expansions+100 {
+		t.Errorf("%v without a memory bound: %+v, %v", alg, more, err)
+	}
+}
+
+// TestProgress checks that parallel solvers sharing a progress counter
+// count every expansion once.
+func TestProgress(t *testing.T) {
+	var progress atomic.Int64
+	var ss []*search.Solver[int32]
+	for range 2 {
+		s, err := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{Progress: &progress})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss = append(ss, s)
+	}
+	var total int64
+	err := search.SolveAll(context.Background(), lineTasks(40), ss, func(_ int, r search.Result[int32]) error {
+		total += r.Expansions
+		return nil
+	})
+	if err != nil || total == 0 || progress.Load() != total {
+		t.Errorf("progress %d, expansions %d, %v", progress.Load(), total, err)
+	}
+}

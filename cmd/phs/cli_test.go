@@ -167,7 +167,7 @@ func TestTrainRunDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatalf("train: %v\n%s", err, errOut)
 	}
-	for _, want := range []string{"stopped after 1 iterations: the limit of 1 iterations reached", "checkpoint in " + filepath.Join(run, "checkpoint"), "phs train -resume " + run + " -iterations 2 -time 3h0m0s"} {
+	for _, want := range []string{`msg="training stopped" iterations=1 reason="the limit of 1 iterations reached"`, "checkpoint=" + filepath.Join(run, "checkpoint"), `go_on="phs train -resume ` + run + ` -iterations 2 -time 3h0m0s"`} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
@@ -195,10 +195,37 @@ func TestTrainRunDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errOut, err = runPHS(t, "train", "-resume", killed)
-	if err != nil || !strings.Contains(errOut, "has no checkpoint") {
+	if err != nil || !strings.Contains(errOut, "no checkpoint: the run stopped as it started") {
 		t.Fatalf("resume of a run without a checkpoint: %v\n%s", err, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(killed, "checkpoint")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestMemoryBound checks that -memory ends a search that would grow past
+// it as unsolved, with its reason in the record, and that records say why
+// other searches stopped.
+func TestMemoryBound(t *testing.T) {
+	hard := writeFile(t, "hard.txt", "24 23 22 21 20 19 18 17 16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0\n")
+	out, errOut, err := runPHS(t, "solve", "-domain", "stp", "-alg", "astar", "-model", "none", "-memory", "2", "-progress", "0", hard)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	recs := decodeRecords(t, out)
+	if len(recs) != 1 || recs[0].Solved || recs[0].Stop != "memory" || recs[0].Expansions < 1000 {
+		t.Errorf("records %+v, want one stopped by the memory bound", recs)
+	}
+	out, _, err = runPHS(t, "solve", "-domain", "stp", "-alg", "astar", "-model", "none", "-budget", "100", "-progress", "0", hard)
+	if recs := decodeRecords(t, out); err != nil || len(recs) != 1 || recs[0].Stop != "budget" {
+		t.Errorf("budget: %+v, %v", recs, err)
+	}
+	if m, ok := memTotal([]byte("MemTotal:       24576000 kB\nMemFree: 1 kB\n")); !ok || m != 24576000<<10 {
+		t.Errorf("memTotal = %d, %v", m, ok)
+	}
+	for _, bad := range []string{"", "MemTotal: x kB\n", "MemTotal: 5 MB\n", "MemTotal: -5 kB\n"} {
+		if _, ok := memTotal([]byte(bad)); ok {
+			t.Errorf("memTotal(%q) ok", bad)
+		}
 	}
 }

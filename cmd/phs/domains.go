@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"log/slog"
 	"slices"
 
 	"github.com/phs-go/phs/domain/sokoban"
@@ -32,20 +33,27 @@ type domainOf[S comparable] struct {
 
 func (d domainOf[S]) initialBudget() int64 { return d.budget }
 
-func (d domainOf[S]) load(files []string) ([]search.Task[S], error) {
+// load reads the tasks of files, and warns of IDs that more than one task
+// has.
+func (d domainOf[S]) load(files []string, log *slog.Logger) ([]search.Task[S], error) {
 	var tasks []search.Task[S]
+	var from []string // the file of each task
 	for _, f := range files {
 		t, err := d.read(f)
 		if err != nil {
 			return nil, err
 		}
 		tasks = append(tasks, t...)
+		for range t {
+			from = append(from, f)
+		}
 	}
+	warnDuplicates(tasks, from, log)
 	return tasks, nil
 }
 
 func (d domainOf[S]) solve(ctx context.Context, cfg *searchConfig, files []string, stdout, stderr io.Writer) error {
-	tasks, err := d.load(files)
+	tasks, err := d.load(files, cfg.log)
 	if err != nil {
 		return err
 	}
@@ -53,7 +61,7 @@ func (d domainOf[S]) solve(ctx context.Context, cfg *searchConfig, files []strin
 }
 
 func (d domainOf[S]) test(ctx context.Context, cfg *testConfig, files []string, stdout, stderr io.Writer) error {
-	tasks, err := d.load(files)
+	tasks, err := d.load(files, cfg.log)
 	if err != nil {
 		return err
 	}
@@ -61,7 +69,7 @@ func (d domainOf[S]) test(ctx context.Context, cfg *testConfig, files []string, 
 }
 
 func (d domainOf[S]) train(ctx context.Context, cfg *trainConfig, resume bool, stderr io.Writer) error {
-	tasks, err := d.load(cfg.Files)
+	tasks, err := d.load(cfg.Files, cfg.log)
 	if err != nil {
 		return err
 	}

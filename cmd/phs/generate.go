@@ -6,8 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 

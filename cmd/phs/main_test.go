@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -31,9 +30,10 @@ func writeFile(t *testing.T, name, content string) string {
 }
 
 const sokobanFixture = `; 0
-#######
-#@ $ .#
-#######
+######
+#@$ .#
+#    #
+######
 
 ; 1
 ######
@@ -270,19 +270,5 @@ func TestTrainInterrupted(t *testing.T) {
 	}
 	if _, errOut, err := runPHS(t, "train", "-resume", runDir); err != nil {
 		t.Fatalf("resume: %v\n%s", err, errOut)
-	}
-}
-
-func TestSeriesNames(t *testing.T) {
-	for _, tc := range []struct {
-		paths, want []string
-	}{
-		{[]string{"runs/a", "runs/b/"}, []string{"a", "b"}},
-		{[]string{"r1/test.jsonl", "r2/test.jsonl"}, []string{"r1/test.jsonl", "r2/test.jsonl"}},
-		{[]string{"x.jsonl"}, []string{"x.jsonl"}},
-	} {
-		if got := seriesNames(tc.paths); !slices.Equal(got, tc.want) {
-			t.Errorf("seriesNames(%q) = %q, want %q", tc.paths, got, tc.want)
-		}
 	}
 }

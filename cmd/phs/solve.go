@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -35,11 +36,15 @@ type searchConfig struct {
 	renormalize   bool
 	noHeuristic   bool
 	progressEvery time.Duration
+	memoryMiB     int64
+	logFormat     string
 
-	// Set by resolve.
-	algorithm search.Algorithm
-	model     *model.Model
-	modelName string
+	// Set by check and resolve.
+	log        *slog.Logger
+	expansions atomic.Int64 // of all the searches, for progress
+	algorithm  search.Algorithm
+	model      *model.Model
+	modelName  string
 }
 
 func (cfg *searchConfig) register(fs *flag.FlagSet) {
@@ -55,7 +60,9 @@ func (cfg *searchConfig) register(fs *flag.FlagSet) {
 	fs.BoolVar(&cfg.render, "render", false, "draw each solution step by step")
 	fs.BoolVar(&cfg.renormalize, "renormalize", false, "renormalise the policy over legal actions")
 	fs.BoolVar(&cfg.noHeuristic, "no-heuristic", false, "without a model: use a zero heuristic instead of the domain's")
-	fs.DurationVar(&cfg.progressEvery, "progress", 10*time.Second, "interval of progress lines on standard error (0: none)")
+	fs.DurationVar(&cfg.progressEvery, "progress", 10*time.Second, "interval of progress records on standard error (0: none)")
+	fs.Int64Var(&cfg.memoryMiB, "memory", -1, "memory bound of each search in MiB, after which it ends unsolved (0: none; -1: half the physical memory shared among the workers)")
+	logFlag(fs, &cfg.logFormat)
 }
 
 // resolve checks the flags and loads the model. Without -model, it takes
@@ -68,9 +75,6 @@ func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
 	d, ok := domains[cfg.domain]
 	if !ok {
 		return nil, usagef("%s: unknown domain %q (want %s)", cmd, cfg.domain, strings.Join(domainNames(), ", "))
-	}
-	if cfg.workers <= 0 {
-		cfg.workers = runtime.NumCPU()
 	}
 	switch cfg.modelPath {
 	case "none":
@@ -110,7 +114,7 @@ func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
 	if cfg.model != nil {
 		missing := model.HeadsFor(alg) &^ cfg.model.Config().Heads
 		if missing != 0 && cfg.modelPath == "" {
-			fmt.Fprintf(stderr, "phs: %s: the %s lacks the %s output that %s reads; using a uniform policy and the domain's heuristic\n", cmd, cfg.modelName, missing, alg.Name())
+			cfg.log.Warn(fmt.Sprintf("the %s lacks the %s output that %s reads; using a uniform policy and the domain's heuristic", cfg.modelName, missing, alg.Name()))
 			cfg.model, cfg.modelName, missing = nil, "", 0
 		}
 		switch {
@@ -139,6 +143,8 @@ func (cfg *searchConfig) options(budget int64) search.Options {
 		Timeout:     cfg.timeout,
 		BatchSize:   cfg.batch,
 		Renormalize: cfg.renormalize,
+		MaxMemory:   cfg.memoryMiB << 20,
+		Progress:    &cfg.expansions,
 	}
 }
 
@@ -189,7 +195,7 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := cfg.check("solve", files); err != nil {
+	if err := cfg.check("solve", files, stderr); err != nil {
 		return err
 	}
 	d, err := cfg.resolve("solve", stderr)
@@ -200,8 +206,9 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // check returns a usage error that names the first flag of cfg out of
-// range, or says that files is empty or names the -out file.
-func (cfg *searchConfig) check(cmd string, files []string) error {
+// range, or says that files is empty or names the -out file; then it sets
+// the defaults that depend on the machine and the logger to stderr.
+func (cfg *searchConfig) check(cmd string, files []string, stderr io.Writer) error {
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	switch {
 	case cfg.budget < 0:
@@ -218,8 +225,21 @@ func (cfg *searchConfig) check(cmd string, files []string) error {
 		return usagef("%s: -c %g: want a finite number > 0", cmd, cfg.c)
 	case cfg.progressEvery < 0:
 		return usagef("%s: -progress %v: want >= 0 (0: none)", cmd, cfg.progressEvery)
+	case cfg.memoryMiB < -1 || cfg.memoryMiB > math.MaxInt64>>20:
+		return usagef("%s: -memory %d: want a number of MiB >= 0, or -1", cmd, cfg.memoryMiB)
 	case len(files) == 0:
 		return usagef("%s: no problem files", cmd)
+	}
+	log, err := newLogger(cfg.logFormat, stderr)
+	if err != nil {
+		return usagef("%s: %v", cmd, err)
+	}
+	cfg.log = log
+	if cfg.workers == 0 {
+		cfg.workers = runtime.NumCPU()
+	}
+	if cfg.memoryMiB == -1 {
+		cfg.memoryMiB = physicalMemory() / 2 / int64(cfg.workers) >> 20
 	}
 	if cfg.out != "" {
 		for _, f := range files {
@@ -259,7 +279,7 @@ func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, tasks []se
 		return err
 	}
 	var done, solved atomic.Int64
-	stopProgress := progress(stderr, cfg.progressEvery, len(tasks), &done, &solved)
+	stopProgress := progress(cfg.log, cfg.progressEvery, len(tasks), &done, &solved, &cfg.expansions)
 	err = search.SolveAll(ctx, tasks, solvers, func(i int, r search.Result[S]) error {
 		done.Add(1)
 		if r.Solved {
@@ -312,6 +332,7 @@ func writeResult[S comparable](out *results, cfg *searchConfig, t search.Task[S]
 		TimeS:      r.Time.Seconds(),
 		Budget:     budget,
 		Solution:   search.FormatActions(t.Problem, r.Actions),
+		Stop:       stopReasonOf(r, budget),
 	}
 	out.sum.Add(rec)
 	if cfg.render && r.Solved {
@@ -323,6 +344,24 @@ func writeResult[S comparable](out *results, cfg *searchConfig, t search.Task[S]
 		return err
 	}
 	return out.buf.Flush()
+}
+
+// stopReasonOf returns the Stop of the record of r, a search with the
+// given budget.
+func stopReasonOf[S comparable](r search.Result[S], budget int64) string {
+	switch {
+	case r.Solved:
+		return ""
+	case r.Exhausted:
+		return "exhausted"
+	case r.TimedOut:
+		return "timeout"
+	case r.OutOfMemory:
+		return "memory"
+	case budget > 0 && r.Expansions >= budget:
+		return "budget"
+	}
+	return ""
 }
 
 // close flushes and closes the output and prints the summary table; it
@@ -357,9 +396,10 @@ func renderSolution[S comparable](w io.Writer, id string, p search.Problem[S], r
 	}
 }
 
-// progress prints a line to w every interval until the returned function is
-// called (more than once is fine).
-func progress(w io.Writer, every time.Duration, total int, done, solved *atomic.Int64) (stop func()) {
+// progress logs a progress record every interval, with the problems done
+// and solved out of total and the expansions of the searches so far, until
+// the returned function is called (more than once is fine).
+func progress(log *slog.Logger, every time.Duration, total int, done, solved, expansions *atomic.Int64) (stop func()) {
 	if every <= 0 {
 		return func() {}
 	}
@@ -375,10 +415,12 @@ func progress(w io.Writer, every time.Duration, total int, done, solved *atomic.
 			case <-quit:
 				return
 			case <-t.C:
-				d := done.Load()
+				d, e := done.Load(), expansions.Load()
 				el := time.Since(start)
-				fmt.Fprintf(w, "phs: %d/%d problems, %d solved, %.1f problems/s, %s elapsed\n",
-					d, total, solved.Load(), float64(d)/el.Seconds(), el.Round(time.Second))
+				log.Info("progress", "done", d, "problems", total, "solved", solved.Load(),
+					"problems_per_s", math.Round(10*float64(d)/el.Seconds())/10,
+					"expansions", e, "expansions_per_s", math.Round(float64(e)/el.Seconds()),
+					"elapsed", el.Round(time.Second))
 			}
 		}
 	}()

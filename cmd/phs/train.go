@@ -8,8 +8,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"log/slog"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -25,29 +26,31 @@ import (
 // trainConfig holds the flags of "phs train"; it is saved in the run
 // directory so that -resume needs nothing else.
 type trainConfig struct {
-	Domain          string        `json:"domain"`
-	Alg             string        `json:"algorithm"`
-	W               float64       `json:"w"`
-	C               float64       `json:"c"`
-	Files           []string      `json:"files"`
-	Budget          int64         `json:"budget"`
-	Growth          float64       `json:"budget_growth"`
-	PerUpdate       int           `json:"problems_per_update"`
-	Passes          int           `json:"passes"`
-	SkipSolvedAfter int           `json:"skip_solved_after"`
-	Batch           int           `json:"batch"`
-	Renormalize     bool          `json:"renormalize"`
-	Seed            uint64        `json:"seed"`
-	LearningRate    float64       `json:"learning_rate"`
-	L2              float64       `json:"l2"`
-	Iterations      int           `json:"max_iterations"`
-	TimeLimit       duration      `json:"time_limit"`
+	Domain          string   `json:"domain"`
+	Alg             string   `json:"algorithm"`
+	W               float64  `json:"w"`
+	C               float64  `json:"c"`
+	Files           []string `json:"files"`
+	Budget          int64    `json:"budget"`
+	Growth          float64  `json:"budget_growth"`
+	PerUpdate       int      `json:"problems_per_update"`
+	Passes          int      `json:"passes"`
+	SkipSolvedAfter int      `json:"skip_solved_after"`
+	Batch           int      `json:"batch"`
+	Renormalize     bool     `json:"renormalize"`
+	Seed            uint64   `json:"seed"`
+	LearningRate    float64  `json:"learning_rate"`
+	L2              float64  `json:"l2"`
+	Iterations      int      `json:"max_iterations"`
+	TimeLimit       duration `json:"time_limit"`
 
 	// Not saved: they may differ between resumptions.
 	dir             string
 	workers         int
 	checkpointEvery time.Duration
 	logEvery        time.Duration
+	logFormat       string
+	log             *slog.Logger // set by check
 }
 
 const runFile = "run.json"
@@ -100,7 +103,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&resume, "resume", "", "continue the run in this directory where it stopped")
 	fs.IntVar(&cfg.workers, "workers", 0, "searches in parallel (0: all cores)")
 	fs.DurationVar(&cfg.checkpointEvery, "checkpoint", 5*time.Minute, "longest time between checkpoints")
-	fs.DurationVar(&cfg.logEvery, "progress", 30*time.Second, "interval of progress lines on standard error")
+	fs.DurationVar(&cfg.logEvery, "progress", 30*time.Second, "interval of progress records on standard error")
+	logFlag(fs, &cfg.logFormat)
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -131,7 +135,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if cfg.Budget == 0 {
 		cfg.Budget = d.initialBudget()
 	}
-	if err := cfg.check(); err != nil {
+	if err := cfg.check(stderr); err != nil {
 		return err
 	}
 	return d.train(ctx, &cfg, false, stderr)
@@ -154,8 +158,8 @@ func (f durationFlag) Set(s string) error {
 }
 
 // check returns a usage error that names the first flag of cfg out of
-// range.
-func (cfg *trainConfig) check() error {
+// range, and sets the logger to stderr.
+func (cfg *trainConfig) check(stderr io.Writer) error {
 	bc, err := cfg.bootstrapConfig()
 	if err != nil {
 		return usagef("train: -alg: %v", err)
@@ -196,6 +200,11 @@ func (cfg *trainConfig) check() error {
 	if err := bc.Validate(); err != nil {
 		return usagef("train: %v", err)
 	}
+	log, err := newLogger(cfg.logFormat, stderr)
+	if err != nil {
+		return usagef("train: %v", err)
+	}
+	cfg.log = log
 	return nil
 }
 
@@ -222,7 +231,7 @@ func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, files []stri
 			saved.Iterations = cfg.Iterations
 		case "time":
 			saved.TimeLimit = cfg.TimeLimit
-		case "resume", "workers", "checkpoint", "progress":
+		case "resume", "workers", "checkpoint", "progress", "log":
 		default:
 			bad = append(bad, "-"+f.Name)
 		}
@@ -235,7 +244,7 @@ func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, files []stri
 	if !ok {
 		return fmt.Errorf("train: resume: %s: unknown domain %q", name, saved.Domain)
 	}
-	if err := saved.check(); err != nil {
+	if err := saved.check(stderr); err != nil {
 		return fmt.Errorf("train: resume: %s: %w", name, err)
 	}
 	return d.train(ctx, &saved, true, stderr)
@@ -281,13 +290,13 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	if err != nil {
 		return err
 	}
-	bc.Log = stderr
+	bc.Logger = cfg.log
 	if resume {
 		if m, err := loadModel(cfg.dir); err == nil && m.Config().Domain != cfg.Domain {
 			return fmt.Errorf("train: resume: the checkpoint of %s is a %s model; %s says %s", cfg.dir, m.Config().Domain, runFile, cfg.Domain)
 		}
 		if !hasCheckpoint(cfg.dir) {
-			fmt.Fprintf(stderr, "phs: %s has no checkpoint: the run stopped as it started; starting it again\n", cfg.dir)
+			cfg.log.Warn("no checkpoint: the run stopped as it started; starting it again", "dir", cfg.dir)
 			resume = false
 		}
 	}
@@ -308,7 +317,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	if workers == 0 {
 		workers = runtime.NumCPU()
 	}
-	fmt.Fprintf(stderr, "phs: training %s on %d %s problems with %d workers in %s\n", bc.Algorithm.Name(), len(tasks), cfg.Domain, workers, cfg.dir)
+	cfg.log.Info("training", "algorithm", bc.Algorithm.Name(), "problems", len(tasks), "domain", cfg.Domain, "workers", workers, "dir", cfg.dir)
 	var metrics []bootstrap.Iteration
 	if resume {
 		_, metrics, err = bootstrap.Resume(ctx, tasks, bc)
@@ -323,10 +332,11 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	case err != nil:
 		return err
 	}
-	fmt.Fprintf(stderr, "phs: training stopped after %d iterations: %s; checkpoint in %s\n", len(metrics), stopReason(cfg, metrics, len(tasks)), filepath.Join(cfg.dir, "checkpoint"))
+	attrs := []any{"iterations", len(metrics), "reason", stopReason(cfg, metrics, len(tasks)), "checkpoint", filepath.Join(cfg.dir, "checkpoint")}
 	if len(metrics) == 0 || metrics[len(metrics)-1].TotalSolved < len(tasks) {
-		fmt.Fprintf(stderr, "phs: to go on: %s\n", goOn(cfg, metrics))
+		attrs = append(attrs, "go_on", goOn(cfg, metrics))
 	}
+	cfg.log.Info("training stopped", attrs...)
 	return nil
 }
 

@@ -33,8 +33,12 @@ func ReadFile(path string) ([]*Problem, error) {
 //	@  player
 //	+  player on a goal
 //
-// Every row of a level has the same length, and a level has at most
-// MaxCells cells, one player, at least one box, and as many goals as boxes.
+// Every row of a level has the same length, every level of the input has
+// the size (rows and columns) of the first one, as in Boxoban, whose levels
+// are all 10x10, and a level has at most MaxCells cells, one player, at
+// least one box, and as many goals as boxes. Spaces at the end of a row are
+// floor cells, not trimmed. A UTF-8 byte-order mark at the start of the
+// input is skipped.
 //
 // name names the input in errors, "sokoban: name:line: reason", and its
 // base name starts the IDs of the levels: "<base>#N", where N is the text
@@ -45,7 +49,11 @@ func Parse(r io.Reader, name string) ([]*Problem, error) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		p.line++
-		if err := p.readLine(bytes.TrimSuffix(sc.Bytes(), []byte("\r"))); err != nil {
+		text := bytes.TrimSuffix(sc.Bytes(), []byte("\r"))
+		if p.line == 1 {
+			text = bytes.TrimPrefix(text, bom)
+		}
+		if err := p.readLine(text); err != nil {
 			return nil, err
 		}
 	}
@@ -61,11 +69,15 @@ func Parse(r io.Reader, name string) ([]*Problem, error) {
 	return p.levels, nil
 }
 
+// bom is the UTF-8 encoding of the byte-order mark U+FEFF.
+var bom = []byte("\uFEFF")
+
 // A parser reads levels a line at a time.
 type parser struct {
 	name, base string
 	line       int // number of the line being read, from 1
 	levels     []*Problem
+	firstLine  int // the line of the first level, of its "; N" line or first row
 	// The level being read: its label and the line of its "; N" line (0
 	// if none); the level itself and the line of its first row (nil and 0
 	// before its first row), and what it holds so far.
@@ -151,6 +163,22 @@ func (p *parser) flush() error {
 		}
 		return nil
 	}
+	line := p.labelLine
+	if line == 0 {
+		line = p.rowsLine
+	}
+	label := p.label
+	if p.labelLine == 0 {
+		label = strconv.Itoa(len(p.levels))
+	}
+	if len(p.levels) > 0 {
+		if first := p.levels[0]; lv.rows != first.rows || lv.cols != first.cols {
+			return p.errorf(line, "level %q is %dx%d (rows x columns), but the first level, line %d, is %dx%d",
+				label, lv.rows, lv.cols, p.firstLine, first.rows, first.cols)
+		}
+	} else {
+		p.firstLine = line
+	}
 	switch {
 	case p.players == 0:
 		return p.errorf(p.rowsLine, "level without a player")
@@ -158,10 +186,6 @@ func (p *parser) flush() error {
 		return p.errorf(p.rowsLine, "level without boxes")
 	case p.boxes != p.goals:
 		return p.errorf(p.rowsLine, "level with %d boxes and %d goals", p.boxes, p.goals)
-	}
-	label := p.label
-	if p.labelLine == 0 {
-		label = strconv.Itoa(len(p.levels))
 	}
 	lv.ID = p.base + "#" + label
 	lv.label = lv.ID[len(p.base)+1:]

@@ -129,8 +129,8 @@ func TestApplyActionRange(t *testing.T) {
 	}
 }
 
-// level7 is level "; 7" of testdata/levels.txt and sol7 a shortest solution
-// of it, found by hand.
+// level7 is a small level, once level "; 7" of testdata/levels.txt, and
+// sol7 a shortest solution of it, found by hand.
 const (
 	level7 = "#######\n#+    #\n# *$  #\n#  $ .#\n#######"
 	sol7   = "DDRRRLURULL"
@@ -263,19 +263,19 @@ func TestEncode(t *testing.T) {
 func TestParse(t *testing.T) {
 	in := "; 3\r\n#####\r\n#@$.#\r\n#####\r\n\r\n" + // CRLF
 		"  \n\n" + // blank lines of spaces
-		"#-@*_#\n" + // no "; N" line; '-' and '_' floors
+		"#####\n-@*_#\n#####\n" + // no "; N" line; '-' and '_' floors
 		"; 12 \n" + // a header right after a level
-		"@$.\n" +
-		"\n; x\n.\n$\n@\n"
+		"#####\n#.$@#\n#####\n" +
+		"\n; x\n#####\n#+$*#\n#####\n"
 	ps, err := Parse(strings.NewReader(in), "dir/l.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []struct{ id, board string }{
 		{"l.txt#3", "#####\n#@$.#\n#####"},
-		{"l.txt#1", "# @* #"},
-		{"l.txt#12", "@$."},
-		{"l.txt#x", ".\n$\n@"},
+		{"l.txt#1", "#####\n @* #\n#####"},
+		{"l.txt#12", "#####\n#.$@#\n#####"},
+		{"l.txt#x", "#####\n#+$*#\n#####"},
 	}
 	if len(ps) != len(want) {
 		t.Fatalf("%d levels, want %d", len(ps), len(want))
@@ -285,8 +285,90 @@ func TestParse(t *testing.T) {
 			t.Errorf("level %d: %s\n%s\nwant %s\n%s", i, ps[i].ID, ps[i].Render(ps[i].Root()), w.id, w.board)
 		}
 	}
-	if _, h, w := ps[3].InputShape(); h != 3 || w != 1 {
-		t.Errorf("shape of %s: %dx%d", ps[3].ID, h, w)
+	p := parse(t, "; x\n.\n$\n@\n")[0]
+	if _, h, w := p.InputShape(); h != 3 || w != 1 || p.Render(p.Root()) != ".\n$\n@" {
+		t.Errorf("shape of %s: %dx%d", p.ID, h, w)
+	}
+}
+
+// TestParseBOM checks that a UTF-8 byte-order mark at the start of the
+// input is skipped, and only there.
+func TestParseBOM(t *testing.T) {
+	excerpt, err := os.ReadFile(boxobanExcerpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		in    string
+		n     int
+		first string // the first level, as String writes it
+	}{
+		{"\uFEFF" + string(excerpt), 40, strings.SplitN(string(excerpt), "\n\n", 2)[0]},
+		{"\uFEFF; 7\r\n#@$.#\r\n", 1, "; 7\n#@$.#"},
+		{"\uFEFF#@$.#\n\n#.$@#\n", 2, "; 0\n#@$.#"},
+	} {
+		ps, err := Parse(strings.NewReader(tc.in), "l.txt")
+		if err != nil || len(ps) != tc.n || ps[0].String() != tc.first {
+			t.Errorf("Parse(%.40q) = %d levels, %v; want %d levels, the first\n%s", tc.in, len(ps), err, tc.n, tc.first)
+		}
+	}
+	// Elsewhere a byte-order mark is an error.
+	for _, in := range []string{"; 1\n\uFEFF#@$.#\n", "#@$.#\n\uFEFF##\n"} {
+		if _, err := Parse(strings.NewReader(in), "l.txt"); err == nil || err.Error() != "sokoban: l.txt:2: unknown character 'ï' in column 1" {
+			t.Errorf("Parse(%q) = %v, want an unknown character on line 2", in, err)
+		}
+	}
+}
+
+// TestParseSizes checks that every level of a file has the size of the
+// first one: a Boxoban level cut short, or with spaces at the end of its
+// rows, is an error, not another level.
+func TestParseSizes(t *testing.T) {
+	data, err := os.ReadFile(boxobanExcerpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// lines are those of the first 10 levels of the excerpt: level N is
+	// on lines 12N+1 ("; N") to 12N+11, then a blank line.
+	lines := strings.Split(string(data), "\n")[:12*10]
+	edit := func(f func(l []string) []string) string {
+		return strings.Join(f(slices.Clone(lines)), "\n")
+	}
+	for _, tc := range []struct {
+		name, in, err string
+	}{
+		{"level 5 cut to 7 rows",
+			edit(func(l []string) []string { return slices.Delete(l, 12*5+8, 12*5+11) }),
+			`sokoban: l.txt:61: level "5" is 7x10 (rows x columns), but the first level, line 1, is 10x10`},
+		{"last level cut to 7 rows",
+			edit(func(l []string) []string { return l[:12*9+8] }),
+			`sokoban: l.txt:109: level "9" is 7x10 (rows x columns), but the first level, line 1, is 10x10`},
+		{"spaces at the end of the rows of level 3",
+			edit(func(l []string) []string {
+				for i := 12*3 + 1; i < 12*3+11; i++ {
+					l[i] += "  "
+				}
+				return l
+			}),
+			`sokoban: l.txt:37: level "3" is 10x12 (rows x columns), but the first level, line 1, is 10x10`},
+		{"spaces at the end of a row of level 3",
+			edit(func(l []string) []string { l[12*3+4] += "  "; return l }),
+			`sokoban: l.txt:41: row of 12 characters; the level's first row has 10`},
+		{"levels without a header",
+			"#@$.#\n\n#@$.#\n#   #\n",
+			`sokoban: l.txt:3: level "1" is 2x5 (rows x columns), but the first level, line 1, is 1x5`},
+		{"a short first level",
+			"; a\n#@$.#\n\n; b\n#####\n#@$.#\n#####\n",
+			`sokoban: l.txt:4: level "b" is 3x5 (rows x columns), but the first level, line 1, is 1x5`},
+	} {
+		_, err := Parse(strings.NewReader(tc.in), "l.txt")
+		if err == nil || err.Error() != tc.err {
+			t.Errorf("%s: Parse = %v, want %s", tc.name, err, tc.err)
+		}
+	}
+	// Levels of one size other than 10x10 are fine.
+	if ps := parse(t, "#@$.#\n\n; 4\n#.$@#\n\n#+$*#\n"); len(ps) != 3 {
+		t.Errorf("%d levels, want 3", len(ps))
 	}
 }
 
@@ -299,11 +381,11 @@ func TestReadFile(t *testing.T) {
 	for _, p := range ps {
 		ids = append(ids, p.ID)
 	}
-	if got := strings.Join(ids, " "); got != "levels.txt#0 levels.txt#7 levels.txt#12" {
+	if got := strings.Join(ids, " "); got != "levels.txt#0 levels.txt#12" {
 		t.Errorf("IDs %s", got)
 	}
-	if got := ps[1].Render(ps[1].Root()); got != level7 {
-		t.Errorf("level 7:\n%s", got)
+	if _, h, w := ps[1].InputShape(); h != 10 || w != 10 {
+		t.Errorf("level 12 is %dx%d", h, w)
 	}
 	if _, err := ReadFile("testdata/missing.txt"); err == nil || !strings.HasPrefix(err.Error(), "sokoban: open testdata/missing.txt") {
 		t.Errorf("missing file: %v", err)
@@ -316,10 +398,12 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A row of floor only, written as spaces, would end a level.
-	for _, p := range parse(t, string(data)+"\n#.@$#\n\n; 5\n  _  \n.$ @ \n") {
-		again := parse(t, p.String())
-		if len(again) != 1 || again[0].ID != p.ID || again[0].String() != p.String() || again[0].Root() != p.Root() {
-			t.Errorf("Parse(String()) of %s:\n%s\ngave\n%s", p.ID, p, again[0])
+	for _, in := range []string{string(data), level7, "#.@$#\n\n; 5\n#.$@#\n", "; 5\n  _  \n.$ @ \n"} {
+		for _, p := range parse(t, in) {
+			again := parse(t, p.String())
+			if len(again) != 1 || again[0].ID != p.ID || again[0].String() != p.String() || again[0].Root() != p.Root() {
+				t.Errorf("Parse(String()) of %s:\n%s\ngave\n%s", p.ID, p, again[0])
+			}
 		}
 	}
 	p := parse(t, "; 7\n"+level7)[0]
@@ -512,7 +596,7 @@ func TestSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range ps {
+	for _, p := range append(ps, parse(t, level7)[0]) {
 		for _, alg := range []search.Algorithm{search.GBFS(), search.PHSStar(), search.AStar()} {
 			res, err := searchtest.Solve[State](context.Background(), p, search.DomainHeuristic[State]{}, alg, search.Options{})
 			if err != nil || !res.Solved {
@@ -539,6 +623,8 @@ func FuzzParse(f *testing.F) {
 		"#@$x#",
 		"; 1\n\n; 2\n",
 		"#-@*_#\n; 12\n@$.\n",
+		"\uFEFF; 1\n#@$.#\n\n; 2\n#@$.#\n#   #\n",
+		"#@$.#  \n#    \n",
 	} {
 		f.Add(s)
 	}

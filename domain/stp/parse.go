@@ -26,7 +26,8 @@ func ReadFile(path string) ([]*Problem, error) {
 // tabs, 0 for the blank. The grid is square, its side given by the count of
 // numbers (16: 4x4, 25: 5x5), unless the line starts with "RxC:" (as in
 // "2x3: 1 0 2 3 4 5"), which gives rows and columns. Blank lines are
-// skipped. Every puzzle must be solvable.
+// skipped, and so is a UTF-8 byte-order mark at the start of the input.
+// Every puzzle must be solvable.
 //
 // name is used in errors ("stp: name:line: reason") and, by its base name,
 // in the IDs: "<base>#<index>", the index counting puzzles from 0. A reader
@@ -39,7 +40,11 @@ func Parse(r io.Reader, name string) ([]*Problem, error) {
 	line := 0
 	for sc.Scan() {
 		line++
-		text := bytes.TrimSpace(sc.Bytes())
+		text := sc.Bytes()
+		if line == 1 {
+			text = bytes.TrimPrefix(text, bom)
+		}
+		text = bytes.TrimSpace(text)
 		if len(text) == 0 {
 			continue
 		}
@@ -57,6 +62,9 @@ func Parse(r io.Reader, name string) ([]*Problem, error) {
 	}
 	return ps, nil
 }
+
+// bom is the UTF-8 encoding of the byte-order mark U+FEFF.
+var bom = []byte("\uFEFF")
 
 var errSizePrefix = errors.New(`want "RxC:" with R and C numbers`)
 

@@ -719,6 +719,35 @@ func TestParseFormat(t *testing.T) {
 	}
 }
 
+// TestParseBOM checks that a UTF-8 byte-order mark at the start of the
+// input is skipped, and only there.
+func TestParseBOM(t *testing.T) {
+	excerpt, err := os.ReadFile(realExcerpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		in    string
+		first string // the first puzzle, as String writes it
+		n     int
+	}{
+		{"\uFEFF1 0 2 3\n0 1 2 3\n", "1 0 2 3", 2},
+		{"\uFEFF2x3: 1 0 2 3 4 5\r\n", "2x3: 1 0 2 3 4 5", 1},
+		{"\uFEFF\n\n0 1 2 3", "0 1 2 3", 1},
+		{"\uFEFF" + string(excerpt), strings.TrimSpace(strings.SplitN(string(excerpt), "\n", 2)[0]), 40},
+	} {
+		ps, err := Parse(strings.NewReader(tc.in), "p.txt")
+		if err != nil || len(ps) != tc.n || ps[0].String() != tc.first || ps[0].ID != "p.txt#0" {
+			t.Errorf("Parse(%.40q) = %d puzzles, %v; want %d, the first %q", tc.in, len(ps), err, tc.n, tc.first)
+		}
+	}
+	for _, in := range []string{"0 1 2 3\n\uFEFF0 1 2 3\n", "\n\uFEFF0 1 2 3\n", "\uFEFF\uFEFF0 1 2 3\n"} {
+		if _, err := Parse(strings.NewReader(in), "p.txt"); err == nil || !strings.Contains(err.Error(), "not a number") {
+			t.Errorf("Parse(%q) = %v, want a tile that is not a number", in, err)
+		}
+	}
+}
+
 func TestAllocs(t *testing.T) {
 	p := mustParse(t, bench5x5)[0]
 	s := p.Root()
@@ -743,6 +772,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("0 2 1 3\n")
 	f.Add("3x: 1\n")
 	f.Add(bench5x5)
+	f.Add("\uFEFF1 0 2 3\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		ps, err := Parse(strings.NewReader(in), "fuzz")
 		if err != nil {

@@ -33,7 +33,7 @@ func planes(dst []float32, c, h, w int) []string {
 
 func TestEncode(t *testing.T) {
 	p := mustParse(t, "Size: 1 2\nInit: 0 0\nGoal: 1 2\nColors: |0 0 1|0 1 2\n")
-	q := mustParse(t, "Size: 2 1\nInit: 1 1\nGoal: 0 0\nColors: |1 0 4|\n")
+	q := mustParse(t, "Size: 2 1\nInit: 1 1\nGoal: 0 0\nColors: |1 0 4\n")
 	for _, tc := range []struct {
 		p     *Problem
 		moves string

@@ -44,10 +44,13 @@ type block struct {
 
 // Parse reads puzzles in the format of the paper's data: blocks of the four
 // lines "Size: R C" (cells), "Init: l c" (entrance vertex), "Goal: l c"
-// (exit vertex) and "Colors: |r c k|r c k|..." (a bullet of colour k in
-// cell (r, c); a trailing '|' and an empty list are allowed), in any order,
-// blocks separated by blank lines. See the package documentation for the
-// coordinates and CheckSize for the sizes accepted.
+// (exit vertex) and "Colors: |r c k|r c k..." ("|r c k" for each bullet,
+// of colour k in cell (r, c); "Colors:" alone for none), in any order,
+// blocks separated by blank lines. Every entry of Colors has its three
+// integers: an entry cut short, as "|0 1" or an empty entry after a final
+// '|', is an error. See the package documentation for the coordinates and
+// CheckSize for the sizes accepted. A UTF-8 byte-order mark at the start
+// of the input is skipped.
 //
 // name is used in errors ("witness: name:line: reason") and, by its base
 // name, in the IDs: "<base>#<index>", the index counting puzzles from 0. A
@@ -64,7 +67,11 @@ func Parse(r io.Reader, name string) ([]*Problem, error) {
 	line := 0
 	for sc.Scan() {
 		line++
-		text := bytes.TrimSpace(sc.Bytes())
+		text := sc.Bytes()
+		if line == 1 {
+			text = bytes.TrimPrefix(text, bom)
+		}
+		text = bytes.TrimSpace(text)
 		if len(text) == 0 {
 			if b.started() {
 				p, l, err := b.problem()
@@ -97,6 +104,9 @@ func Parse(r io.Reader, name string) ([]*Problem, error) {
 	}
 	return ps, nil
 }
+
+// bom is the UTF-8 encoding of the byte-order mark U+FEFF.
+var bom = []byte("\uFEFF")
 
 func (b *block) started() bool { return b.line != [numFields]int{} }
 
@@ -146,30 +156,33 @@ func (b *block) field(text []byte, line int) error {
 	return nil
 }
 
-// colors reads the list of bullets val.
+// colors reads the list of bullets val: empty, or "|r c k" for each bullet.
 func (b *block) colors(val []byte) error {
 	val = bytes.TrimSpace(val)
 	if len(val) == 0 {
 		return nil
 	}
 	if val[0] != '|' {
-		return errors.New("want |r c k|...")
+		return errors.New("want |r c k|r c k...")
 	}
-	for rest := val[1:]; len(rest) > 0; {
-		var item []byte
-		item, rest, _ = bytes.Cut(rest, []byte("|"))
-		if len(bytes.TrimSpace(item)) == 0 && len(rest) == 0 {
-			break // a trailing '|'
+	rest := val[1:]
+	for i := 1; ; i++ {
+		item, after, more := bytes.Cut(rest, []byte("|"))
+		if !more && len(bytes.TrimSpace(item)) == 0 {
+			return fmt.Errorf("entry %d is empty: the line ends with '|' (cut short?)", i)
 		}
 		if b.n == len(b.bullets) {
 			return fmt.Errorf("more than %d bullets", len(b.bullets))
 		}
 		if err := ints(item, b.bullets[b.n][:]); err != nil {
-			return err
+			return fmt.Errorf("entry %d %q: %w", i, clip(item), err)
 		}
 		b.n++
+		if !more {
+			return nil
+		}
+		rest = after
 	}
-	return nil
 }
 
 // problem returns the puzzle of b, or the line of an error and the error.

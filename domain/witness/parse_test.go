@@ -43,18 +43,17 @@ func TestParse(t *testing.T) {
 			}
 		}
 	}
-	// Write gives back the file, but for the trailing '|' of the last
-	// puzzle.
+	// Write gives back the file.
 	var buf bytes.Buffer
 	if err := Write(&buf, ps); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile("testdata/small.txt")
-	if want := strings.Replace(string(data), "3|\n", "3\n", 1); buf.String() != want {
-		t.Errorf("Write =\n%s\nwant\n%s", buf.String(), want)
+	if buf.String() != string(data) {
+		t.Errorf("Write =\n%s\nwant\n%s", buf.String(), data)
 	}
 	// Fields in any order, spaces, CRLF line ends, several blank lines.
-	other, err := Parse(strings.NewReader("\r\n\r\nColors:|0 1 3 |  \r\nGoal:  1 2\r\nSize:1\t2\r\n Init: 0 0\r\n\r\n\r\n"), "dir/x.txt")
+	other, err := Parse(strings.NewReader("\r\n\r\nColors:| 0 1 3\t \r\nGoal:  1 2\r\nSize:1\t2\r\n Init: 0 0\r\n\r\n\r\n"), "dir/x.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,9 +202,10 @@ func TestParseErrors(t *testing.T) {
 		{ok + "Colors: |0 0 0\n", ":4: Colors: cell 0 0: colour 0, want 1 to 4"},
 		{ok + "Colors: |0 0 -2\n", ":4: Colors: cell 0 0: colour -2"},
 		{ok + "Colors: |0 0 1|0 0 2\n", ":4: Colors: cell 0 0 has two bullets"},
-		{ok + "Colors: 0 0 1\n", ":4: Colors: want |r c k|..."},
-		{ok + "Colors: |0 0 1||1 1 1\n", ":4: Colors: want 3 integers, got 0"},
-		{ok + "Colors: |0 0\n", ":4: Colors: want 3 integers, got 2"},
+		{ok + "Colors: 0 0 1\n", ":4: Colors: want |r c k|r c k..."},
+		{ok + "Colors: |0 0 1||1 1 1\n", `:4: Colors: entry 2 "": want 3 integers, got 0`},
+		{ok + "Colors: |0 0\n", `:4: Colors: entry 1 "0 0": want 3 integers, got 2`},
+		{ok + "Colors: |0 0 1 2|1 1 1\n", `:4: Colors: entry 1 "0 0 1 2": want 3 integers, got more`},
 		{ok + "Colors: " + strings.Repeat("|0 0 1", 65) + "\n", ":4: Colors: more than 64 bullets"},
 		{ok + "Colours: |0 0 1\n", `:4: unknown key "Colours" (want Size, Init, Goal or Colors)`},
 		{"Size 4 4\n", `:1: want "Key: value", got "Size 4 4"`},
@@ -223,15 +223,73 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestParseColorsCut checks that a Colors line cut short is an error, not
+// a puzzle with fewer bullets: every entry has three integers, and the line
+// ends with the last of them, as in the paper's data.
+func TestParseColorsCut(t *testing.T) {
+	const head = "Size: 4 4\nInit: 0 0\nGoal: 4 0\n"
+	for _, tc := range []struct{ colors, msg string }{
+		{"|0 0 1|1 1", `p.txt:4: Colors: entry 2 "1 1": want 3 integers, got 2`},
+		{"|0 0 1|1", `p.txt:4: Colors: entry 2 "1": want 3 integers, got 1`},
+		{"|0 0 1|", `p.txt:4: Colors: entry 2 is empty: the line ends with '|' (cut short?)`},
+		{"|0 0 1|  ", `p.txt:4: Colors: entry 2 is empty: the line ends with '|'`},
+		{"|", `p.txt:4: Colors: entry 1 is empty: the line ends with '|'`},
+		{"|0 0 4|0 1 2|0 2 4|1 2 4|1 3 1|2 0 4|2 2 4|3 2 4|3 3", `p.txt:4: Colors: entry 9 "3 3": want 3 integers, got 2`},
+	} {
+		in := head + "Colors: " + tc.colors + "\n\n" + head + "Colors: |0 0 1\n"
+		ps, err := Parse(strings.NewReader(in), "p.txt")
+		if err == nil || !strings.HasPrefix(err.Error(), "witness: "+tc.msg) {
+			t.Errorf("Colors: %s: Parse = %d puzzles, %v; want an error %q", tc.colors, len(ps), err, tc.msg)
+		}
+	}
+	// What the paper's data holds, and what Write writes, is accepted.
+	for _, colors := range []string{"", "|0 0 1", "|0 0 1|1 1 2", " | 0 0 1 | 1 1 2 "} {
+		if _, err := Parse(strings.NewReader(head+"Colors:"+colors+"\n"), "p.txt"); err != nil {
+			t.Errorf("Colors:%s: %v", colors, err)
+		}
+	}
+}
+
+// TestParseBOM checks that a UTF-8 byte-order mark at the start of the
+// input is skipped, and only there.
+func TestParseBOM(t *testing.T) {
+	for _, name := range []string{"testdata/small.txt", testSetExcerpt} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := read(t, name)
+		for _, in := range []string{"\uFEFF" + string(data), "\uFEFF" + strings.ReplaceAll(string(data), "\n", "\r\n")} {
+			ps, err := Parse(strings.NewReader(in), name)
+			if err != nil || len(ps) != len(want) {
+				t.Errorf("%s with a byte-order mark: %d puzzles, %v; want %d", name, len(ps), err, len(want))
+				continue
+			}
+			for i, p := range ps {
+				if p.ID != want[i].ID || p.String() != want[i].String() {
+					t.Errorf("%s with a byte-order mark: puzzle %d:\n%s\nwant\n%s", name, i, p, want[i])
+				}
+			}
+		}
+	}
+	for _, in := range []string{"Size: 4 4\n\uFEFFInit: 0 0\nGoal: 4 0\nColors:\n", "\uFEFF\uFEFFSize: 4 4\nInit: 0 0\nGoal: 4 0\nColors:\n"} {
+		if _, err := Parse(strings.NewReader(in), "p.txt"); err == nil || !strings.Contains(err.Error(), "unknown key") {
+			t.Errorf("Parse(%q) = %v, want an unknown key", in, err)
+		}
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	data, err := os.ReadFile("testdata/small.txt")
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(string(data))
+	f.Add("Size: 1 1\nInit: 0 0\nGoal: 1 1\nColors: |0 0 1\n")
 	f.Add("Size: 1 1\nInit: 0 0\nGoal: 1 1\nColors: |0 0 1|\n")
+	f.Add("\uFEFFSize: 2 2\nInit: 0 0\nGoal: 2 2\nColors: |0 0 1|1 1\n")
 	f.Add("Size: 7 7\nInit: 7 7\nGoal: 0 0\nColors:\n\n\n")
-	f.Add("Colors: |1 2 3|\nGoal: 3 1\nInit: 1 0\nSize: 3 3\n")
+	f.Add("Colors: |1 2 3\nGoal: 3 1\nInit: 1 0\nSize: 3 3\n")
 	f.Add("Size: 1 31\nInit: 1 31\nGoal: 0 1\nColors: |0 30 4|0 0 2\n\nSize: 2 3\nInit: 0 0\nGoal: 2 3\nColors:")
 	f.Fuzz(func(t *testing.T, in string) {
 		ps, err := Parse(strings.NewReader(in), "fuzz")
