@@ -33,6 +33,7 @@ var commands = []struct {
 	{"train", "train a model with the Bootstrap process", runTrain},
 	{"plot", "draw learning curves and test profiles", runPlot},
 	{"generate", "write random Witness or sliding-tile problems", runGenerate},
+	{"data", "fetch the data sets the paper used", runData},
 }
 
 func main() {
