@@ -13,7 +13,7 @@ import (
 	"github.com/phs-go/phs/chart"
 )
 
-func TestSave(t *testing.T) {
+func TestChartSave(t *testing.T) {
 	logY := chart.Chart{Title: "t", XLabel: "x", YLabel: "y", LogY: true, Series: []chart.Series{
 		{Name: "a", X: []float64{1, 2, 3}, Y: []float64{1, 10, 100}},
 		{Name: "b", X: []float64{1, 2}, Y: []float64{0, 5}},
@@ -53,7 +53,7 @@ func TestSave(t *testing.T) {
 	}
 }
 
-func TestSaveErrors(t *testing.T) {
+func TestChartSaveErrors(t *testing.T) {
 	good := []chart.Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}}}
 	tests := []struct {
 		name  string
@@ -81,6 +81,61 @@ func TestSaveErrors(t *testing.T) {
 			}
 			if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("Save(%s) failed but left a file (stat: %v)", tc.file, err)
+			}
+		})
+	}
+}
+
+// TestChartSaveKeepsFile checks that a failed Save leaves an existing image as
+// it was, and that no Save leaves a temporary file behind.
+func TestChartSaveKeepsFile(t *testing.T) {
+	good := chart.Chart{Series: []chart.Series{{Name: "a", X: []float64{1, 2}, Y: []float64{1, 2}}}}
+	tests := []struct {
+		name  string
+		chart chart.Chart
+		// msg is in the error message; "" for success.
+		msg string
+	}{
+		{"replaced", good, ""},
+		{"log scale, nothing solved", chart.Chart{LogY: true, Series: []chart.Series{{Name: "none", X: []float64{1, 2}, Y: []float64{0, 0}}}},
+			"no point with y > 0"},
+		{"log scale, no series", chart.Chart{LogY: true}, "no point with y > 0"},
+		{"NaN", chart.Chart{Series: []chart.Series{{Name: "nan", X: []float64{1}, Y: []float64{math.NaN()}}}}, `series "nan"`},
+		{"mismatched series", chart.Chart{Series: []chart.Series{{Name: "bad", X: []float64{1}}}}, `series "bad"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "c.png")
+			const old = "old image"
+			if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := tc.chart.Save(path)
+			b, rerr := os.ReadFile(path)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			switch {
+			case tc.msg == "" && err != nil:
+				t.Fatalf("Save: %v", err)
+			case tc.msg == "" && !bytes.HasPrefix(b, []byte("\x89PNG")):
+				t.Errorf("Save left %q, want a PNG image", b[:min(8, len(b))])
+			case tc.msg != "" && (err == nil || !strings.Contains(err.Error(), tc.msg)):
+				t.Errorf("Save = %v, want an error containing %q", err, tc.msg)
+			case tc.msg != "" && string(b) != old:
+				t.Errorf("failed Save changed the file to %q", b[:min(8, len(b))])
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) != 1 {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Errorf("directory holds %q, want only c.png", names)
 			}
 		})
 	}

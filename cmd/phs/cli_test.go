@@ -29,7 +29,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"-version"}, "phs "},
 	} {
 		out, errOut, err := runPHS(t, tc.args...)
-		if err != nil || !strings.Contains(out, tc.want) || errOut != "" {
+		if err != nil || !strings.Contains(out, tc.want) || errOut != "" || strings.Count(out, "usage:") > 1 {
 			t.Errorf("%q: err %v, stdout %q, stderr %q; want %q on stdout", tc.args, err, out, errOut, tc.want)
 		}
 	}

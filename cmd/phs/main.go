@@ -169,8 +169,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		err := fs.Parse(args)
 		switch {
-		case errors.Is(err, flag.ErrHelp):
-			fs.Usage()
+		case errors.Is(err, flag.ErrHelp): // fs.Parse printed the usage
 			return nil, err
 		case err != nil:
 			return nil, usagef("%s: %v (see phs %s -h)", fs.Name(), err, fs.Name())

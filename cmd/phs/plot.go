@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/chart"
@@ -14,26 +20,36 @@ import (
 )
 
 func runPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("plot", "RUN_DIRS... | -profile RESULTS.jsonl...", stderr)
+	fs := newFlagSet("plot", "RUN_DIRS... | -profile RESULTS.jsonl...", stdout)
 	out := fs.String("o", "", "output image: .png, .svg or .pdf (required)")
 	x := fs.String("x", "time", "learning curves: x axis: time, expansions or iteration")
+	fraction := fs.Bool("fraction", false, "learning curves: plot the fraction of the training problems solved, to compare runs on problem sets of different sizes")
 	profile := fs.Bool("profile", false, "plot test profiles (expansions per solved problem, sorted) of result files instead of learning curves")
 	title := fs.String("title", "", "chart title")
-	if err := fs.Parse(args); err != nil {
+	paths, err := parseFlags(fs, args)
+	if err != nil {
 		return err
 	}
 	if *out == "" {
 		return usagef("plot: -o is required")
 	}
-	if fs.NArg() == 0 {
+	if len(paths) == 0 {
 		return usagef("plot: nothing to plot")
 	}
 	var c chart.Chart
-	var err error
 	if *profile {
-		c, err = profileChart(fs.Args())
+		var bad []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "x" || f.Name == "fraction" {
+				bad = append(bad, "-"+f.Name)
+			}
+		})
+		if len(bad) > 0 {
+			return usagef("plot: %s applies to learning curves, not to -profile", bad[0])
+		}
+		c, err = profileChart(paths)
 	} else {
-		c, err = learningChart(fs.Args(), *x)
+		c, err = learningChart(paths, *x, *fraction)
 	}
 	if err != nil {
 		return err
@@ -48,65 +64,184 @@ func runPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
-// learningChart plots the problems solved so far against x for each run
-// directory (or metrics.jsonl file).
-func learningChart(paths []string, x string) (chart.Chart, error) {
+// A trainingRun is what learningChart reads of a run.
+type trainingRun struct {
+	// path is the run directory or metrics file named on the command
+	// line, file the metrics file.
+	path, file string
+	metrics    []bootstrap.Iteration
+}
+
+// learningChart plots the problems solved so far, or with fraction their
+// fraction of the run's problems (problemCount), against x (time,
+// expansions or iteration) for each run directory (or metrics.jsonl file)
+// of paths. Time is in seconds, minutes or hours, as the longest run
+// lasted under 2 minutes, under 2 hours, or longer.
+func learningChart(paths []string, x string, fraction bool) (chart.Chart, error) {
 	c := chart.Chart{Title: "Learning curves", YLabel: "problems solved"}
+	if fraction {
+		c.YLabel = "fraction of problems solved"
+	}
 	switch x {
-	case "time":
-		c.XLabel = "training time (h)"
-	case "expansions":
-		c.XLabel = "expansions"
+	case "time", "expansions":
 	case "iteration":
 		c.XLabel = "Bootstrap iteration"
+		c.IntegerX = true
 	default:
 		return c, usagef("plot: -x must be time, expansions or iteration")
 	}
-	names := seriesNames(paths)
+	runs := make([]trainingRun, len(paths))
+	longest := 0.0
 	for i, p := range paths {
-		file := p
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			file = filepath.Join(p, bootstrap.MetricsJSONL)
-		}
-		f, err := os.Open(file)
+		r, err := readRun(p)
 		if err != nil {
 			return c, err
 		}
-		ms, err := bootstrap.ReadMetricsJSONL(f, file)
-		f.Close()
-		if err != nil {
-			return c, err
+		runs[i] = r
+		for _, m := range r.metrics {
+			longest = max(longest, m.WallS)
+		}
+	}
+	unit, seconds := timeUnit(longest)
+	switch x {
+	case "time":
+		c.XLabel = fmt.Sprintf("training time (%s)", unit)
+	case "expansions":
+		c.XLabel = "expansions"
+	}
+	names := seriesNames(paths)
+	for i, r := range runs {
+		scale := 1.0
+		if fraction {
+			n, err := problemCount(r)
+			if err != nil {
+				return c, err
+			}
+			scale = 1 / float64(n)
 		}
 		s := chart.Series{Name: names[i]}
 		s.X, s.Y = []float64{0}, []float64{0}
-		for _, m := range ms {
+		for _, m := range r.metrics {
 			switch x {
 			case "time":
-				s.X = append(s.X, m.WallS/3600)
+				s.X = append(s.X, m.WallS/seconds)
 			case "expansions":
 				s.X = append(s.X, float64(m.TotalExpansions))
 			case "iteration":
 				s.X = append(s.X, float64(m.Iteration))
 			}
-			s.Y = append(s.Y, float64(m.TotalSolved))
+			s.Y = append(s.Y, float64(m.TotalSolved)*scale)
 		}
 		c.Series = append(c.Series, s)
 	}
 	return c, nil
 }
 
+// timeUnit returns the unit of a time axis whose longest run lasted
+// longest seconds, and the unit's length in seconds.
+func timeUnit(longest float64) (unit string, seconds float64) {
+	switch {
+	case longest < 2*60:
+		return "s", 1
+	case longest < 2*3600:
+		return "min", 60
+	default:
+		return "h", 3600
+	}
+}
+
+// readRun reads the metrics of the run directory, or metrics.jsonl file,
+// path. It tells a results file or a directory without metrics from a run.
+func readRun(path string) (trainingRun, error) {
+	r := trainingRun{path: path, file: path}
+	dir := false
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		dir = true
+		r.file = filepath.Join(path, bootstrap.MetricsJSONL)
+	}
+	f, err := os.Open(r.file)
+	if dir && errors.Is(err, os.ErrNotExist) {
+		return r, fmt.Errorf("plot: %s is not a training run's directory: it has no %s", path, bootstrap.MetricsJSONL)
+	}
+	if err != nil {
+		return r, fmt.Errorf("plot: %w", err)
+	}
+	defer f.Close()
+	r.metrics, err = bootstrap.ReadMetricsJSONL(f, r.file)
+	if err != nil {
+		if jsonlKind(r.file) == resultsKind {
+			return r, usagef("plot: %s holds search results, not a training run's metrics; plot them with -profile", r.file)
+		}
+		return r, fmt.Errorf("plot: %w", err)
+	}
+	return r, nil
+}
+
+// problemCount returns the number of training problems of run r, for
+// -fraction, and checks that no iteration solved more.
+//
+// The first iteration attempts every problem (-skip-solved skips only
+// problems solved in earlier iterations, and there are none), so a
+// finished first iteration's "attempted" is the number of problems, in the
+// metrics file itself. A run stopped during its first iteration has no
+// such row; the number is then the "problems" of the checkpoint's
+// state.json in the metrics file's directory, which the trainer checks
+// against the problems on every resumption. run.json is no help: it names
+// the problem files, but they may have changed or moved since, and
+// counting their problems would mean parsing them.
+func problemCount(r trainingRun) (int, error) {
+	n := 0
+	if len(r.metrics) > 0 && r.metrics[0].Iteration == 1 && !r.metrics[0].Partial {
+		n = r.metrics[0].Attempted
+	} else {
+		var err error
+		if n, err = checkpointProblems(filepath.Dir(r.file)); err != nil {
+			return 0, err
+		}
+	}
+	if n <= 0 {
+		return 0, fmt.Errorf("plot: -fraction: cannot tell how many problems %s trains on: it has neither a finished first iteration in %s nor a checkpoint", r.path, r.file)
+	}
+	for _, m := range r.metrics {
+		if m.TotalSolved > n {
+			return 0, fmt.Errorf("plot: -fraction: %s: iteration %d solved %d problems in all, of %d", r.file, m.Iteration, m.TotalSolved, n)
+		}
+	}
+	return n, nil
+}
+
+// checkpointProblems returns the number of problems of the checkpoint of
+// run directory dir (its previous one, if a crash left only that), or 0
+// if there is none.
+func checkpointProblems(dir string) (int, error) {
+	for _, cp := range []string{"checkpoint", "checkpoint.old"} {
+		name := filepath.Join(dir, cp, "state.json")
+		b, err := os.ReadFile(name)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("plot: %w", err)
+		}
+		var st struct {
+			Problems int `json:"problems"`
+		}
+		if err := json.Unmarshal(b, &st); err != nil {
+			return 0, fmt.Errorf("plot: %s: %w", name, err)
+		}
+		return st.Problems, nil
+	}
+	return 0, nil
+}
+
 // profileChart plots, for each result file, the expansions of its solved
-// problems in increasing order.
+// problems in increasing order. A file with nothing solved, a training
+// run's directory or metrics are errors.
 func profileChart(paths []string) (chart.Chart, error) {
 	c := chart.Chart{Title: "Test profiles", XLabel: "problems solved", YLabel: "expansions", LogY: true}
 	names := seriesNames(paths)
 	for i, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			return c, err
-		}
-		recs, err := report.ReadJSONL(f, p)
-		f.Close()
+		recs, err := readResults(p)
 		if err != nil {
 			return c, err
 		}
@@ -115,6 +250,9 @@ func profileChart(paths []string) (chart.Chart, error) {
 			if r.Solved {
 				exp = append(exp, float64(r.Expansions))
 			}
+		}
+		if len(exp) == 0 {
+			return c, fmt.Errorf("plot: nothing solved in %s (%d results); a test profile shows solved problems only", p, len(recs))
 		}
 		slices.Sort(exp)
 		s := chart.Series{Name: names[i], Y: exp, X: make([]float64, len(exp))}
@@ -126,22 +264,99 @@ func profileChart(paths []string) (chart.Chart, error) {
 	return c, nil
 }
 
-// seriesNames returns the legend names of the series plotted from paths:
-// their base names, or the whole paths if two base names are the same (as
-// for run1/test.jsonl and run2/test.jsonl).
-func seriesNames(paths []string) []string {
-	names := make([]string, len(paths))
-	seen := make(map[string]bool)
-	unique := true
-	for i, p := range paths {
-		names[i] = filepath.Base(filepath.Clean(p))
-		unique = unique && !seen[names[i]]
-		seen[names[i]] = true
+// readResults reads the result records of file path. It tells a training
+// run's directory or metrics from results.
+func readResults(path string) ([]report.Record, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		if _, err := os.Stat(filepath.Join(path, bootstrap.MetricsJSONL)); err == nil {
+			return nil, usagef("plot: %s is a training run's directory; plot its learning curve without -profile", path)
+		}
+		return nil, usagef("plot: %s is a directory, not a results file", path)
 	}
-	if !unique {
-		for i, p := range paths {
-			names[i] = filepath.Clean(p)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
+	}
+	defer f.Close()
+	recs, err := report.ReadJSONL(f, path)
+	if err != nil {
+		if jsonlKind(path) == metricsKind {
+			return nil, usagef("plot: %s is a training run's metrics, not search results; plot it without -profile", path)
+		}
+		return nil, fmt.Errorf("plot: %w", err)
+	}
+	return recs, nil
+}
+
+// A fileKind is what a JSONL file holds.
+type fileKind int
+
+const (
+	unknownKind fileKind = iota
+	metricsKind          // a training run's metrics
+	resultsKind          // search results
+)
+
+// jsonlKind tells the kind of the JSONL file name by its first non-blank
+// line: an object with an "iteration" is a metrics row, one with a
+// "problem" a result record. It returns unknownKind if it cannot tell.
+func jsonlKind(name string) fileKind {
+	f, err := os.Open(name)
+	if err != nil {
+		return unknownKind
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(sc.Bytes(), &obj) != nil {
+			return unknownKind
+		}
+		_, iteration := obj["iteration"]
+		_, problem := obj["problem"]
+		switch {
+		case iteration && !problem:
+			return metricsKind
+		case problem && !iteration:
+			return resultsKind
+		}
+		return unknownKind
+	}
+	return unknownKind
+}
+
+// seriesNames returns the legend names of the series plotted from paths:
+// their base names, lengthened by as many parent directories as it takes
+// to tell apart the paths whose base names are the same (run1/test.jsonl
+// and run2/test.jsonl, but test-astar.jsonl). Only the same path named
+// twice gets the same name twice.
+func seriesNames(paths []string) []string {
+	parts := make([][]string, len(paths))
+	keep := make([]int, len(paths)) // the number of trailing parts named
+	for i, p := range paths {
+		parts[i] = strings.Split(filepath.ToSlash(filepath.Clean(p)), "/")
+		keep[i] = 1
+	}
+	names := make([]string, len(paths))
+	for {
+		count := make(map[string]int)
+		for i, ps := range parts {
+			names[i] = filepath.FromSlash(strings.Join(ps[len(ps)-keep[i]:], "/"))
+			count[names[i]]++
+		}
+		grew := false
+		for i, ps := range parts {
+			if count[names[i]] > 1 && keep[i] < len(ps) {
+				keep[i]++
+				grew = true
+			}
+		}
+		if !grew {
+			return names
 		}
 	}
-	return names
 }
