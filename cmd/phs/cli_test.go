@@ -229,3 +229,103 @@ func TestMemoryBound(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAllProblemsFirst checks that a file whose later problems do not
+// fit the model fails before any record is written.
+func TestCheckAllProblemsFirst(t *testing.T) {
+	b, err := os.ReadFile("../../examples/witness-4x4.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed := writeFile(t, "mixed.txt", string(b)+"\nSize: 3 3\nInit: 0 0\nGoal: 3 3\nColors: |0 0 1|2 2 2\n")
+	out, _, err := runPHS(t, "solve", "-domain", "witness", "-progress", "0", mixed)
+	if err == nil || !strings.Contains(err.Error(), "mixed.txt#8") || out != "" {
+		t.Errorf("err = %v, output %q; want an error naming mixed.txt#8 and no output", err, out)
+	}
+}
+
+// TestGenerateOutput checks that generate bounds -n, leaves -out as it was
+// when interrupted, and replaces only regular files.
+func TestGenerateOutput(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := runPHS(t, "generate", "stp", "-n", "2000000000"); err == nil || !strings.Contains(err.Error(), "-n 2000000000") {
+		t.Errorf("-n 2000000000: %v", err)
+	}
+	out := filepath.Join(dir, "p.txt")
+	if err := os.WriteFile(out, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var o, e bytes.Buffer
+	if err := run(ctx, []string{"generate", "witness", "-n", "5000", "-out", out}, &o, &e); !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted generate: %v", err)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "old" {
+		t.Errorf("an interrupted generate changed -out to %q", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d files in the directory, want 1", len(entries))
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(out, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runPHS(t, "generate", "stp", "-n", "3", "-out", link); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("-out a link: %v", err)
+	}
+	if _, _, err := runPHS(t, "generate", "stp", "-n", "3", "-out", out); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(out); strings.Count(string(b), "\n") != 3 {
+		t.Errorf("generated %q", b)
+	}
+}
+
+// TestSolveProgress checks that progress records inside a long search
+// count its expansions.
+func TestSolveProgress(t *testing.T) {
+	hard := writeFile(t, "hard.txt", "24 23 22 21 20 19 18 17 16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0\n")
+	_, errOut, err := runPHS(t, "solve", "-domain", "stp", "-alg", "astar", "-model", "none", "-budget", "300000", "-workers", "1", "-progress", "5ms", "-log", "json", hard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := false
+	for _, l := range strings.Split(strings.TrimSpace(errOut), "\n") {
+		var rec struct {
+			Msg        string  `json:"msg"`
+			Done       int     `json:"done"`
+			Expansions float64 `json:"expansions"`
+		}
+		if json.Unmarshal([]byte(l), &rec) == nil && rec.Msg == "progress" && rec.Done == 0 && rec.Expansions > 0 {
+			seen = true
+		}
+	}
+	if !seen {
+		t.Errorf("no progress record with expansions during the search:\n%s", errOut)
+	}
+}
+
+// TestResumeOtherAlgorithm checks that a run.json changed to another
+// algorithm than its checkpoint's is refused on -resume.
+func TestResumeOtherAlgorithm(t *testing.T) {
+	dir := t.TempDir()
+	wit := trainingSet(t, dir)
+	run := filepath.Join(dir, "run")
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "levints", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	name := filepath.Join(run, runFile)
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.Replace(b, []byte(`"algorithm": "levints"`), []byte(`"algorithm": "phsh"`), 1)
+	b = bytes.Replace(b, []byte(`"max_iterations": 1`), []byte(`"max_iterations": 2`), 1)
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runPHS(t, "train", "-resume", run); err == nil || !strings.Contains(err.Error(), "made for levints, not phsh") {
+		t.Errorf("resume with another algorithm in run.json: %v", err)
+	}
+}
