@@ -22,8 +22,9 @@ const (
 )
 
 // Save writes m to directory dir, which it creates if needed: the
-// configuration to config.json and the weights to weights.safetensors, each
-// file replaced atomically.
+// configuration to config.json and the weights to weights.safetensors, one
+// F32 tensor per parameter, named and shaped as the parameter (see Params
+// and docs/MODEL_FORMAT.md), each file replaced atomically.
 func Save(dir string, m *Model) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("model: %w", err)
@@ -54,8 +55,11 @@ func params(m *Model, prefix string) map[string]tensor {
 	return ts
 }
 
-// Load reads a model saved by Save from directory dir. Errors name the
-// file and what is wrong with it.
+// Load reads a model saved by Save from directory dir. Each tensor of
+// weights.safetensors must have its parameter's shape; a convolution's
+// weight may also have the flattened shape [out, in·kh·kw] of files written
+// before the tensors carried their real shapes (see legacyShape). Errors
+// name the file and what is wrong with it.
 func Load(dir string) (*Model, error) { return load(os.DirFS(dir), ".", dir) }
 
 // LoadFS reads a model saved by Save from directory dir of fsys.
@@ -103,19 +107,47 @@ func load(fsys fs.FS, dir, name string) (*Model, error) {
 // fill copies the tensors named prefix+parameter into m's parameters.
 func fill(m *Model, ts map[string]tensor, prefix string) error {
 	for _, p := range m.Params() {
-		t, ok := ts[prefix+p.Name]
+		name := prefix + p.Name
+		t, ok := ts[name]
 		if !ok {
-			return fmt.Errorf("no tensor %q", prefix+p.Name)
+			return fmt.Errorf("no tensor %q", name)
 		}
-		if len(t.data) != len(p.Data) || !slices.Equal(t.shape, p.Shape) {
-			return fmt.Errorf("tensor %q has shape %v, the configuration wants %v", prefix+p.Name, t.shape, p.Shape)
+		if err := copyTensor(p.Data, p.Shape, name, t); err != nil {
+			return err
 		}
-		copy(p.Data, t.data)
 	}
 	return nil
 }
 
-// Save writes the model and the optimiser's state to directory dir.
+// copyTensor copies the values of t, the tensor called name, to dst, the
+// values of a parameter of the given shape. t must have that shape or, for
+// a convolution's weight, its legacy shape (see legacyShape).
+func copyTensor(dst []float32, shape []int, name string, t tensor) error {
+	ok := slices.Equal(t.shape, shape) || slices.Equal(t.shape, legacyShape(shape))
+	if !ok || len(t.data) != len(dst) {
+		return fmt.Errorf("tensor %q has shape %v, the configuration wants %v", name, t.shape, shape)
+	}
+	copy(dst, t.data)
+	return nil
+}
+
+// legacyShape returns the other shape that Load and LoadTrainer accept for
+// a parameter of the given shape, or nil if there is none. Files written
+// before the tensors carried their real shapes stored a convolution's
+// weight [out, in, kh, kw] as the matrix [out, in·kh·kw]; its values are in
+// the same order in both, so such a tensor is read as it is. The other
+// parameters had their real shapes already.
+func legacyShape(shape []int) []int {
+	if len(shape) != 4 {
+		return nil
+	}
+	return []int{shape[0], shape[1] * shape[2] * shape[3]}
+}
+
+// Save writes the trainer to directory dir: the model's files, as Save
+// writes them, and optimizer.safetensors, with Adam's step count (metadata
+// "step") and its moment estimates, one pair of tensors per parameter,
+// "m/" and "v/" followed by the parameter's name, in the parameter's shape.
 func (t *Trainer) Save(dir string) error {
 	if err := Save(dir, t.m); err != nil {
 		return err
@@ -135,24 +167,27 @@ func (t *Trainer) Save(dir string) error {
 	return nil
 }
 
-// LoadTrainer reads what Trainer.Save wrote.
+// LoadTrainer reads what Trainer.Save wrote to directory dir, with the
+// model as Load reads it; each moment estimate must have its parameter's
+// shape, or the legacy shape Load accepts for it.
 func LoadTrainer(dir string, cfg TrainConfig) (*Trainer, error) {
 	m, err := Load(dir)
 	if err != nil {
 		return nil, err
 	}
 	t := NewTrainer(m, cfg)
-	b, err := os.ReadFile(filepath.Join(dir, OptimizerFile))
+	name := filepath.Join(dir, OptimizerFile)
+	b, err := os.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
 	ts, meta, err := decodeSafetensors(b)
 	if err != nil {
-		return nil, fmt.Errorf("model: %s: %w", OptimizerFile, err)
+		return nil, fmt.Errorf("model: %s: %w", name, err)
 	}
 	step, err := strconv.Atoi(meta["step"])
 	if err != nil {
-		return nil, fmt.Errorf("model: %s: bad step %q", OptimizerFile, meta["step"])
+		return nil, fmt.Errorf("model: %s: bad step %q", name, meta["step"])
 	}
 	t.opt.T = step
 	for i, p := range t.opt.Params {
@@ -160,11 +195,14 @@ func LoadTrainer(dir string, cfg TrainConfig) (*Trainer, error) {
 			prefix string
 			dst    []float32
 		}{{"m/", t.opt.M[i]}, {"v/", t.opt.V[i]}} {
-			ts, ok := ts[mv.prefix+p.Name]
-			if !ok || len(ts.data) != len(mv.dst) {
-				return nil, fmt.Errorf("model: %s: missing or misshapen %s%s", OptimizerFile, mv.prefix, p.Name)
+			tn := mv.prefix + p.Name
+			x, ok := ts[tn]
+			if !ok {
+				return nil, fmt.Errorf("model: %s: no tensor %q", name, tn)
 			}
-			copy(mv.dst, ts.data)
+			if err := copyTensor(mv.dst, p.Shape, tn, x); err != nil {
+				return nil, fmt.Errorf("model: %s: %w", name, err)
+			}
 		}
 	}
 	return t, nil

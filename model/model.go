@@ -6,7 +6,8 @@
 // convolutions of 32 filters of 2×2 with ReLU, then one or two branches of
 // a dense layer of 128 with ReLU: the policy branch ends in a linear layer
 // of one output per action and a log-softmax, the heuristic branch in one
-// linear output.
+// linear output. docs/MODEL_FORMAT.md describes the files of a saved
+// network and its computation, for reimplementing it elsewhere.
 package model
 
 import (
@@ -259,7 +260,10 @@ func (m *Model) Config() Config { return m.cfg }
 
 // Params returns the network's parameters in a fixed order: conv1, conv2,
 // then the policy branch's two dense layers and the heuristic branch's,
-// weight before bias. The slice is the model's own; do not modify it.
+// weight before bias. Each has its real shape, PyTorch's: [Filters, in,
+// Kernel, Kernel] for a convolution's weight (in is Channels for conv1,
+// Filters for conv2), [out, in] for a dense layer's, [out] for a bias. The
+// slice is the model's own; do not modify it.
 func (m *Model) Params() []*nn.Param { return m.params }
 
 // Clone returns a deep copy of m.

@@ -2,9 +2,12 @@ package models_test
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"slices"
 	"testing"
 
@@ -105,5 +108,41 @@ func TestWitness(t *testing.T) {
 	}
 	if mean := float64(total) / float64(len(ps)); mean > 500 {
 		t.Errorf("mean expansions %.1f, want at most 500 (the model solved them with 192.9)", mean)
+	}
+}
+
+// TestRealShapes checks that the weights files of the shipped models, and
+// of the PHS_h model of results/, are in the current layout: each tensor
+// has its parameter's real shape ([out, in, kh, kw] for the convolutions'
+// weights), not the flattened legacy one that Load also accepts.
+func TestRealShapes(t *testing.T) {
+	dirs := map[string]fs.FS{"../results/witness-phsh/model": os.DirFS("../results/witness-phsh/model")}
+	for _, d := range models.Domains() {
+		sub, err := fs.Sub(models.Files, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs["models/"+d] = sub
+	}
+	for name, fsys := range dirs {
+		m, err := model.LoadFS(fsys, ".")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b, err := fs.ReadFile(fsys, model.WeightsFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var header map[string]struct {
+			Shape []int `json:"shape"`
+		}
+		if n := binary.LittleEndian.Uint64(b); json.Unmarshal(b[8:8+n], &header) != nil {
+			t.Fatalf("%s: bad header", name)
+		}
+		for _, p := range m.Params() {
+			if got := header[p.Name].Shape; !slices.Equal(got, p.Shape) {
+				t.Errorf("%s: %s has shape %v, want %v", name, p.Name, got, p.Shape)
+			}
+		}
 	}
 }

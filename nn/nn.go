@@ -23,7 +23,10 @@ import (
 
 // A Param is a trainable tensor and the gradient accumulated for it.
 type Param struct {
-	Name  string
+	Name string
+	// Shape is the tensor's shape; Data and Grad hold its values in
+	// row-major order (the last index varies fastest), as many as the
+	// product of Shape.
 	Shape []int
 	Data  []float32
 	Grad  []float32
@@ -56,14 +59,18 @@ func (p *Param) ZeroGrad() { clear(p.Grad) }
 // images by OutC kernels of K×K.
 type Conv2D struct {
 	InC, InH, InW, OutC, K int
-	// Weight is OutC × (InC·K·K), row-major; Bias has OutC values.
+	// Weight has shape [OutC, InC, K, K], row-major, the layout of
+	// PyTorch's nn.Conv2d weight: y[o, i, j] = Bias[o] + Σ_{c,ky,kx}
+	// Weight[o, c, ky, kx]·x[c, i+ky, j+kx] (a cross-correlation, as in
+	// PyTorch and Keras). Read flat, it is the OutC × (InC·K·K) matrix of
+	// the convolution's matrix product. Bias has shape [OutC].
 	Weight, Bias *Param
 }
 
 // NewConv2D returns a convolution initialised as Keras does.
 func NewConv2D(name string, rng *rand.Rand, inC, inH, inW, outC, k int) *Conv2D {
 	l := &Conv2D{InC: inC, InH: inH, InW: inW, OutC: outC, K: k,
-		Weight: NewParam(name+".weight", true, outC, inC*k*k),
+		Weight: NewParam(name+".weight", true, outC, inC, k, k),
 		Bias:   NewParam(name+".bias", false, outC)}
 	l.Weight.GlorotUniform(rng, inC*k*k, outC*k*k)
 	return l
@@ -193,7 +200,8 @@ func (l *Conv2D) Backward(x []float32, layout Layout, n int, dy, dx, col, dcol [
 // A Dense layer computes y = x·Wᵀ + b for rows x of In values.
 type Dense struct {
 	In, Out int
-	// Weight is Out × In, row-major; Bias has Out values.
+	// Weight has shape [Out, In], row-major, the layout of PyTorch's
+	// nn.Linear weight; Bias has shape [Out].
 	Weight, Bias *Param
 }
 

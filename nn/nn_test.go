@@ -156,6 +156,31 @@ func TestConv2DDirect(t *testing.T) {
 	}
 }
 
+// TestParamShapes checks that the layers' parameters carry their real
+// shapes, PyTorch's: [out, in, kh, kw] for a convolution's weight (the
+// order TestConv2DDirect indexes it in), [out, in] for a dense layer's,
+// [out] for the biases.
+func TestParamShapes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	c := NewConv2D("c", rng, 2, 4, 5, 3, 2)
+	d := NewDense("d", rng, 7, 4)
+	for _, tc := range []struct {
+		p     *Param
+		shape []int
+	}{
+		{c.Weight, []int{3, 2, 2, 2}}, {c.Bias, []int{3}},
+		{d.Weight, []int{4, 7}}, {d.Bias, []int{4}},
+	} {
+		n := 1
+		for _, v := range tc.p.Shape {
+			n *= v
+		}
+		if !slices.Equal(tc.p.Shape, tc.shape) || n != len(tc.p.Data) || n != len(tc.p.Grad) {
+			t.Errorf("%s: shape %v with %d values, want %v", tc.p.Name, tc.p.Shape, len(tc.p.Data), tc.shape)
+		}
+	}
+}
+
 func TestDenseGradients(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	l := NewDense("d", rng, 7, 4)

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""Reference forward pass of a phs model directory, in NumPy or PyTorch.
+
+Reads a model directory as package model saves it (config.json and
+weights.safetensors, parsed by hand: no safetensors package needed), runs
+the network on encoded states and prints, for each state, the log-policy
+and the heuristic h. The file format and the architecture are described in
+docs/MODEL_FORMAT.md.
+
+    scripts/model_reference.py models/witness model/testdata/witness-inputs.npy
+    scripts/model_reference.py --torch --json results/witness-phsh/model x.f32
+
+The input is a .npy file of float32 (or any real dtype), of shape
+[N, C, H, W] or [C, H, W], or any other file read as raw little-endian
+float32 values, N·C·H·W of them, in that order. C, H and W are the model's
+channels, height and width.
+
+Needs NumPy; --torch needs PyTorch too.
+"""
+
+import argparse
+import json
+import os
+import struct
+import sys
+
+import numpy as np
+
+DEFAULTS = {"filters": 32, "kernel": 2, "hidden": 128}
+
+
+def read_safetensors(path):
+    """Returns ({name: float32 array in its stored shape}, metadata) of a
+    safetensors file of F32 tensors: an 8-byte little-endian header length,
+    a JSON header, then the tensors' little-endian data."""
+    with open(path, "rb") as f:
+        b = f.read()
+    (n,) = struct.unpack("<Q", b[:8])
+    header = json.loads(b[8 : 8 + n])
+    data = b[8 + n :]
+    meta = header.pop("__metadata__", {})
+    tensors = {}
+    for name, h in header.items():
+        if h["dtype"] != "F32":
+            raise ValueError(f"{path}: tensor {name}: dtype {h['dtype']}, want F32")
+        lo, hi = h["data_offsets"]
+        count = int(np.prod(h["shape"], dtype=np.int64))
+        if hi - lo != 4 * count:
+            raise ValueError(f"{path}: tensor {name}: offsets {lo}, {hi} do not fit shape {h['shape']}")
+        a = np.frombuffer(data, dtype="<f4", count=count, offset=lo)
+        tensors[name] = a.reshape(h["shape"]).astype(np.float32)
+    return tensors, meta
+
+
+def load_model(directory):
+    """Returns (config, weights) of a model directory: config.json with the
+    defaults of filters, kernel and hidden filled in, and the tensors of
+    weights.safetensors, each checked against the shape the configuration
+    gives it. A convolution's weight in the legacy flattened shape
+    [out, in*k*k] is reshaped to [out, in, k, k] (same values, same order)."""
+    with open(os.path.join(directory, "config.json")) as f:
+        cfg = json.load(f)
+    for k, v in DEFAULTS.items():
+        cfg[k] = cfg.get(k) or v
+    weights, _ = read_safetensors(os.path.join(directory, "weights.safetensors"))
+    C, H, W = cfg["channels"], cfg["height"], cfg["width"]
+    F, K, D, A = cfg["filters"], cfg["kernel"], cfg["hidden"], cfg["actions"]
+    flat = F * (H - 2 * (K - 1)) * (W - 2 * (K - 1))
+    shapes = {
+        "conv1.weight": (F, C, K, K), "conv1.bias": (F,),
+        "conv2.weight": (F, F, K, K), "conv2.bias": (F,),
+    }
+    if cfg["heads"] in ("policy", "both"):
+        shapes.update({"policy1.weight": (D, flat), "policy1.bias": (D,),
+                       "policy2.weight": (A, D), "policy2.bias": (A,)})
+    if cfg["heads"] in ("heuristic", "both"):
+        shapes.update({"heuristic1.weight": (D, flat), "heuristic1.bias": (D,),
+                       "heuristic2.weight": (1, D), "heuristic2.bias": (1,)})
+    out = {}
+    for name, shape in shapes.items():
+        t = weights[name]
+        if t.shape != shape and len(shape) == 4 and t.shape == (shape[0], int(np.prod(shape[1:]))):
+            t = t.reshape(shape)  # the legacy layout
+        if t.shape != shape:
+            raise ValueError(f"{directory}: tensor {name} has shape {t.shape}, want {shape}")
+        out[name] = t
+    return cfg, out
+
+
+def conv2d_relu(x, w, b):
+    """ReLU of the valid, stride-1 cross-correlation of x [N, C, H, W] by w
+    [O, C, K, K], plus b [O]: PyTorch's conv2d."""
+    K = w.shape[2]
+    win = np.lib.stride_tricks.sliding_window_view(x, (K, K), axis=(2, 3))  # N, C, H', W', K, K
+    y = np.einsum("ncijkl,ockl->noij", win, w, dtype=np.float32) + b[None, :, None, None]
+    return np.maximum(y, 0)
+
+
+def forward_numpy(cfg, wts, x):
+    """Returns (log_policy [N, A] or None, h [N] or None) for x [N, C, H, W]."""
+    a = conv2d_relu(x, wts["conv1.weight"], wts["conv1.bias"])
+    a = conv2d_relu(a, wts["conv2.weight"], wts["conv2.bias"])
+    flat = a.reshape(a.shape[0], -1)  # per sample: channel, then row, then column
+    log_pi = h = None
+    if "policy1.weight" in wts:
+        z = np.maximum(flat @ wts["policy1.weight"].T + wts["policy1.bias"], 0)
+        z = z @ wts["policy2.weight"].T + wts["policy2.bias"]
+        # log-softmax: z − (m + log Σ exp(z − m)), m the row's maximum.
+        m = z.max(axis=1, keepdims=True)
+        lse = m + np.log(np.exp((z - m).astype(np.float64)).sum(axis=1, keepdims=True)).astype(np.float32)
+        log_pi = z - lse
+    if "heuristic1.weight" in wts:
+        z = np.maximum(flat @ wts["heuristic1.weight"].T + wts["heuristic1.bias"], 0)
+        h = (z @ wts["heuristic2.weight"].T + wts["heuristic2.bias"])[:, 0]
+    return log_pi, h
+
+
+def forward_torch(cfg, wts, x):
+    """forward_numpy with PyTorch modules, whose state_dict the file's
+    tensors fill as they are (load_state_dict with strict=True)."""
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            C, F, K, D = cfg["channels"], cfg["filters"], cfg["kernel"], cfg["hidden"]
+            flat = F * (cfg["height"] - 2 * (K - 1)) * (cfg["width"] - 2 * (K - 1))
+            self.conv1 = nn.Conv2d(C, F, K)
+            self.conv2 = nn.Conv2d(F, F, K)
+            self.has_policy = "policy1.weight" in wts
+            self.has_heuristic = "heuristic1.weight" in wts
+            if self.has_policy:
+                self.policy1 = nn.Linear(flat, D)
+                self.policy2 = nn.Linear(D, cfg["actions"])
+            if self.has_heuristic:
+                self.heuristic1 = nn.Linear(flat, D)
+                self.heuristic2 = nn.Linear(D, 1)
+
+        def forward(self, x):
+            a = torch.relu(self.conv2(torch.relu(self.conv1(x))))
+            flat = torch.flatten(a, 1)
+            log_pi = h = None
+            if self.has_policy:
+                log_pi = torch.log_softmax(self.policy2(torch.relu(self.policy1(flat))), dim=1)
+            if self.has_heuristic:
+                h = self.heuristic2(torch.relu(self.heuristic1(flat)))[:, 0]
+            return log_pi, h
+
+    net = Net()
+    net.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in wts.items()}, strict=True)
+    with torch.no_grad():
+        log_pi, h = net(torch.from_numpy(x))
+    return (None if log_pi is None else log_pi.numpy(), None if h is None else h.numpy())
+
+
+def read_input(path, cfg):
+    """Returns the states of path as a float32 array [N, C, H, W]."""
+    shape = (cfg["channels"], cfg["height"], cfg["width"])
+    if path.endswith(".npy"):
+        x = np.load(path).astype(np.float32)
+    else:
+        x = np.fromfile(path, dtype="<f4").astype(np.float32)
+        size = int(np.prod(shape))
+        if x.size % size:
+            raise ValueError(f"{path}: {x.size} values, not a multiple of {size} ({shape})")
+    if x.ndim == 3:
+        x = x[None]
+    x = x.reshape((-1,) + shape)
+    return np.ascontiguousarray(x)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model", help="model directory (config.json, weights.safetensors)")
+    ap.add_argument("input", help=".npy [N, C, H, W] or raw little-endian float32 file")
+    ap.add_argument("--torch", action="store_true", help="run the network with PyTorch, not NumPy")
+    ap.add_argument("--json", action="store_true", help='print {"log_policy": [[...], ...], "h": [...]} (null for a missing head)')
+    args = ap.parse_args()
+    cfg, wts = load_model(args.model)
+    x = read_input(args.input, cfg)
+    if args.torch:
+        import torch
+
+        torch.set_num_threads(1)
+        log_pi, h = forward_torch(cfg, wts, x)
+    else:
+        log_pi, h = forward_numpy(cfg, wts, x)
+    if args.json:
+        out = {"log_policy": None if log_pi is None else log_pi.tolist(),
+               "h": None if h is None else h.tolist()}
+        json.dump(out, sys.stdout)
+        print()
+        return
+    for i in range(x.shape[0]):
+        parts = [f"{i}:"]
+        if log_pi is not None:
+            parts.append("log_pi " + " ".join(f"{v:.6g}" for v in log_pi[i]))
+        if h is not None:
+            parts.append(f"h {h[i]:.6g}")
+        print("  ".join(parts))
+
+
+if __name__ == "__main__":
+    main()
