@@ -209,7 +209,9 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // range, or says that files is empty or names the -out file; then it sets
 // the defaults that depend on the machine and the logger to stderr.
 func (cfg *searchConfig) check(cmd string, files []string, stderr io.Writer) error {
-	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	if err := checkWC(cmd, cfg.w, cfg.c); err != nil {
+		return err
+	}
 	switch {
 	case cfg.budget < 0:
 		return usagef("%s: -budget %d: want >= 0", cmd, cfg.budget)
@@ -219,10 +221,6 @@ func (cfg *searchConfig) check(cmd string, files []string, stderr io.Writer) err
 		return usagef("%s: -timeout %v: want >= 0 (0: none)", cmd, cfg.timeout)
 	case cfg.workers < 0:
 		return usagef("%s: -workers %d: want >= 0 (0: all cores)", cmd, cfg.workers)
-	case !(cfg.w >= 0 && finite(cfg.w)):
-		return usagef("%s: -w %g: want a finite number >= 0", cmd, cfg.w)
-	case !(cfg.c > 0 && finite(cfg.c)):
-		return usagef("%s: -c %g: want a finite number > 0", cmd, cfg.c)
 	case cfg.progressEvery < 0:
 		return usagef("%s: -progress %v: want >= 0 (0: none)", cmd, cfg.progressEvery)
 	case cfg.memoryMiB < -1 || cfg.memoryMiB > math.MaxInt64>>20:
@@ -250,6 +248,21 @@ func (cfg *searchConfig) check(cmd string, files []string, stderr io.Writer) err
 	}
 	return nil
 }
+
+// checkWC returns a usage error of cmd if the weight w of -w or the
+// exploration constant c of -c is out of range.
+func checkWC(cmd string, w, c float64) error {
+	switch {
+	case !(w >= 0 && finite(w)):
+		return usagef("%s: -w %g: want a finite number >= 0", cmd, w)
+	case !(c > 0 && finite(c)):
+		return usagef("%s: -c %g: want a finite number > 0", cmd, c)
+	}
+	return nil
+}
+
+// finite reports whether x is neither infinite nor NaN.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // sameFile reports whether paths a and b name the same existing file, or
 // the same path.

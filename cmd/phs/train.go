@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -164,7 +163,9 @@ func (cfg *trainConfig) check(stderr io.Writer) error {
 	if err != nil {
 		return usagef("train: -alg: %v", err)
 	}
-	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	if err := checkWC("train", cfg.W, cfg.C); err != nil {
+		return err
+	}
 	switch {
 	case cfg.Budget < 0:
 		return usagef("train: -budget %d: want >= 0 (0: the paper's)", cfg.Budget)
@@ -182,10 +183,6 @@ func (cfg *trainConfig) check(stderr io.Writer) error {
 		return usagef("train: -lr %g: want a finite number > 0", cfg.LearningRate)
 	case !(cfg.L2 >= 0 && finite(cfg.L2)):
 		return usagef("train: -l2 %g: want a finite number >= 0", cfg.L2)
-	case !(cfg.W >= 0 && finite(cfg.W)):
-		return usagef("train: -w %g: want a finite number >= 0", cfg.W)
-	case !(cfg.C > 0 && finite(cfg.C)):
-		return usagef("train: -c %g: want a finite number > 0", cfg.C)
 	case cfg.Iterations < 0:
 		return usagef("train: -iterations %d: want >= 0 (0: no limit)", cfg.Iterations)
 	case cfg.TimeLimit < 0:

@@ -62,14 +62,15 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// TestParseTestSet reads the first 40 puzzles of the paper's test set, kept
-// in testdata, writes them back, checks facts of a few and solves each.
-func TestParseTestSet(t *testing.T) {
-	ps := read(t, testSetExcerpt)
-	if len(ps) != 40 {
-		t.Fatalf("%d puzzles, want 40", len(ps))
+// readBack reads the n puzzles of file and checks that Write gives the file
+// back (but for the blank line at its end).
+func readBack(t *testing.T, file string, n int) []*Problem {
+	t.Helper()
+	ps := read(t, file)
+	if len(ps) != n {
+		t.Fatalf("%s: %d puzzles, want %d", file, len(ps), n)
 	}
-	data, err := os.ReadFile(testSetExcerpt)
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,10 +78,16 @@ func TestParseTestSet(t *testing.T) {
 	if err := Write(&buf, ps); err != nil {
 		t.Fatal(err)
 	}
-	// The file ends with a blank line.
 	if !bytes.Equal(buf.Bytes(), append(bytes.TrimRight(data, "\n"), '\n')) {
-		t.Errorf("Write does not give back the excerpt:\n%s", buf.Bytes())
+		t.Errorf("%s: Write does not give the file back:\n%s", file, buf.Bytes())
 	}
+	return ps
+}
+
+// TestParseTestSet reads the first 40 puzzles of the paper's test set, kept
+// in testdata, writes them back, checks facts of a few and solves each.
+func TestParseTestSet(t *testing.T) {
+	ps := readBack(t, testSetExcerpt, 40)
 	// IDs are "<file base name>#<index>", from 0.
 	if ps[0].ID != "puzzles_4x4_test-first40.txt#0" || ps[17].ID != "puzzles_4x4_test-first40.txt#17" ||
 		ps[39].ID != "puzzles_4x4_test-first40.txt#39" {
@@ -144,22 +151,7 @@ func TestParseTestSetFull(t *testing.T) {
 	if _, err := os.Stat(testSet); err != nil {
 		t.Skip("no test set:", err)
 	}
-	ps := read(t, testSet)
-	if len(ps) != 1000 {
-		t.Fatalf("%d puzzles, want 1000", len(ps))
-	}
-	data, err := os.ReadFile(testSet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := Write(&buf, ps); err != nil {
-		t.Fatal(err)
-	}
-	// The file ends with a blank line.
-	if !bytes.Equal(buf.Bytes(), append(bytes.TrimRight(data, "\n"), '\n')) {
-		t.Error("Write does not give back the test set")
-	}
+	ps := readBack(t, testSet, 1000)
 	p := ps[0]
 	if gl, gc := p.Goal(); p.ID != "puzzles_4x4_test.txt#0" || ps[999].ID != "puzzles_4x4_test.txt#999" ||
 		p.Rows != 4 || p.Cols != 4 || gl != 4 || gc != 0 || p.Color(1, 3) != 1 {
@@ -170,6 +162,10 @@ func TestParseTestSetFull(t *testing.T) {
 		if solve(p) == nil {
 			t.Errorf("%s: no solution", p.ID)
 		}
+	}
+	data, err := os.ReadFile(testSet)
+	if err != nil {
+		t.Fatal(err)
 	}
 	excerpt, err := os.ReadFile(testSetExcerpt)
 	if err != nil {

@@ -148,25 +148,9 @@ func Fetch(ctx context.Context, client *http.Client, files []File, dir string, p
 	if client == nil {
 		client = http.DefaultClient
 	}
-	if progress == nil {
-		progress = io.Discard
-	}
-	for _, f := range files {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		dest, ok, err := check(f, dir, progress)
-		if err != nil {
-			return err
-		}
-		if ok {
-			continue
-		}
-		if err := download(ctx, client, f, dest, progress); err != nil {
-			return err
-		}
-	}
-	return nil
+	return each(ctx, files, dir, progress, func(f File, dest string, progress io.Writer) error {
+		return download(ctx, client, f, dest, progress)
+	})
 }
 
 // Import makes each file of files present and verified under dir, in order,
@@ -185,6 +169,15 @@ func Fetch(ctx context.Context, client *http.Client, files []File, dir string, p
 //
 // Import writes a line to progress (nil for none) for each file.
 func Import(ctx context.Context, from, dir string, files []File, progress io.Writer) error {
+	return each(ctx, files, dir, progress, func(f File, dest string, progress io.Writer) error {
+		return copyFile(ctx, f, filepath.Join(from, filepath.FromSlash(f.Path)), dest, progress)
+	})
+}
+
+// each makes the files present and verified under dir, in order: it skips
+// those already there (check) and calls get for the others, stopping at the
+// first error or when ctx is done.
+func each(ctx context.Context, files []File, dir string, progress io.Writer, get func(f File, dest string, progress io.Writer) error) error {
 	if progress == nil {
 		progress = io.Discard
 	}
@@ -199,7 +192,7 @@ func Import(ctx context.Context, from, dir string, files []File, progress io.Wri
 		if ok {
 			continue
 		}
-		if err := copyFile(ctx, f, filepath.Join(from, filepath.FromSlash(f.Path)), dest, progress); err != nil {
+		if err := get(f, dest, progress); err != nil {
 			return err
 		}
 	}
