@@ -12,6 +12,36 @@ import (
 	"github.com/phs-go/phs/internal/jsonl"
 )
 
+// Iteration holds the metrics of one Bootstrap iteration: one row of a
+// learning curve.
+type Iteration struct {
+	Iteration int   `json:"iteration"`
+	Budget    int64 `json:"budget"`
+	// Attempted, Solved and New count the problems attempted, solved and
+	// solved for the first time in this iteration; TotalSolved counts those
+	// solved at least once so far.
+	Attempted   int `json:"attempted"`
+	Solved      int `json:"solved"`
+	New         int `json:"new"`
+	TotalSolved int `json:"total_solved"`
+	// Expansions and Evaluations sum over the iteration's searches;
+	// TotalExpansions over the whole run.
+	Expansions      int64 `json:"expansions"`
+	TotalExpansions int64 `json:"total_expansions"`
+	Evaluations     int64 `json:"evaluations"`
+	// Updates counts optimiser steps; the losses are their means.
+	Updates       int     `json:"updates"`
+	PolicyLoss    float64 `json:"policy_loss"`
+	HeuristicLoss float64 `json:"heuristic_loss"`
+	// IterationS is the iteration's wall time, WallS the run's total wall
+	// time at its end, both in seconds.
+	IterationS float64 `json:"iteration_s"`
+	WallS      float64 `json:"wall_s"`
+	// Partial marks the iteration under way when the metrics were
+	// written: the last row of a run's metrics files until it ends.
+	Partial bool `json:"partial,omitempty"`
+}
+
 // Metrics file names in a run directory.
 const (
 	MetricsCSV   = "metrics.csv"

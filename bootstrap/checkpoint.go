@@ -1,0 +1,266 @@
+package bootstrap
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/phs-go/phs/internal/atomicfile"
+	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/search"
+)
+
+// state is everything a training run needs to go on after a restart,
+// besides the model and the optimiser: the checkpoint's state.json.
+type state struct {
+	// Iteration is the current iteration, from 1; Next is the position in
+	// its list of problems of the next one to attempt.
+	Iteration int   `json:"iteration"`
+	Next      int   `json:"next"`
+	Budget    int64 `json:"budget"`
+	// Solved[i] is 1 if problem i was ever solved; SolvedNow[i] if it was
+	// solved in the current iteration; Streak[i] counts the consecutive
+	// attempted iterations, up to 255, that solved it.
+	Solved    []byte `json:"solved"`
+	SolvedNow []byte `json:"solved_now"`
+	Streak    []byte `json:"streak"`
+	// Current accumulates the metrics of the current iteration; the loss
+	// fields hold sums until the iteration ends.
+	Current Iteration `json:"current"`
+	// Metrics are the finished iterations.
+	Metrics []Iteration `json:"metrics"`
+	// ElapsedS is the run's wall time so far in seconds.
+	ElapsedS float64 `json:"elapsed_s"`
+	// RNG is the state of the update shuffler.
+	RNG []byte `json:"rng"`
+	// Done reports that training reached a stopping condition.
+	Done bool `json:"done"`
+	// Problems is the number of training problems and ProblemsSHA256 the
+	// fingerprint of the problems (problemsHash), checked on resume.
+	Problems       int    `json:"problems"`
+	ProblemsSHA256 string `json:"problems_sha256"`
+}
+
+// problemsHash returns the hexadecimal SHA-256 of the tasks, in order: of
+// each ID and of the network encoding of each start state.
+func problemsHash[S comparable](tasks []search.Task[S]) string {
+	h := sha256.New()
+	var x []float32
+	var b []byte
+	for _, t := range tasks {
+		fmt.Fprintf(h, "%d:%s;", len(t.ID), t.ID)
+		enc, ok := t.Problem.(search.Encoder[S])
+		if !ok {
+			continue
+		}
+		c, hh, w := enc.InputShape()
+		x = slices.Grow(x[:0], c*hh*w)[:c*hh*w]
+		enc.Encode(enc.Root(), x)
+		b = b[:0]
+		for _, v := range x {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+		}
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+const (
+	checkpointDir = "checkpoint"
+	stateFile     = "state.json"
+)
+
+// ErrLocked is the error of Train and Resume for a run directory that
+// another training run is using.
+var ErrLocked = errors.New("another training run is using the directory")
+
+// ErrTrainingDone is the error of Resume for a run that has already
+// finished: every problem solved, or a limit of its Config reached.
+var ErrTrainingDone = errors.New("bootstrap: training already finished")
+
+// newState returns the state of a fresh run over n problems of
+// fingerprint hash.
+func newState(cfg *Config, n int, hash string) *state {
+	rng := rand.NewPCG(cfg.Seed, 0x5eed)
+	b, _ := rng.MarshalBinary()
+	return &state{
+		Iteration:      1,
+		Budget:         cfg.Budget,
+		Solved:         make([]byte, n),
+		SolvedNow:      make([]byte, n),
+		Streak:         make([]byte, n),
+		RNG:            b,
+		Problems:       n,
+		ProblemsSHA256: hash,
+	}
+}
+
+// check returns an error naming the first field of st that cannot be the
+// state of a run over n problems.
+func (st *state) check(n int) error {
+	flags := func(name string, b []byte) error {
+		if len(b) != n {
+			return fmt.Errorf("%s has %d entries for %d problems", name, len(b), n)
+		}
+		return nil
+	}
+	switch {
+	case st.Problems != n:
+		return fmt.Errorf("problems: the checkpoint is for %d problems, got %d", st.Problems, n)
+	case st.Iteration < 1:
+		return fmt.Errorf("iteration %d; want >= 1", st.Iteration)
+	case st.Next < 0 || st.Next > n:
+		return fmt.Errorf("next %d; want 0 to %d", st.Next, n)
+	case st.Budget <= 0:
+		return fmt.Errorf("budget %d; want > 0", st.Budget)
+	case st.ElapsedS < 0 || math.IsNaN(st.ElapsedS):
+		return fmt.Errorf("elapsed_s %g; want >= 0", st.ElapsedS)
+	}
+	for _, f := range []struct {
+		name string
+		b    []byte
+	}{{"solved", st.Solved}, {"solved_now", st.SolvedNow}, {"streak", st.Streak}} {
+		if err := flags(f.name, f.b); err != nil {
+			return err
+		}
+	}
+	for i := range n {
+		if st.Solved[i] > 1 || st.SolvedNow[i] > 1 || (st.SolvedNow[i] == 1 && st.Solved[i] == 0) {
+			return fmt.Errorf("solved/solved_now: bad flags %d/%d for problem %d", st.Solved[i], st.SolvedNow[i], i)
+		}
+	}
+	return nil
+}
+
+// loadCheckpoint reads the checkpoint in run directory dir: the trainer
+// (model and optimiser) and the state, checked for a run over n problems.
+func loadCheckpoint(dir string, lc model.TrainConfig, n int) (*model.Trainer, *state, error) {
+	cp := filepath.Join(dir, checkpointDir)
+	if _, err := os.Stat(cp); errors.Is(err, os.ErrNotExist) {
+		// A crash between the two renames of writeCheckpoint leaves the
+		// previous checkpoint under its old name.
+		if _, err := os.Stat(cp + ".old"); err == nil {
+			cp += ".old"
+		}
+	}
+	tr, err := model.LoadTrainer(cp, lc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bootstrap: resume %s: %w", dir, err)
+	}
+	name := filepath.Join(cp, stateFile)
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bootstrap: resume %s: %w", dir, err)
+	}
+	var st state
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&st); err != nil {
+		return nil, nil, fmt.Errorf("bootstrap: resume: %s: %w", name, err)
+	}
+	if err := st.check(n); err != nil {
+		return nil, nil, fmt.Errorf("bootstrap: resume: %s: %w", name, err)
+	}
+	return tr, &st, nil
+}
+
+// finished reports whether training is over, after elapsed seconds: every
+// problem solved, or a limit of cfg reached.
+func (st *state) finished(cfg *Config, elapsed float64) bool {
+	return st.totalSolved() == len(st.Solved) ||
+		(cfg.MaxIterations > 0 && len(st.Metrics) >= cfg.MaxIterations) ||
+		(cfg.TimeLimit > 0 && elapsed >= cfg.TimeLimit.Seconds())
+}
+
+// attemptOrder returns the problems the current iteration attempts, in order.
+func (st *state) attemptOrder(skipAfter int) []int {
+	order := make([]int, 0, len(st.Solved))
+	for k := range st.Solved {
+		if skipAfter > 0 && int(st.Streak[k]) >= skipAfter {
+			continue
+		}
+		order = append(order, k)
+	}
+	return order
+}
+
+// summary returns the metrics of the current iteration as it stands after
+// elapsed seconds of training.
+func (st *state) summary(elapsed float64) Iteration {
+	it := st.Current
+	it.Iteration = st.Iteration
+	it.Budget = st.Budget
+	it.TotalSolved = st.totalSolved()
+	it.TotalExpansions = it.Expansions
+	if len(st.Metrics) > 0 {
+		it.TotalExpansions += st.Metrics[len(st.Metrics)-1].TotalExpansions
+	}
+	if it.Updates > 0 {
+		it.PolicyLoss /= float64(it.Updates)
+		it.HeuristicLoss /= float64(it.Updates)
+	}
+	it.WallS = elapsed
+	return it
+}
+
+func (st *state) totalSolved() int {
+	n := 0
+	for _, s := range st.Solved {
+		n += int(s)
+	}
+	return n
+}
+
+// writeCheckpoint writes the trainer and the state to dir/checkpoint and the
+// metrics to dir/metrics.csv and dir/metrics.jsonl. The checkpoint is
+// written to a new directory that then replaces the old one, so that a
+// crash at any moment leaves a complete checkpoint.
+func writeCheckpoint(dir string, tr *model.Trainer, st *state) error {
+	wrap := func(err error) error { return fmt.Errorf("bootstrap: checkpoint of %s: %w", dir, err) }
+	cp := filepath.Join(dir, checkpointDir)
+	tmp, old := cp+".new", cp+".old"
+	if err := os.RemoveAll(tmp); err != nil {
+		return wrap(err)
+	}
+	if err := tr.Save(tmp); err != nil {
+		return wrap(err)
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return wrap(err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(tmp, stateFile), b); err != nil {
+		return wrap(err)
+	}
+	if err := os.RemoveAll(old); err != nil {
+		return wrap(err)
+	}
+	if err := os.Rename(cp, old); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return wrap(err)
+	}
+	if err := os.Rename(tmp, cp); err != nil {
+		return wrap(err)
+	}
+	if err := os.RemoveAll(old); err != nil {
+		return wrap(err)
+	}
+	metrics := st.Metrics
+	if st.Current.Attempted > 0 {
+		it := st.summary(st.ElapsedS)
+		it.Partial = true
+		metrics = append(metrics[:len(metrics):len(metrics)], it)
+	}
+	if err := writeMetrics(dir, metrics); err != nil {
+		return wrap(err)
+	}
+	return nil
+}
