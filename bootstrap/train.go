@@ -29,9 +29,11 @@ import (
 // stops; Resume continues the run from there. It returns ctx.Err() if
 // interrupted, after writing the checkpoint.
 //
-// Train refuses a directory that already holds a checkpoint, a
-// configuration out of range, a model that lacks a head the algorithm
-// reads, and tasks that the model cannot evaluate, before it starts.
+// Train refuses a configuration out of range, a model that lacks a head
+// the algorithm reads, tasks that the model cannot evaluate, a directory
+// that already holds a checkpoint and one that another training uses
+// (ErrLocked), before it starts; it then writes a first checkpoint, before
+// any search.
 //
 // Every iteration attempts the problems in input order (skipping, with
 // SkipSolvedAfter, the long-solved ones), in consecutive groups of
@@ -77,10 +79,12 @@ func Train[S comparable](ctx context.Context, tasks []search.Task[S], m *model.M
 // finished iterations so far. cfg must be the run's configuration, but
 // for the limits (MaxIterations, TimeLimit), which it may raise, and the
 // settings that do not change the results (Workers, CheckpointEvery,
-// Logger, LogEvery); the checkpoint's algorithm and problems (their IDs, in order)
-// must be those of cfg and tasks (their IDs and start states, in order). It returns ErrTrainingDone, with the
-// model and the metrics, if the run had already finished within cfg's
-// limits.
+// Logger, LogEvery). The checkpoint's algorithm must be cfg's, and its
+// problems those of tasks (the same IDs and start states, in the same
+// order). It returns ErrTrainingDone, with the model and the metrics, if
+// the run had already finished within cfg's limits. Resume takes the run
+// directory's lock, as Train does: it fails with ErrLocked while another
+// training uses the directory.
 func Resume[S comparable](ctx context.Context, tasks []search.Task[S], cfg Config) (*model.Model, []Iteration, error) {
 	if err := cfg.check(); err != nil {
 		return nil, nil, fmt.Errorf("bootstrap: resume: %w", err)
