@@ -34,7 +34,7 @@ type state struct {
 	SolvedNow []byte `json:"solved_now"`
 	Streak    []byte `json:"streak"`
 	// Current accumulates the metrics of the current iteration; the loss
-	// fields hold sums until the iteration ends.
+	// and staleness fields hold sums until the iteration ends.
 	Current Iteration `json:"current"`
 	// Metrics are the finished iterations.
 	Metrics []Iteration `json:"metrics"`
@@ -207,6 +207,9 @@ func (st *state) summary(elapsed float64) Iteration {
 	if it.Updates > 0 {
 		it.PolicyLoss /= float64(it.Updates)
 		it.HeuristicLoss /= float64(it.Updates)
+	}
+	if it.Attempted > 0 {
+		it.MeanStaleness /= float64(it.Attempted)
 	}
 	it.WallS = elapsed
 	return it

@@ -41,8 +41,13 @@ type Config struct {
 	// was attempted. 0 attempts every problem in every iteration (the paper).
 	SkipSolvedAfter int
 	// Workers is the number of searches run in parallel; 0 means
-	// runtime.NumCPU(). The results do not depend on it.
+	// runtime.NumCPU(). Synchronous results do not depend on it.
 	Workers int
+	// Async trains asynchronously (see Train): the workers search on
+	// without waiting for the learner, with the weights it last published.
+	// False is the paper's synchronous procedure, whose results do not
+	// depend on the number of workers.
+	Async bool
 	// Seed seeds the shuffling of trajectories in updates.
 	Seed uint64
 	// LearningRate is Adam's, finite and ≥ 0; 0 means 1e-4. L2 adds

@@ -33,6 +33,12 @@ type Iteration struct {
 	Updates       int     `json:"updates"`
 	PolicyLoss    float64 `json:"policy_loss"`
 	HeuristicLoss float64 `json:"heuristic_loss"`
+	// MeanStaleness and MaxStaleness say how many weight updates behind
+	// the learner the searches of asynchronous training were, when their
+	// results were learned from: the mean and the largest over the
+	// iteration's searches. 0 in synchronous training.
+	MeanStaleness float64 `json:"mean_staleness,omitempty"`
+	MaxStaleness  int     `json:"max_staleness,omitempty"`
 	// IterationS is the iteration's wall time, WallS the run's total wall
 	// time at its end, both in seconds.
 	IterationS float64 `json:"iteration_s"`
@@ -50,7 +56,7 @@ const (
 
 var metricsHeader = []string{"iteration", "budget", "attempted", "solved", "new", "total_solved",
 	"expansions", "total_expansions", "evaluations", "updates", "policy_loss", "heuristic_loss",
-	"iteration_s", "wall_s", "partial"}
+	"mean_staleness", "max_staleness", "iteration_s", "wall_s", "partial"}
 
 func (it Iteration) csvRecord() []string {
 	i := strconv.Itoa
@@ -58,7 +64,8 @@ func (it Iteration) csvRecord() []string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 	return []string{i(it.Iteration), i64(it.Budget), i(it.Attempted), i(it.Solved), i(it.New),
 		i(it.TotalSolved), i64(it.Expansions), i64(it.TotalExpansions), i64(it.Evaluations),
-		i(it.Updates), f(it.PolicyLoss), f(it.HeuristicLoss), f(it.IterationS), f(it.WallS),
+		i(it.Updates), f(it.PolicyLoss), f(it.HeuristicLoss), f(it.MeanStaleness), i(it.MaxStaleness),
+		f(it.IterationS), f(it.WallS),
 		strconv.FormatBool(it.Partial)}
 }
 

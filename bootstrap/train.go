@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/phs-go/phs/model"
@@ -47,6 +48,15 @@ import (
 // run does not depend on the number of workers or on the order in which
 // searches finish. If an iteration solves no problem that was never solved
 // before, the budget grows by BudgetGrowth.
+//
+// With cfg.Async, the workers do not wait for the updates: they take the
+// iteration's problems in order, as many as a group and one per worker
+// ahead of the learner, and search each with the weights the learner
+// published last (it publishes after each group's update). The groups,
+// their updates and the schedule are as above; the weights a search used
+// may be a few updates old (its staleness, in the metrics), so the run
+// depends on the timing of the searches. An interruption or a checkpoint
+// keeps only the groups already learned from; searches under way are lost.
 func Train[S comparable](ctx context.Context, tasks []search.Task[S], m *model.Model, cfg Config) ([]Iteration, error) {
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("bootstrap: train: %w", err)
@@ -129,7 +139,13 @@ type run[S comparable] struct {
 	// learner waits.
 	solvers []*search.Solver[S]
 	samples []model.Sample
-	clock   clock
+	// version counts the updates of the run under way (one per group).
+	version int64
+	// Asynchronous training: the workers, made at the first iteration, and
+	// the weights the learner published last.
+	workers   []*asyncWorker[S]
+	published atomic.Pointer[snapshot]
+	clock     clock
 	// When the last checkpoint and the last progress line were written.
 	lastCheckpoint, lastLog time.Time
 }
@@ -191,42 +207,14 @@ func (r *run[S]) loop(ctx context.Context) error {
 		for _, s := range r.solvers {
 			s.SetBudget(st.Budget)
 		}
-		for st.Next < len(order) {
-			if r.cfg.TimeLimit > 0 && r.clock.elapsed() >= r.cfg.TimeLimit.Seconds() {
-				st.Done = true
-				return r.checkpoint()
-			}
-			group := order[st.Next:min(st.Next+r.cfg.ProblemsPerUpdate, len(order))]
-			if err := r.group(ctx, group); err != nil {
-				if ctx.Err() == nil {
-					return err
-				}
-				// The group is lost; the state is still that of its start.
-				if cerr := r.checkpoint(); cerr != nil {
-					return cerr
-				}
-				return ctx.Err()
-			}
-			checkpointed := false
-			if time.Since(r.lastCheckpoint) >= r.cfg.CheckpointEvery {
-				if err := r.checkpoint(); err != nil {
-					return err
-				}
-				checkpointed = true
-			}
-			if r.cfg.Logger != nil && time.Since(r.lastLog) >= r.cfg.LogEvery {
-				r.lastLog = time.Now()
-				st.logProgress(r.cfg.Logger, len(order), r.clock.iteration(), r.clock.elapsed())
-			}
-			if r.cfg.afterChunk != nil {
-				r.cfg.afterChunk(st, checkpointed)
-			}
-			if err := ctx.Err(); err != nil {
-				if cerr := r.checkpoint(); cerr != nil {
-					return cerr
-				}
-				return err
-			}
+		var err error
+		if r.cfg.Async {
+			err = r.iterationAsync(ctx, order)
+		} else {
+			err = r.iteration(ctx, order)
+		}
+		if err != nil || st.Done {
+			return err
 		}
 		if err := r.endIteration(order); err != nil || st.Done {
 			return err
@@ -237,22 +225,96 @@ func (r *run[S]) loop(ctx context.Context) error {
 	}
 }
 
-// group attempts the problems of group (indices into the tasks) in
-// parallel, counts the results, and updates the model on the solutions.
-func (r *run[S]) group(ctx context.Context, group []int) error {
+// iteration attempts the problems of order from st.Next on, a group at a
+// time: the searches of a group run in parallel, then the learner updates
+// the model on their solutions. It returns when the iteration is done, or
+// with st.Done at the time limit, or with ctx's error after a checkpoint.
+func (r *run[S]) iteration(ctx context.Context, order []int) error {
 	st := r.st
+	for st.Next < len(order) {
+		if r.timeUp() {
+			return r.checkpoint()
+		}
+		group := order[st.Next:min(st.Next+r.cfg.ProblemsPerUpdate, len(order))]
+		gt := r.groupTasks(group)
+		results := make([]search.Result[S], len(group))
+		err := search.SolveAll(ctx, gt, r.solvers, func(i int, res search.Result[S]) error {
+			results[i] = res
+			return nil
+		})
+		if err == nil {
+			err = r.learn(group, results, nil)
+		}
+		if err := r.afterGroup(ctx, len(order), err); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// timeUp reports whether the run's time limit has passed, and then marks
+// the run done.
+func (r *run[S]) timeUp() bool {
+	if r.cfg.TimeLimit > 0 && r.clock.elapsed() >= r.cfg.TimeLimit.Seconds() {
+		r.st.Done = true
+	}
+	return r.st.Done
+}
+
+// groupTasks returns the tasks of group.
+func (r *run[S]) groupTasks(group []int) []search.Task[S] {
 	gt := make([]search.Task[S], len(group))
 	for i, k := range group {
 		gt[i] = r.tasks[k]
 	}
-	results := make([]search.Result[S], len(group))
-	err := search.SolveAll(ctx, gt, r.solvers, func(i int, res search.Result[S]) error {
-		results[i] = res
-		return nil
-	})
+	return gt
+}
+
+// afterGroup ends the attempt of a group, of an iteration of n problems,
+// that ended with err: on an interruption it writes the checkpoint of the
+// state before the group; otherwise it writes one if it is time, logs
+// progress, and returns ctx's error after a checkpoint if ctx is done.
+func (r *run[S]) afterGroup(ctx context.Context, n int, err error) error {
+	st := r.st
 	if err != nil {
+		if ctx.Err() == nil {
+			return err
+		}
+		// The group is lost; the state is still that of its start.
+		if cerr := r.checkpoint(); cerr != nil {
+			return cerr
+		}
+		return ctx.Err()
+	}
+	checkpointed := false
+	if time.Since(r.lastCheckpoint) >= r.cfg.CheckpointEvery {
+		if err := r.checkpoint(); err != nil {
+			return err
+		}
+		checkpointed = true
+	}
+	if r.cfg.Logger != nil && time.Since(r.lastLog) >= r.cfg.LogEvery {
+		r.lastLog = time.Now()
+		st.logProgress(r.cfg.Logger, n, r.clock.iteration(), r.clock.elapsed())
+	}
+	if r.cfg.afterChunk != nil {
+		r.cfg.afterChunk(st, checkpointed)
+	}
+	if err := ctx.Err(); err != nil {
+		if cerr := r.checkpoint(); cerr != nil {
+			return cerr
+		}
 		return err
 	}
+	return nil
+}
+
+// learn counts the results of the searches of group (indices into the
+// tasks), updates the model on their solutions and moves st.Next past the
+// group. versions, if not nil, holds the version of the weights each
+// search used, for the staleness.
+func (r *run[S]) learn(group []int, results []search.Result[S], versions []int64) error {
+	st := r.st
 	r.samples = r.samples[:0]
 	cur := &st.Current
 	for i, res := range results {
@@ -260,6 +322,11 @@ func (r *run[S]) group(ctx context.Context, group []int) error {
 		cur.Attempted++
 		cur.Expansions += res.Expansions
 		cur.Evaluations += res.Evaluations
+		if versions != nil {
+			stale := int(r.version - versions[i])
+			cur.MeanStaleness += float64(stale)
+			cur.MaxStaleness = max(cur.MaxStaleness, stale)
+		}
 		if !res.Solved {
 			continue
 		}
@@ -269,9 +336,9 @@ func (r *run[S]) group(ctx context.Context, group []int) error {
 			st.Solved[k] = 1
 			cur.New++
 		}
-		s, err := sample(gt[i].Problem, res.Trajectory)
+		s, err := sample(r.tasks[k].Problem, res.Trajectory)
 		if err != nil {
-			return fmt.Errorf("bootstrap: %s: %w", gt[i].ID, err)
+			return fmt.Errorf("bootstrap: %s: %w", r.tasks[k].ID, err)
 		}
 		r.samples = append(r.samples, s)
 	}
@@ -287,6 +354,7 @@ func (r *run[S]) group(ctx context.Context, group []int) error {
 			cur.HeuristicLoss += l.Heuristic
 		}
 	}
+	r.version++
 	st.Next += len(group)
 	return nil
 }

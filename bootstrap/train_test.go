@@ -349,3 +349,44 @@ func TestBootstrapTest(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainAsync checks that asynchronous training learns (problems solved
+// after the first iteration that it did not solve), records the staleness of its
+// searches, and resumes after an interruption.
+func TestTrainAsync(t *testing.T) {
+	tasks := mazes(48, 5)
+	cfg := trainConfig(t, "phsh")
+	cfg.Async = true
+	cfg.MaxIterations = 4
+	ctx, cancel := context.WithCancel(context.Background())
+	groups := 0
+	cfg.afterChunk = func(st *state, _ bool) {
+		if groups++; groups == 3 {
+			cancel()
+		}
+	}
+	if _, err := Train(ctx, tasks, newModel(t, "phsh"), cfg); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	cfg.afterChunk = nil
+	_, st, err := loadCheckpoint(cfg.Dir, cfg.optimizer(), len(tasks))
+	if err != nil || st.Iteration != 1 || st.Next != 24 {
+		t.Fatalf("checkpoint at iteration %d, problem %d, %v; want 1, 24 (three groups of 8)", st.Iteration, st.Next, err)
+	}
+	_, metrics, err := Resume(context.Background(), tasks, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(metrics) != 4 {
+		t.Fatalf("%d iterations, want 4", len(metrics))
+	}
+	first, last := metrics[0], metrics[len(metrics)-1]
+	if last.TotalSolved <= first.TotalSolved {
+		t.Errorf("solved %d in the first iteration, %d by the last: nothing learned", first.TotalSolved, last.TotalSolved)
+	}
+	for _, m := range metrics {
+		if m.Attempted != len(tasks) || m.Updates != cfg.Passes*m.Solved || m.MaxStaleness < 0 || m.MeanStaleness > float64(m.MaxStaleness) {
+			t.Errorf("iteration %d: %+v", m.Iteration, m)
+		}
+	}
+}

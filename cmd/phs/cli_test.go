@@ -329,3 +329,24 @@ func TestResumeOtherAlgorithm(t *testing.T) {
 		t.Errorf("resume with another algorithm in run.json: %v", err)
 	}
 }
+
+// TestTrainAsync checks that phs train -async trains, saves the mode in
+// run.json and resumes in it.
+func TestTrainAsync(t *testing.T) {
+	dir := t.TempDir()
+	wit := trainingSet(t, dir)
+	run := filepath.Join(dir, "run")
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "levints", "-async", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(run, runFile))
+	if err != nil || !strings.Contains(string(b), `"async": true`) {
+		t.Fatalf("run.json: %s, %v", b, err)
+	}
+	if _, errOut, err := runPHS(t, "train", "-resume", run, "-iterations", "2"); err != nil {
+		t.Fatalf("resume: %v\n%s", err, errOut)
+	}
+	if _, _, err := runPHS(t, "train", "-resume", run, "-async"); err == nil || !strings.Contains(err.Error(), "-async") {
+		t.Errorf("changing -async on resume: %v", err)
+	}
+}

@@ -42,6 +42,7 @@ type trainConfig struct {
 	L2              float64  `json:"l2"`
 	Iterations      int      `json:"max_iterations"`
 	TimeLimit       duration `json:"time_limit"`
+	Async           bool     `json:"async,omitempty"`
 
 	// Not saved: they may differ between resumptions.
 	dir             string
@@ -101,6 +102,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.dir, "dir", "", "run directory for checkpoints and metrics (required unless -resume)")
 	fs.StringVar(&resume, "resume", "", "continue the run in this directory where it stopped")
 	fs.IntVar(&cfg.workers, "workers", 0, "searches in parallel (0: all cores)")
+	fs.BoolVar(&cfg.Async, "async", false, "asynchronous training: the workers search on while the learner updates (default: the paper's synchronous procedure)")
 	fs.DurationVar(&cfg.checkpointEvery, "checkpoint", 5*time.Minute, "longest time between checkpoints")
 	fs.DurationVar(&cfg.logEvery, "progress", 30*time.Second, "interval of progress records on standard error")
 	logFlag(fs, &cfg.logFormat)
@@ -266,6 +268,7 @@ func (cfg *trainConfig) bootstrapConfig() (bootstrap.Config, error) {
 		Seed:              cfg.Seed,
 		LearningRate:      cfg.LearningRate,
 		L2:                cfg.L2,
+		Async:             cfg.Async,
 		MaxIterations:     cfg.Iterations,
 		TimeLimit:         time.Duration(cfg.TimeLimit),
 		Dir:               cfg.dir,
