@@ -33,9 +33,13 @@ type Config struct {
 	// ProblemsPerUpdate is the number of problems attempted between two
 	// parameter updates; 0 means 32.
 	ProblemsPerUpdate int
-	// Passes is the number of passes over an update's trajectories, one
-	// optimiser step per trajectory and pass; 0 means 10.
+	// Passes is the number of passes over an update's trajectories; 0
+	// means 10.
 	Passes int
+	// StepTrajectories is the number of trajectories of one optimiser
+	// step: the loss is their mean, over one pass of the network on all
+	// their states; 0 means 1, one step per trajectory (the paper).
+	StepTrajectories int
 	// SkipSolvedAfter, if positive, skips a problem in an iteration once it
 	// was solved in each of the last SkipSolvedAfter iterations in which it
 	// was attempted. 0 attempts every problem in every iteration (the paper).
@@ -101,6 +105,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("problems per update %d; want > 0", c.ProblemsPerUpdate)
 	case c.Passes < 0:
 		return fmt.Errorf("passes %d; want > 0", c.Passes)
+	case c.StepTrajectories < 0:
+		return fmt.Errorf("trajectories per step %d; want > 0", c.StepTrajectories)
 	case c.SkipSolvedAfter < 0:
 		return fmt.Errorf("skip solved after %d; want >= 0", c.SkipSolvedAfter)
 	case c.Workers < 0:
@@ -124,6 +130,9 @@ func (c *Config) check() error {
 	}
 	if c.Passes == 0 {
 		c.Passes = 10
+	}
+	if c.StepTrajectories == 0 {
+		c.StepTrajectories = 1
 	}
 	if c.Workers == 0 {
 		c.Workers = runtime.NumCPU()

@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -42,8 +43,8 @@ import (
 // cfg.Workers workers against the same weights; when the whole group is done,
 // the solved problems' trajectories, taken in input order and shuffled
 // with the seeded generator at each of the Passes passes, update the model,
-// one optimiser step per trajectory, with the losses of the model's
-// configuration. Because a group's searches all see the weights left by
+// one optimiser step per trajectory (or per StepTrajectories of them),
+// with the losses of the model's configuration. Because a group's searches all see the weights left by
 // the previous group, and a search is deterministic given its weights, the
 // run does not depend on the number of workers or on the order in which
 // searches finish. If an iteration solves no problem that was never solved
@@ -344,8 +345,8 @@ func (r *run[S]) learn(group []int, results []search.Result[S], versions []int64
 	}
 	for range r.cfg.Passes {
 		r.shuffle.Shuffle(len(r.samples), func(i, j int) { r.samples[i], r.samples[j] = r.samples[j], r.samples[i] })
-		for _, s := range r.samples {
-			l, err := r.tr.Step(s)
+		for batch := range slices.Chunk(r.samples, r.cfg.StepTrajectories) {
+			l, err := r.tr.StepBatch(batch)
 			if err != nil {
 				return fmt.Errorf("bootstrap: %w", err)
 			}

@@ -28,8 +28,10 @@ var benchShapes = []struct {
 	c, h, w int
 }{{"sokoban", 4, 10, 10}, {"witness", 9, 9, 9}, {"stp", 25, 5, 5}}
 
-// BenchmarkForward measures the two-headed networks at batch 32 on one
-// goroutine: states/s and the GFLOP/s reached.
+// BenchmarkForward measures the two-headed networks on one goroutine at
+// batch 32 (sub-benchmarks BACKEND/NETWORK, the names of earlier
+// versions) and at batch 1 (BACKEND/NETWORK/batch=1): states/s and the
+// GFLOP/s reached.
 func BenchmarkForward(b *testing.B) {
 	for _, s := range benchShapes {
 		m, err := New(Config{Domain: s.name, Algorithm: "phsh", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
@@ -37,23 +39,29 @@ func BenchmarkForward(b *testing.B) {
 			b.Fatal(err)
 		}
 		rng := rand.New(rand.NewPCG(1, 1))
-		const n = 32
-		x := make([]float32, n*s.c*s.h*s.w)
+		const maxN = 32
+		x := make([]float32, maxN*s.c*s.h*s.w)
 		for i := range x {
 			if rng.IntN(4) == 0 {
 				x[i] = 1
 			}
 		}
-		b.Run(fmt.Sprintf("%s/%s", nn.Backend, s.name), func(b *testing.B) {
-			var ws workspace
-			m.forward(&ws, x, n) // sizes the scratch memory
-			for b.Loop() {
-				m.forward(&ws, x, n)
+		for _, n := range []int{maxN, 1} {
+			name := fmt.Sprintf("%s/%s", nn.Backend, s.name)
+			if n != maxN {
+				name += fmt.Sprintf("/batch=%d", n)
 			}
-			sec := b.Elapsed().Seconds()
-			b.ReportMetric(float64(n*b.N)/sec, "states/s")
-			b.ReportMetric(flops(m)*float64(n*b.N)/sec/1e9, "GFLOP/s")
-		})
+			b.Run(name, func(b *testing.B) {
+				var ws workspace
+				m.forward(&ws, x, n) // sizes the scratch memory
+				for b.Loop() {
+					m.forward(&ws, x, n)
+				}
+				sec := b.Elapsed().Seconds()
+				b.ReportMetric(float64(n*b.N)/sec, "states/s")
+				b.ReportMetric(flops(m)*float64(n*b.N)/sec/1e9, "GFLOP/s")
+			})
+		}
 	}
 }
 

@@ -66,67 +66,77 @@ func samples(t testing.TB, n int, seed uint64) []Sample {
 // TestLossGradients checks the gradients of every loss, through the whole
 // network, against finite differences.
 func TestLossGradients(t *testing.T) {
-	s := samples(t, 1, 1)[0]
-	s.Expansions = 3 // keeps the loss small for float32 differences
+	ss := samples(t, 2, 1)
+	ss[0].Expansions = 3 // keeps the loss small for float32 differences
+	ss[1].Expansions = 2
 	rng := rand.New(rand.NewPCG(2, 2))
-	for _, alg := range []string{"levints", "astar", "phsh", "puct"} {
-		m, err := New(tinyConfig(t, alg), 3)
+	for _, batch := range [][]Sample{ss[:1], ss} {
+		for _, alg := range []string{"levints", "astar", "phsh", "puct"} {
+			checkGradients(t, rng, alg, batch)
+		}
+	}
+}
+
+// checkGradients compares the gradients of the loss of batch, through the
+// network of alg, with finite differences.
+func checkGradients(t *testing.T, rng *rand.Rand, alg string, batch []Sample) {
+	t.Helper()
+	m, err := New(tinyConfig(t, alg), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Positive biases keep the ReLUs away from their kink, where
+	// finite differences are wrong (the nn tests check both sides).
+	for _, p := range m.Params() {
+		if !p.Decay {
+			for i := range p.Data {
+				p.Data[i] = float32(1 + rng.Float64())
+			}
+		}
+	}
+	tr := NewTrainer(m, TrainConfig{})
+	loss := func() float64 {
+		l, err := tr.gradients(batch)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Positive biases keep the ReLUs away from their kink, where
-		// finite differences are wrong (the nn tests check both sides).
-		for _, p := range m.Params() {
-			if !p.Decay {
-				for i := range p.Data {
-					p.Data[i] = float32(1 + rng.Float64())
-				}
-			}
-		}
-		tr := NewTrainer(m, TrainConfig{})
-		loss := func() float64 {
-			l, err := tr.gradients(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, p := range m.Params() {
-				p.ZeroGrad()
-			}
-			return l.Policy + l.Heuristic
-		}
 		for _, p := range m.Params() {
 			p.ZeroGrad()
 		}
-		if _, err := tr.gradients(s); err != nil {
-			t.Fatal(err)
-		}
-		grads := map[string][]float32{}
-		for _, p := range m.Params() {
-			grads[p.Name] = append([]float32(nil), p.Grad...)
-			p.ZeroGrad()
-		}
-		nonzero := false
-		for _, p := range m.Params() {
-			for range 6 {
-				i := rng.IntN(len(p.Data))
-				old := p.Data[i]
-				const eps = 2e-3
-				p.Data[i] = old + eps
-				lp := loss()
-				p.Data[i] = old - eps
-				lm := loss()
-				p.Data[i] = old
-				num := (lp - lm) / (2 * eps)
-				g := float64(grads[p.Name][i])
-				if math.Abs(num-g) > 2e-2*math.Max(1, math.Abs(num)) {
-					t.Errorf("%s %s[%d]: analytic %g, numeric %g", alg, p.Name, i, g, num)
-				}
-				nonzero = nonzero || g != 0
+		return l.Policy + l.Heuristic
+	}
+	for _, p := range m.Params() {
+		p.ZeroGrad()
+	}
+	if _, err := tr.gradients(batch); err != nil {
+		t.Fatal(err)
+	}
+	grads := map[string][]float32{}
+	for _, p := range m.Params() {
+		grads[p.Name] = append([]float32(nil), p.Grad...)
+		p.ZeroGrad()
+	}
+	nonzero := false
+	for _, p := range m.Params() {
+		for range 6 {
+			i := rng.IntN(len(p.Data))
+			old := p.Data[i]
+			const eps = 2e-3
+			p.Data[i] = old + eps
+			lp := loss()
+			p.Data[i] = old - eps
+			lm := loss()
+			p.Data[i] = old
+			num := (lp - lm) / (2 * eps)
+			g := float64(grads[p.Name][i])
+			if math.Abs(num-g) > 2e-2*math.Max(1, math.Abs(num)) {
+				t.Errorf("%s, %d samples: %s[%d]: analytic %g, numeric %g", alg, len(batch), p.Name, i, g, num)
 			}
+			nonzero = nonzero || g != 0
 		}
-		if !nonzero {
-			t.Errorf("%s: all sampled gradients are zero", alg)
-		}
+	}
+	if !nonzero {
+		t.Errorf("%s: all sampled gradients are zero", alg)
 	}
 }
 
@@ -141,7 +151,7 @@ func TestLearnsHeuristic(t *testing.T) {
 	mse := func() float64 {
 		var sum float64
 		for _, s := range ss {
-			l, _ := tr.gradients(s)
+			l, _ := tr.gradients([]Sample{s})
 			sum += l.Heuristic
 		}
 		for _, p := range m.Params() {
@@ -183,7 +193,7 @@ func TestLearnsPolicy(t *testing.T) {
 	var nll float64
 	steps := 0
 	for _, s := range ss {
-		l, _ := tr.gradients(Sample{Inputs: s.Inputs, Actions: s.Actions, CostToGo: s.CostToGo, Expansions: 1})
+		l, _ := tr.gradients([]Sample{{Inputs: s.Inputs, Actions: s.Actions, CostToGo: s.CostToGo, Expansions: 1}})
 		nll += l.Policy * float64(len(s.Actions))
 		steps += len(s.Actions)
 	}
@@ -629,4 +639,60 @@ func TestLoadErrors(t *testing.T) {
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), dir) {
 		t.Errorf("empty directory: err = %v, want its name", err)
 	}
+}
+
+// TestStepBatchMean checks that the loss and the gradients of a batch of
+// trajectories are the means of those of each trajectory alone.
+func TestStepBatchMean(t *testing.T) {
+	ss := samples(t, 3, 9)
+	for _, alg := range []string{"phsh", "puct"} {
+		m, err := New(tinyConfig(t, alg), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := NewTrainer(m, TrainConfig{})
+		var want Losses
+		grads := map[string][]float64{}
+		for _, s := range ss {
+			l, err := tr.gradients([]Sample{s}) // accumulates the sum of the gradients
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.Policy += l.Policy / 3
+			want.Heuristic += l.Heuristic / 3
+		}
+		for _, p := range m.Params() {
+			for _, g := range p.Grad {
+				grads[p.Name] = append(grads[p.Name], float64(g)/3)
+			}
+			p.ZeroGrad()
+		}
+		got, err := tr.gradients(ss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got.Policy-want.Policy) > 1e-4*math.Abs(want.Policy) || math.Abs(got.Heuristic-want.Heuristic) > 1e-4*math.Abs(want.Heuristic)+1e-9 {
+			t.Errorf("%s: batch losses %+v, mean of the losses %+v", alg, got, want)
+		}
+		for _, p := range m.Params() {
+			for i, g := range p.Grad {
+				if w := grads[p.Name][i]; math.Abs(float64(g)-w) > 1e-4*math.Max(1, math.Abs(w)) {
+					t.Fatalf("%s: %s[%d]: batch gradient %g, mean %g", alg, p.Name, i, g, w)
+				}
+			}
+		}
+	}
+	tr := NewTrainer(mustNew(t, tinyConfig(t, "phsh")), TrainConfig{})
+	if _, err := tr.StepBatch(nil); err == nil {
+		t.Error("StepBatch(nil): no error")
+	}
+}
+
+func mustNew(t *testing.T, cfg Config) *Model {
+	t.Helper()
+	m, err := New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

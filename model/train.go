@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/phs-go/phs/nn"
 )
@@ -44,6 +45,7 @@ type Trainer struct {
 	m   *Model
 	opt *nn.Adam
 	ws  workspace
+	in  []float32 // the inputs of a batch of several trajectories
 }
 
 // NewTrainer returns a Trainer that trains m in place.
@@ -59,9 +61,17 @@ func (t *Trainer) Steps() int { return t.opt.T }
 
 // Step takes one Adam step on the loss of one trajectory, the whole
 // trajectory being the minibatch: the sum of the losses of the model's
-// heads, Config.PolicyLoss and Config.HeuristicLoss.
+// heads, Config.PolicyLoss and Config.HeuristicLoss. It is StepBatch of
+// one sample.
 func (t *Trainer) Step(s Sample) (Losses, error) {
-	l, err := t.gradients(s)
+	return t.StepBatch([]Sample{s})
+}
+
+// StepBatch takes one Adam step on the mean of the losses of several
+// trajectories, each computed as Step computes it, in one pass of the
+// network over all their states.
+func (t *Trainer) StepBatch(samples []Sample) (Losses, error) {
+	l, err := t.gradients(samples)
 	if err != nil {
 		return l, err
 	}
@@ -69,49 +79,80 @@ func (t *Trainer) Step(s Sample) (Losses, error) {
 	return l, nil
 }
 
-// gradients computes the losses of s and accumulates their gradients in
-// the parameters.
-func (t *Trainer) gradients(s Sample) (Losses, error) {
+// gradients computes the mean of the losses of samples and accumulates
+// its gradients in the parameters.
+func (t *Trainer) gradients(samples []Sample) (Losses, error) {
 	cfg := &t.m.cfg
-	T := len(s.Actions)
 	size := cfg.Channels * cfg.Height * cfg.Width
-	switch {
-	case T == 0:
-		return Losses{}, errors.New("model: empty trajectory")
-	case len(s.Inputs) != T*size || len(s.CostToGo) != T:
-		return Losses{}, fmt.Errorf("model: a sample of %d actions has %d input values and %d costs-to-go, want %d and %d",
-			T, len(s.Inputs), len(s.CostToGo), T*size, T)
+	if len(samples) == 0 {
+		return Losses{}, errors.New("model: no trajectory")
 	}
-	t.m.forward(&t.ws, s.Inputs, T)
-	var l Losses
-	if cfg.Heads&Policy != 0 {
-		weight := float64(max(s.Expansions, 1)) // Levin
-		if cfg.PolicyLoss == CrossEntropy {
-			weight = 1
+	N := 0
+	for _, s := range samples {
+		T := len(s.Actions)
+		switch {
+		case T == 0:
+			return Losses{}, errors.New("model: empty trajectory")
+		case len(s.Inputs) != T*size || len(s.CostToGo) != T:
+			return Losses{}, fmt.Errorf("model: a sample of %d actions has %d input values and %d costs-to-go, want %d and %d",
+				T, len(s.Inputs), len(s.CostToGo), T*size, T)
 		}
-		dl := t.ws.dlogits[:T*cfg.Actions]
-		clear(dl)
-		for i, a := range s.Actions {
+		for _, a := range s.Actions {
 			if a < 0 || a >= cfg.Actions {
 				return Losses{}, fmt.Errorf("model: action %d out of range", a)
 			}
-			l.Policy -= float64(t.ws.logits[i*cfg.Actions+a])
-			dl[i*cfg.Actions+a] = float32(-weight / float64(T))
 		}
-		l.Policy *= weight / float64(T)
+		N += T
+	}
+	x := samples[0].Inputs
+	if len(samples) > 1 {
+		t.in = slices.Grow(t.in[:0], N*size)
+		for _, s := range samples {
+			t.in = append(t.in, s.Inputs...)
+		}
+		x = t.in
+	}
+	t.m.forward(&t.ws, x, N)
+	var l Losses
+	B := float64(len(samples))
+	A := cfg.Actions
+	if cfg.Heads&Policy != 0 {
+		dl := t.ws.dlogits[:N*A]
+		clear(dl)
+		off := 0
+		for _, s := range samples {
+			T := len(s.Actions)
+			weight := float64(max(s.Expansions, 1)) // Levin
+			if cfg.PolicyLoss == CrossEntropy {
+				weight = 1
+			}
+			var nll float64
+			for i, a := range s.Actions {
+				nll -= float64(t.ws.logits[(off+i)*A+a])
+				dl[(off+i)*A+a] = float32(-weight / (float64(T) * B))
+			}
+			l.Policy += nll * weight / float64(T) / B
+			off += T
+		}
 	}
 	if cfg.Heads&Heuristic != 0 {
-		dh := t.ws.dhout[:T]
-		for i, y := range s.CostToGo {
-			d := t.ws.hout[i] - y
-			l.Heuristic += float64(d) * float64(d)
-			dh[i] = 2 * d / float32(T)
+		dh := t.ws.dhout[:N]
+		off := 0
+		for _, s := range samples {
+			T := len(s.Actions)
+			var se float64
+			for i, y := range s.CostToGo {
+				d := t.ws.hout[off+i] - y
+				se += float64(d) * float64(d)
+				dh[off+i] = 2 * d / float32(float64(T)*B)
+			}
+			l.Heuristic += se / float64(T) / B
+			off += T
 		}
-		l.Heuristic /= float64(T)
 	}
 	if math.IsNaN(l.Policy) || math.IsNaN(l.Heuristic) {
 		return l, errors.New("model: the loss is NaN")
 	}
-	t.m.backward(&t.ws, s.Inputs, T)
+	t.m.backward(&t.ws, x, N)
 	return l, nil
 }

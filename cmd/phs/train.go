@@ -34,6 +34,7 @@ type trainConfig struct {
 	Growth          float64  `json:"budget_growth"`
 	PerUpdate       int      `json:"problems_per_update"`
 	Passes          int      `json:"passes"`
+	StepTrajs       int      `json:"trajectories_per_step,omitempty"`
 	SkipSolvedAfter int      `json:"skip_solved_after"`
 	Batch           int      `json:"batch"`
 	Renormalize     bool     `json:"renormalize"`
@@ -91,6 +92,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Float64Var(&cfg.Growth, "growth", 2, "budget factor (> 1) after an iteration without a new problem solved")
 	fs.IntVar(&cfg.PerUpdate, "update-every", 32, "problems attempted between parameter updates")
 	fs.IntVar(&cfg.Passes, "passes", 10, "passes over an update's trajectories")
+	fs.IntVar(&cfg.StepTrajs, "step-trajectories", 1, "trajectories per optimiser step (1: one step per trajectory, the paper)")
 	fs.IntVar(&cfg.SkipSolvedAfter, "skip-solved", 0, "skip problems solved in each of the last K iterations (0: attempt all, the paper)")
 	fs.IntVar(&cfg.Batch, "batch", 32, "states evaluated per network call")
 	fs.BoolVar(&cfg.Renormalize, "renormalize", false, "renormalise the policy over legal actions")
@@ -177,6 +179,8 @@ func (cfg *trainConfig) check(stderr io.Writer) error {
 		return usagef("train: -update-every %d: want >= 1", cfg.PerUpdate)
 	case cfg.Passes < 1:
 		return usagef("train: -passes %d: want >= 1", cfg.Passes)
+	case cfg.StepTrajs < 0:
+		return usagef("train: -step-trajectories %d: want >= 1 (0: 1)", cfg.StepTrajs)
 	case cfg.SkipSolvedAfter < 0:
 		return usagef("train: -skip-solved %d: want >= 0", cfg.SkipSolvedAfter)
 	case cfg.Batch < 1 || cfg.Batch > search.MaxBatchSize:
@@ -263,6 +267,7 @@ func (cfg *trainConfig) bootstrapConfig() (bootstrap.Config, error) {
 		BudgetGrowth:      cfg.Growth,
 		ProblemsPerUpdate: cfg.PerUpdate,
 		Passes:            cfg.Passes,
+		StepTrajectories:  cfg.StepTrajs,
 		SkipSolvedAfter:   cfg.SkipSolvedAfter,
 		Workers:           cfg.workers,
 		Seed:              cfg.Seed,
