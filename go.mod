@@ -3,6 +3,8 @@ module github.com/phs-go/phs
 go 1.26
 
 require (
+	github.com/ebitengine/purego v0.11.3
+	golang.org/x/sys v0.47.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 )

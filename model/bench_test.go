@@ -31,8 +31,9 @@ var benchShapes = []struct {
 // BenchmarkForward measures the two-headed networks on one goroutine at
 // batch 32 (sub-benchmarks BACKEND/NETWORK, the names of earlier
 // versions) and at batch 1 (BACKEND/NETWORK/batch=1): states/s and the
-// GFLOP/s reached.
+// GFLOP/s reached. Its first sub-benchmark logs nn.BackendInfo.
 func BenchmarkForward(b *testing.B) {
+	logged := false
 	for _, s := range benchShapes {
 		m, err := New(Config{Domain: s.name, Algorithm: "phsh", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
 		if err != nil {
@@ -52,6 +53,10 @@ func BenchmarkForward(b *testing.B) {
 				name += fmt.Sprintf("/batch=%d", n)
 			}
 			b.Run(name, func(b *testing.B) {
+				if !logged {
+					b.Logf("backend: %s", nn.BackendInfo)
+					logged = true
+				}
 				var ws workspace
 				m.forward(&ws, x, n) // sizes the scratch memory
 				for b.Loop() {

@@ -293,7 +293,7 @@ type goldenOutput struct {
 // rewrites both files). Other implementations of the forward pass, such as
 // scripts/model_reference.py, are checked against the same file. The
 // tolerance allows for the other rounding of other matrix-product
-// libraries (the build tag openblas).
+// libraries (OpenBLAS or pure Go: see package nn).
 func TestGoldenOutputs(t *testing.T) {
 	if *update {
 		writeGoldenInputs(t)

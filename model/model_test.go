@@ -310,7 +310,7 @@ func TestEvaluator(t *testing.T) {
 			}
 		}
 		allocs := testing.AllocsPerRun(20, func() { ev.Evaluate(ps[0], states, logPi, h) })
-		if allocs != 0 {
+		if allocs != 0 && !raceOpenBLAS() {
 			t.Errorf("%s: %g allocations per evaluation", alg, allocs)
 		}
 		big := stp.GenerateRandom(rng, 4, 4)
@@ -502,7 +502,7 @@ func TestEvaluatorFullSize(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-		if allocs != 0 {
+		if allocs != 0 && !raceOpenBLAS() {
 			t.Errorf("batch %d: %g allocations per evaluation", n, allocs)
 		}
 	}

@@ -9,11 +9,30 @@
 // convolution is im2col followed by GEMM. Dense layers take and give
 // row-major matrices, one row per sample.
 //
-// The matrix products go through Gemm: gonum's pure-Go BLAS by default, or
-// OpenBLAS, single-threaded, when built with the tag "openblas" (cgo and
-// libopenblas-dev needed). Layers hold their parameters; the scratch memory
-// of a pass belongs to the caller, so that several goroutines may run
-// forward passes of one network at once, each with its own buffers.
+// The matrix products go through Gemm, on one of two backends chosen when
+// the package is initialised (Backend says which):
+//
+//   - OpenBLAS, single-threaded, when its shared library loads: the
+//     package loads it at run time, without cgo (libopenblas.so.0 or
+//     libopenblas.so on Linux, libopenblas.dylib on macOS; amd64 and arm64);
+//   - otherwise gonum's pure-Go BLAS.
+//
+// The environment variable PHS_BLAS forces one: "go" for gonum, "openblas"
+// for OpenBLAS. If OpenBLAS is forced and does not load, or PHS_BLAS has
+// another value, the package panics when it is initialised, before the
+// program does any work, with a message that says what failed.
+// PHS_OPENBLAS_LIB names the library to load instead of the usual names
+// (a file name or a path). OpenBLAS reads OPENBLAS_CORETYPE when it is
+// loaded; when that is not set and the CPU has AVX-512, the package sets it
+// to SkylakeX while loading, so that OpenBLAS uses its AVX-512 kernels even
+// on CPUs newer than itself, which it may otherwise treat as AVX2-only.
+// The two backends' results differ by rounding only. The build tag
+// noopenblas leaves the loader out: pure Go only, and, with CGO_ENABLED=0,
+// a statically linked program (the loader makes it dynamically linked).
+//
+// Layers hold their parameters; the scratch memory of a pass belongs to
+// the caller, so that several goroutines may run forward passes of one
+// network at once, each with its own buffers.
 package nn
 
 import (
