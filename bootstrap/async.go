@@ -2,99 +2,34 @@ package bootstrap
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sync"
 
-	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
 
-// A snapshot is a version of the weights that the learner published. Its
-// model is never changed once published; workers copy it.
-type snapshot struct {
-	version int64
-	model   *model.Model
-}
-
-// An asyncWorker searches with its own copy of the published weights.
-type asyncWorker[S comparable] struct {
-	local   *model.Model
-	version int64 // of the weights in local
-	solver  *search.Solver[S]
-}
-
-// A found is the result of the search of the problem at position pos of an
-// iteration's order, with the version of the weights it used.
-type found[S comparable] struct {
-	pos     int
-	res     search.Result[S]
-	version int64
-	err     error
-}
-
-// errStopped ends the searches of an asynchronous iteration that stops
-// before its end.
-var errStopped = errors.New("bootstrap: iteration stopped")
-
 // iterationAsync attempts the problems of order from st.Next on, as
-// iteration does, but the workers search on while the learner learns: a
-// dispatcher hands them the problems in order, at most a group and a
-// problem per worker ahead of the learner; each searches with the weights
-// published last; the learner takes the results of each group, in order,
-// learns from them and publishes the new weights.
-func (r *run[S]) iterationAsync(ctx context.Context, order []int) error {
+// iteration does, but the pool's workers search on while the learner
+// learns: a dispatcher submits the problems in order, at most a group and
+// a problem per worker (Config.Workers) ahead of the learner; each search uses the weights published last; the
+// learner takes the reports of each group, in order, learns from them and
+// publishes the new weights.
+func (r *run[S]) iterationAsync(ctx context.Context, pool Pool, order []int) error {
 	st := r.st
-	workers, err := r.asyncWorkers()
-	if err != nil {
-		return err
+	if err := pool.Publish(ctx, r.version, r.tr.Model()); err != nil {
+		return fmt.Errorf("bootstrap: publish: %w", err)
 	}
-	r.publish()
-	ctx, cancel := context.WithCancelCause(ctx)
-	var wg sync.WaitGroup
-	defer func() {
-		cancel(errStopped)
-		wg.Wait() // no goroutine outlives the iteration
-	}()
-
-	// ahead holds a token for each problem dispatched and not yet learned
+	ctx, cancel := context.WithCancel(ctx)
+	// ahead holds a token for each problem submitted and not yet learned
 	// from.
-	ahead := make(chan struct{}, r.cfg.ProblemsPerUpdate+len(workers))
-	jobs := make(chan int)
-	results := make(chan found[S], len(workers))
-	go func() {
-		defer close(jobs)
-		for pos := st.Next; pos < len(order); pos++ {
-			select {
-			case ahead <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			select {
-			case jobs <- pos:
-			case <-ctx.Done():
-				return
-			}
-		}
+	ahead := make(chan struct{}, r.cfg.ProblemsPerUpdate+r.cfg.Workers)
+	d := &dispatch{done: make(chan struct{})}
+	go d.submit(ctx, pool, ahead, Job{Run: r.id, Iteration: st.Iteration, Budget: st.Budget}, order, st.Next)
+	defer func() {
+		cancel()
+		<-d.done // the dispatcher does not outlive the iteration
 	}()
-	for _, w := range workers {
-		wg.Go(func() {
-			for pos := range jobs {
-				v := w.refresh(r.published.Load())
-				res, err := w.solver.Solve(ctx, r.tasks[order[pos]].Problem)
-				if err != nil {
-					err = fmt.Errorf("%s: %w", r.tasks[order[pos]].ID, err)
-				}
-				select {
-				case results <- found[S]{pos, res, v, err}:
-				case <-ctx.Done():
-					return
-				}
-			}
-		})
-	}
 
-	held := make(map[int]found[S])
+	held := make(map[int]Report)
 	for st.Next < len(order) {
 		if r.timeUp() {
 			return r.checkpoint()
@@ -102,13 +37,17 @@ func (r *run[S]) iterationAsync(ctx context.Context, order []int) error {
 		group := order[st.Next:min(st.Next+r.cfg.ProblemsPerUpdate, len(order))]
 		res := make([]search.Result[S], len(group))
 		versions := make([]int64, len(group))
-		err := r.collect(ctx, results, held, st.Next, res, versions)
+		err := r.collect(ctx, pool.Reports(), d, held, order, res, versions)
 		if err == nil {
 			err = r.learn(group, res, versions)
 			for range group {
 				<-ahead
 			}
-			r.publish()
+		}
+		if err == nil {
+			if perr := pool.Publish(ctx, r.version, r.tr.Model()); perr != nil {
+				err = fmt.Errorf("bootstrap: publish: %w", perr)
+			}
 		}
 		if err := r.afterGroup(ctx, len(order), err); err != nil {
 			return err
@@ -117,69 +56,88 @@ func (r *run[S]) iterationAsync(ctx context.Context, order []int) error {
 	return nil
 }
 
-// collect fills res and versions with the results of the problems at
-// positions from on, taking them from held or from results and holding
-// those that come early.
-func (r *run[S]) collect(ctx context.Context, results <-chan found[S], held map[int]found[S], from int, res []search.Result[S], versions []int64) error {
+// A dispatch submits the jobs of an iteration; done is closed when it
+// stops, and err then says why, if it failed.
+type dispatch struct {
+	done chan struct{}
+	err  error
+}
+
+// submit submits to pool the jobs of order from position from on, like
+// j but for their positions and problems, taking a token of ahead for each.
+func (d *dispatch) submit(ctx context.Context, pool Pool, ahead chan<- struct{}, j Job, order []int, from int) {
+	defer close(d.done)
+	for pos := from; pos < len(order); pos++ {
+		select {
+		case ahead <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		j.Pos, j.Problem = pos, order[pos]
+		if err := pool.Submit(ctx, j); err != nil {
+			if ctx.Err() == nil {
+				d.err = fmt.Errorf("bootstrap: submit: %w", err)
+			}
+			return
+		}
+	}
+}
+
+// collect fills res and versions with the results of the group that
+// starts at st.Next in order, taking them from held or from reports and
+// holding those that come early. It drops the reports of other runs and
+// iterations and those of positions already reported; it counts a report
+// that does not replay to the goal as unsolved, with a warning. It fails
+// if d does.
+func (r *run[S]) collect(ctx context.Context, reports <-chan Report, d *dispatch, held map[int]Report, order []int, res []search.Result[S], versions []int64) error {
+	st := r.st
+	from := st.Next
+	dispatching := d.done
 	for i := range res {
-		f, ok := held[from+i]
+		rep, ok := held[from+i]
 		for !ok {
 			select {
-			case f = <-results:
+			case rep = <-reports:
+			case <-dispatching:
+				if d.err != nil {
+					return d.err
+				}
+				dispatching = nil
+				continue
 			case <-ctx.Done():
 				return context.Cause(ctx)
 			}
-			if f.err != nil {
-				return f.err
+			_, dup := held[rep.Pos]
+			switch {
+			case rep.Run != r.id || rep.Iteration != st.Iteration || rep.Pos < from+i || rep.Pos >= len(order) || dup:
+				continue
+			case rep.Problem != order[rep.Pos]:
+				r.warn("report dropped: wrong problem", "worker", rep.Worker, "pos", rep.Pos, "problem", rep.Problem)
+				continue
+			case rep.Err != "":
+				return fmt.Errorf("bootstrap: %s: worker %s: %s", r.tasks[rep.Problem].ID, rep.Worker, rep.Err)
 			}
-			if f.pos != from+i {
-				held[f.pos] = f
+			if rep.Pos != from+i {
+				held[rep.Pos] = rep
 			} else {
 				ok = true
 			}
 		}
 		delete(held, from+i)
-		res[i], versions[i] = f.res, f.version
+		p := r.tasks[rep.Problem]
+		var err error
+		if res[i], err = result(p.Problem, &rep, r.nodeLoss); err != nil {
+			r.warn("solution rejected, counted as unsolved", "problem", p.ID, "worker", rep.Worker, "err", err)
+			res[i] = search.Result[S]{Expansions: max(rep.Expansions, 0), Evaluations: max(rep.Evaluations, 0)}
+		}
+		versions[i] = rep.Version
 	}
 	return nil
 }
 
-// asyncWorkers returns the workers of an asynchronous iteration, each with
-// its copy of the model and a solver that reads it; they are made once per
-// run.
-func (r *run[S]) asyncWorkers() ([]*asyncWorker[S], error) {
-	if r.workers != nil {
-		for _, w := range r.workers {
-			w.solver.SetBudget(r.st.Budget)
-		}
-		return r.workers, nil
+// warn logs a warning, if the run has a logger.
+func (r *run[S]) warn(msg string, args ...any) {
+	if r.cfg.Logger != nil {
+		r.cfg.Logger.Warn(msg, args...)
 	}
-	for range r.cfg.Workers {
-		local := r.tr.Model().Clone()
-		s, err := search.NewSolver[S](r.cfg.Algorithm, model.NewEvaluator[S](local), r.cfg.Options)
-		if err != nil {
-			return nil, fmt.Errorf("bootstrap: %w", err)
-		}
-		s.SetBudget(r.st.Budget)
-		r.workers = append(r.workers, &asyncWorker[S]{local: local, version: r.version, solver: s})
-	}
-	return r.workers, nil
-}
-
-// publish makes the trainer's current weights the ones the workers use.
-func (r *run[S]) publish() {
-	if p := r.published.Load(); p != nil && p.version == r.version {
-		return
-	}
-	r.published.Store(&snapshot{version: r.version, model: r.tr.Model().Clone()})
-}
-
-// refresh copies the weights of p into w's model if they are newer, and
-// returns the version w searches with.
-func (w *asyncWorker[S]) refresh(p *snapshot) int64 {
-	if p.version != w.version {
-		w.local.CopyWeightsFrom(p.model)
-		w.version = p.version
-	}
-	return w.version
 }

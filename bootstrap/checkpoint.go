@@ -45,14 +45,16 @@ type state struct {
 	// Done reports that training reached a stopping condition.
 	Done bool `json:"done"`
 	// Problems is the number of training problems and ProblemsSHA256 the
-	// fingerprint of the problems (problemsHash), checked on resume.
+	// fingerprint of the problems (ProblemsHash), checked on resume.
 	Problems       int    `json:"problems"`
 	ProblemsSHA256 string `json:"problems_sha256"`
 }
 
-// problemsHash returns the hexadecimal SHA-256 of the tasks, in order: of
-// each ID and of the network encoding of each start state.
-func problemsHash[S comparable](tasks []search.Task[S]) string {
+// ProblemsHash returns the hexadecimal SHA-256 of the tasks, in order: of
+// each ID and of the network encoding of each start state. Resume checks
+// that a run goes on with the problems it started with; package cluster,
+// that a worker has the learner's problems.
+func ProblemsHash[S comparable](tasks []search.Task[S]) string {
 	h := sha256.New()
 	var x []float32
 	var b []byte

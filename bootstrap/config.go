@@ -45,13 +45,18 @@ type Config struct {
 	// was attempted. 0 attempts every problem in every iteration (the paper).
 	SkipSolvedAfter int
 	// Workers is the number of searches run in parallel; 0 means
-	// runtime.NumCPU(). Synchronous results do not depend on it.
+	// runtime.NumCPU(). Synchronous results do not depend on it. With a
+	// Pool, it is the number of searches the pool runs at once, which
+	// bounds how far the jobs submitted run ahead of the learner.
 	Workers int
 	// Async trains asynchronously (see Train): the workers search on
 	// without waiting for the learner, with the weights it last published.
 	// False is the paper's synchronous procedure, whose results do not
 	// depend on the number of workers.
 	Async bool
+	// Pool, if not nil, runs the searches of an asynchronous run instead of
+	// Workers goroutines of the learner's process; it needs Async.
+	Pool Pool
 	// Seed seeds the shuffling of trajectories in updates.
 	Seed uint64
 	// LearningRate is Adam's, finite and ≥ 0; 0 means 1e-4. L2 adds
@@ -119,6 +124,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("max iterations %d; want >= 0", c.MaxIterations)
 	case c.TimeLimit < 0 || c.CheckpointEvery < 0 || c.LogEvery < 0:
 		return errors.New("negative duration")
+	case c.Pool != nil && !c.Async:
+		return errors.New("a pool without Async")
 	case c.Dir == "":
 		return errors.New("no run directory")
 	}

@@ -8,6 +8,7 @@ package bootstrap
 
 import (
 	"context"
+	crand "crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/phs-go/phs/model"
@@ -58,11 +58,14 @@ import (
 // may be a few updates old (its staleness, in the metrics), so the run
 // depends on the timing of the searches. An interruption or a checkpoint
 // keeps only the groups already learned from; searches under way are lost.
+// The searches run on cfg.Workers goroutines, or on cfg.Pool: the learner
+// counts one report per problem and iteration, checks each solution by
+// replaying it, and counts one that does not reach the goal as unsolved.
 func Train[S comparable](ctx context.Context, tasks []search.Task[S], m *model.Model, cfg Config) ([]Iteration, error) {
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("bootstrap: train: %w", err)
 	}
-	r, err := newRun(tasks, model.NewTrainer(m, cfg.optimizer()), cfg, newState(&cfg, len(tasks), problemsHash(tasks)))
+	r, err := newRun(tasks, model.NewTrainer(m, cfg.optimizer()), cfg, newState(&cfg, len(tasks), ProblemsHash(tasks)))
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +115,7 @@ func Resume[S comparable](ctx context.Context, tasks []search.Task[S], cfg Confi
 	if a := tr.Model().Config().Algorithm; a != cfg.Algorithm.Name() {
 		return nil, nil, fmt.Errorf("bootstrap: resume %s: the checkpoint's model was made for %s, not %s", cfg.Dir, a, cfg.Algorithm.Name())
 	}
-	if st.ProblemsSHA256 != problemsHash(tasks) {
+	if st.ProblemsSHA256 != ProblemsHash(tasks) {
 		return nil, nil, fmt.Errorf("bootstrap: resume %s: the checkpoint is for other problems (their IDs or start states differ)", cfg.Dir)
 	}
 	if st.Done && st.finished(&cfg, st.ElapsedS) {
@@ -142,11 +145,11 @@ type run[S comparable] struct {
 	samples []model.Sample
 	// version counts the updates of the run under way (one per group).
 	version int64
-	// Asynchronous training: the workers, made at the first iteration, and
-	// the weights the learner published last.
-	workers   []*asyncWorker[S]
-	published atomic.Pointer[snapshot]
-	clock     clock
+	// id tells the jobs of this process from those of earlier ones.
+	id string
+	// nodeLoss is the loss of a node in the searches.
+	nodeLoss float64
+	clock    clock
 	// When the last checkpoint and the last progress line were written.
 	lastCheckpoint, lastLog time.Time
 }
@@ -158,7 +161,7 @@ func newRun[S comparable](tasks []search.Task[S], tr *model.Trainer, cfg Config,
 	if missing := model.HeadsFor(cfg.Algorithm) &^ mc.Heads; missing != 0 {
 		return nil, fmt.Errorf("bootstrap: %s reads a %v output, which the %s model lacks", cfg.Algorithm.Name(), missing, mc.Heads)
 	}
-	r := &run[S]{tasks: tasks, cfg: cfg, tr: tr, st: st, clock: newClock(st)}
+	r := &run[S]{tasks: tasks, cfg: cfg, tr: tr, st: st, id: crand.Text(), clock: newClock(st)}
 	if err := r.rng.UnmarshalBinary(st.RNG); err != nil {
 		return nil, fmt.Errorf("bootstrap: rng state: %w", err)
 	}
@@ -170,6 +173,7 @@ func newRun[S comparable](tasks []search.Task[S], tr *model.Trainer, cfg Config,
 		}
 		r.solvers = append(r.solvers, s)
 	}
+	r.nodeLoss = r.solvers[0].Options().NodeLoss
 	for _, t := range tasks {
 		if err := r.solvers[0].Check(t.Problem); err != nil {
 			return nil, fmt.Errorf("bootstrap: %s: %w", t.ID, err)
@@ -203,14 +207,28 @@ func (c *clock) nextIteration() { c.iterStart, c.iterBase = time.Now(), 0 }
 // loop runs iterations until training is over or ctx is done.
 func (r *run[S]) loop(ctx context.Context) error {
 	st := r.st
+	pool := r.cfg.Pool
+	if r.cfg.Async && pool == nil {
+		ctx, cancel := context.WithCancel(ctx)
+		lw, err := startLocal(ctx, r.tasks, r.cfg.Workers, r.cfg.Algorithm, r.cfg.Options, r.tr.Model())
+		if err != nil {
+			cancel()
+			return err
+		}
+		defer func() {
+			cancel()
+			lw.wait() // no worker outlives the run
+		}()
+		pool = lw
+	}
 	for {
 		order := st.attemptOrder(r.cfg.SkipSolvedAfter)
 		for _, s := range r.solvers {
 			s.SetBudget(st.Budget)
 		}
 		var err error
-		if r.cfg.Async {
-			err = r.iterationAsync(ctx, order)
+		if pool != nil {
+			err = r.iterationAsync(ctx, pool, order)
 		} else {
 			err = r.iteration(ctx, order)
 		}
@@ -324,7 +342,7 @@ func (r *run[S]) learn(group []int, results []search.Result[S], versions []int64
 		cur.Expansions += res.Expansions
 		cur.Evaluations += res.Evaluations
 		if versions != nil {
-			stale := int(r.version - versions[i])
+			stale := int(max(r.version-versions[i], 0))
 			cur.MeanStaleness += float64(stale)
 			cur.MaxStaleness = max(cur.MaxStaleness, stale)
 		}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,37 +17,8 @@ import (
 	"github.com/phs-go/phs/search/searchtest"
 )
 
-// mazes returns n random 6x6 mazes with a start and a goal.
-func mazes(n int, seed uint64) []search.Task[int32] {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	var ts []search.Task[int32]
-	for len(ts) < n {
-		rows := make([][]byte, 6)
-		for r := range rows {
-			rows[r] = []byte("......")
-			for c := range rows[r] {
-				if rng.IntN(5) == 0 {
-					rows[r][c] = '#'
-				}
-			}
-		}
-		s, g := rng.IntN(36), rng.IntN(36)
-		if s == g {
-			continue
-		}
-		rows[s/6][s%6], rows[g/6][g%6] = 'S', 'G'
-		strs := make([]string, 6)
-		for i, r := range rows {
-			strs[i] = string(r)
-		}
-		m := searchtest.ParseMaze(strs...)
-		if searchtest.BFS[int32](m) < 3 { // unsolvable, or too easy for budgets 1 and 2
-			continue
-		}
-		ts = append(ts, search.Task[int32]{ID: fmt.Sprintf("maze#%d", len(ts)), Problem: m})
-	}
-	return ts
-}
+// mazes returns n random 6x6 mazes (searchtest.Mazes).
+func mazes(n int, seed uint64) []search.Task[int32] { return searchtest.Mazes(n, seed) }
 
 // parse returns the algorithm called name.
 func parse(t *testing.T, name string) search.Algorithm {

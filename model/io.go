@@ -33,7 +33,7 @@ func Save(dir string, m *Model) error {
 	if err != nil {
 		return err
 	}
-	w, err := encodeSafetensors(params(m, ""), nil)
+	w, err := MarshalWeights(m)
 	if err != nil {
 		return err
 	}
@@ -42,6 +42,23 @@ func Save(dir string, m *Model) error {
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, ConfigFile), cfg); err != nil {
 		return fmt.Errorf("model: %w", err)
+	}
+	return nil
+}
+
+// MarshalWeights returns m's weights as weights.safetensors holds them.
+func MarshalWeights(m *Model) ([]byte, error) { return encodeSafetensors(params(m, ""), nil) }
+
+// UnmarshalWeights sets m's weights from b, in the format of
+// weights.safetensors, with the shapes of m's parameters (see Load). On
+// error, m's weights may be partly changed.
+func UnmarshalWeights(m *Model, b []byte) error {
+	ts, _, err := decodeSafetensors(b)
+	if err == nil {
+		err = fill(m, ts, "")
+	}
+	if err != nil {
+		return fmt.Errorf("model: weights: %w", err)
 	}
 	return nil
 }

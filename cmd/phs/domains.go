@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"slices"
 
+	"github.com/nats-io/nats.go"
+	"github.com/phs-go/phs/cluster"
 	"github.com/phs-go/phs/domain/sokoban"
 	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/domain/witness"
@@ -20,14 +24,19 @@ type domain interface {
 	test(ctx context.Context, cfg *testConfig, files []string, stdout, stderr io.Writer) error
 	// train runs or resumes (resume) a Bootstrap training run.
 	train(ctx context.Context, cfg *trainConfig, resume bool, stderr io.Writer) error
+	// work joins a training run over NATS as a worker, with the problem
+	// files of the run.
+	work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error
 	// initialBudget is the paper's initial budget for the domain, that of
 	// the Bootstrap process and of its test.
 	initialBudget() int64
 }
 
-// A domainOf reads the problem files of one domain whose state type is S.
+// A domainOf reads the problem files of one domain whose state type is S,
+// from a path (read) or from a reader (parse).
 type domainOf[S comparable] struct {
 	read   func(path string) ([]search.Task[S], error)
+	parse  func(r io.Reader, name string) ([]search.Task[S], error)
 	budget int64
 }
 
@@ -76,25 +85,42 @@ func (d domainOf[S]) train(ctx context.Context, cfg *trainConfig, resume bool, s
 	return trainTasks(ctx, cfg, tasks, resume, stderr)
 }
 
-// reader adapts a domain's ReadFile to a reader of tasks.
-func reader[S comparable, P search.Problem[S]](readFile func(string) ([]P, error), id func(P) string) func(string) ([]search.Task[S], error) {
-	return func(path string) ([]search.Task[S], error) {
-		ps, err := readFile(path)
+func (d domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error {
+	var tasks []search.Task[S]
+	for _, f := range files {
+		t, err := d.parse(bytes.NewReader(f.Data), f.Name)
+		if err != nil {
+			return fmt.Errorf("the run's problems: %w", err)
+		}
+		tasks = append(tasks, t...)
+	}
+	return cluster.Work(ctx, nc, spec, tasks, opts)
+}
+
+// newDomain returns the domain whose problems ReadFile and Parse read
+// (the functions of its package), id giving their IDs.
+func newDomain[S comparable, P search.Problem[S]](readFile func(string) ([]P, error), parse func(io.Reader, string) ([]P, error), id func(P) string, budget int64) domainOf[S] {
+	tasks := func(ps []P, err error) ([]search.Task[S], error) {
 		if err != nil {
 			return nil, err
 		}
-		tasks := make([]search.Task[S], len(ps))
+		ts := make([]search.Task[S], len(ps))
 		for i, p := range ps {
-			tasks[i] = search.Task[S]{ID: id(p), Problem: p}
+			ts[i] = search.Task[S]{ID: id(p), Problem: p}
 		}
-		return tasks, nil
+		return ts, nil
+	}
+	return domainOf[S]{
+		read:   func(path string) ([]search.Task[S], error) { return tasks(readFile(path)) },
+		parse:  func(r io.Reader, name string) ([]search.Task[S], error) { return tasks(parse(r, name)) },
+		budget: budget,
 	}
 }
 
 var domains = map[string]domain{
-	"sokoban": domainOf[sokoban.State]{reader[sokoban.State](sokoban.ReadFile, func(p *sokoban.Problem) string { return p.ID }), sokoban.InitialBudget},
-	"stp":     domainOf[stp.State]{reader[stp.State](stp.ReadFile, func(p *stp.Problem) string { return p.ID }), stp.InitialBudget},
-	"witness": domainOf[witness.State]{reader[witness.State](witness.ReadFile, func(p *witness.Problem) string { return p.ID }), witness.InitialBudget},
+	"sokoban": newDomain[sokoban.State](sokoban.ReadFile, sokoban.Parse, func(p *sokoban.Problem) string { return p.ID }, sokoban.InitialBudget),
+	"stp":     newDomain[stp.State](stp.ReadFile, stp.Parse, func(p *stp.Problem) string { return p.ID }, stp.InitialBudget),
+	"witness": newDomain[witness.State](witness.ReadFile, witness.Parse, func(p *witness.Problem) string { return p.ID }, witness.InitialBudget),
 }
 
 // domainNames returns the names of the domains in sorted order.

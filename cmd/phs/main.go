@@ -6,6 +6,7 @@
 //	phs solve    -domain D [-alg A] [flags] FILES...   attempt each problem once, one JSON line per problem
 //	phs test     -domain D [-model M] [flags] FILES... the paper's Bootstrap test (or -fixed)
 //	phs train    -domain D -alg A -dir RUN FILES...    Bootstrap training; -resume RUN continues
+//	phs worker   -connect nats://HOST:4222             search for a training run that listens (-listen)
 //	phs plot     -o IMAGE RUN...                       learning curves; -profile for test profiles
 //	phs generate witness|stp [flags]                   random problem sets
 //
@@ -31,6 +32,7 @@ var commands = []struct {
 	{"solve", "solve problem files, one JSON line per problem", runSolve},
 	{"test", "test a model: the Bootstrap test or a fixed-limit test", runTest},
 	{"train", "train a model with the Bootstrap process", runTrain},
+	{"worker", "search for a training run over NATS (phs train -listen)", runWorker},
 	{"plot", "draw learning curves and test profiles", runPlot},
 	{"generate", "write random Witness or sliding-tile problems", runGenerate},
 	{"data", "fetch the data sets the paper used", runData},

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/cluster"
 	"github.com/phs-go/phs/internal/atomicfile"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
@@ -52,6 +53,10 @@ type trainConfig struct {
 	logEvery        time.Duration
 	logFormat       string
 	log             *slog.Logger // set by check
+	// Training over NATS: the address the embedded server listens on, or
+	// the URL of a server; the token; the acknowledgement wait of a job.
+	listen, natsURL, tokenFile, token string
+	ackWait                           time.Duration
 }
 
 const runFile = "run.json"
@@ -105,12 +110,19 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&resume, "resume", "", "continue the run in this directory where it stopped")
 	fs.IntVar(&cfg.workers, "workers", 0, "searches in parallel (0: all cores)")
 	fs.BoolVar(&cfg.Async, "async", false, "asynchronous training: the workers search on while the learner updates (default: the paper's synchronous procedure)")
+	fs.StringVar(&cfg.listen, "listen", "", "serve the run over NATS on this address, such as :4222, for \"phs worker\" processes (implies -async; -workers: their searches in all)")
+	fs.StringVar(&cfg.natsURL, "nats", "", "serve the run on the NATS server at this URL instead of an embedded one (implies -async)")
+	fs.StringVar(&cfg.tokenFile, "token-file", "", "file whose first line is the NATS token (required by -listen on other than loopback)")
+	fs.DurationVar(&cfg.ackWait, "ack-wait", 30*time.Second, "with -listen or -nats, how long a worker may go silent before its problem goes to another")
 	fs.DurationVar(&cfg.checkpointEvery, "checkpoint", 5*time.Minute, "longest time between checkpoints")
 	fs.DurationVar(&cfg.logEvery, "progress", 30*time.Second, "interval of progress records on standard error")
 	logFlag(fs, &cfg.logFormat)
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	if cfg.listen != "" || cfg.natsURL != "" {
+		cfg.Async = true
 	}
 	if resume != "" {
 		return resumeTrain(ctx, resume, fs, files, &cfg, stderr)
@@ -199,6 +211,18 @@ func (cfg *trainConfig) check(stderr io.Writer) error {
 		return usagef("train: -checkpoint %v: want > 0", cfg.checkpointEvery)
 	case cfg.logEvery <= 0:
 		return usagef("train: -progress %v: want > 0", cfg.logEvery)
+	case cfg.ackWait <= 0:
+		return usagef("train: -ack-wait %v: want > 0", cfg.ackWait)
+	case cfg.listen != "" && cfg.natsURL != "":
+		return usagef("train: -listen and -nats exclude each other")
+	}
+	if cfg.token, err = readToken(cfg.tokenFile); err != nil {
+		return usagef("train: %v", err)
+	}
+	if cfg.listen != "" {
+		if err := (cluster.ServerOptions{Listen: cfg.listen, Token: cfg.token}).Validate(); err != nil {
+			return usagef("train: -listen: %v", err)
+		}
 	}
 	if err := bc.Validate(); err != nil {
 		return usagef("train: %v", err)
@@ -234,7 +258,11 @@ func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, files []stri
 			saved.Iterations = cfg.Iterations
 		case "time":
 			saved.TimeLimit = cfg.TimeLimit
-		case "resume", "workers", "checkpoint", "progress", "log":
+		case "resume", "workers", "checkpoint", "progress", "log", "token-file", "ack-wait":
+		case "listen", "nats":
+			if !saved.Async {
+				bad = append(bad, "-"+f.Name+" (the run is synchronous)")
+			}
 		default:
 			bad = append(bad, "-"+f.Name)
 		}
@@ -296,16 +324,20 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		return err
 	}
 	bc.Logger = cfg.log
+	// net is the model to train or, on resumption, its checkpoint's, which
+	// a resumption over NATS needs.
+	var net *model.Model
+	var loadErr error
 	if resume {
-		if m, err := loadModel(cfg.dir); err == nil && m.Config().Domain != cfg.Domain {
-			return fmt.Errorf("train: resume: the checkpoint of %s is a %s model; %s says %s", cfg.dir, m.Config().Domain, runFile, cfg.Domain)
-		}
-		if !hasCheckpoint(cfg.dir) {
+		net, loadErr = loadModel(cfg.dir)
+		switch {
+		case loadErr == nil && net.Config().Domain != cfg.Domain:
+			return fmt.Errorf("train: resume: the checkpoint of %s is a %s model; %s says %s", cfg.dir, net.Config().Domain, runFile, cfg.Domain)
+		case !hasCheckpoint(cfg.dir):
 			cfg.log.Warn("no checkpoint: the run stopped as it started; starting it again", "dir", cfg.dir)
 			resume = false
 		}
 	}
-	var net *model.Model
 	if !resume {
 		enc, ok := tasks[0].Problem.(search.Encoder[S])
 		if !ok {
@@ -323,6 +355,17 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		workers = runtime.NumCPU()
 	}
 	cfg.log.Info("training", "algorithm", bc.Algorithm.Name(), "problems", len(tasks), "domain", cfg.Domain, "workers", workers, "dir", cfg.dir)
+	if cfg.listen != "" || cfg.natsURL != "" {
+		if loadErr != nil {
+			return fmt.Errorf("train: resume: %w", loadErr)
+		}
+		l, stop, serr := startLearner(ctx, cfg, net.Config(), tasks)
+		if serr != nil {
+			return serr
+		}
+		bc.Pool = l
+		defer func() { stop(err == nil) }() // err: training's
+	}
 	var metrics []bootstrap.Iteration
 	if resume {
 		_, metrics, err = bootstrap.Resume(ctx, tasks, bc)

@@ -6,6 +6,7 @@ package searchtest
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/phs-go/phs/search"
@@ -195,4 +196,38 @@ func Solve[S comparable](ctx context.Context, p search.Problem[S], ev search.Eva
 		return search.Result[S]{}, err
 	}
 	return s.Solve(ctx, p)
+}
+
+// Mazes returns n random 6x6 mazes with a start and a goal, the shortest
+// solution of each at least 3 moves long, made from seed; their IDs are
+// "maze#0", "maze#1", ....
+func Mazes(n int, seed uint64) []search.Task[int32] {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var ts []search.Task[int32]
+	for len(ts) < n {
+		rows := make([][]byte, 6)
+		for r := range rows {
+			rows[r] = []byte("......")
+			for c := range rows[r] {
+				if rng.IntN(5) == 0 {
+					rows[r][c] = '#'
+				}
+			}
+		}
+		s, g := rng.IntN(36), rng.IntN(36)
+		if s == g {
+			continue
+		}
+		rows[s/6][s%6], rows[g/6][g%6] = 'S', 'G'
+		strs := make([]string, 6)
+		for i, r := range rows {
+			strs[i] = string(r)
+		}
+		m := ParseMaze(strs...)
+		if BFS[int32](m) < 3 { // unsolvable, or too easy for budgets 1 and 2
+			continue
+		}
+		ts = append(ts, search.Task[int32]{ID: fmt.Sprintf("maze#%d", len(ts)), Problem: m})
+	}
+	return ts
 }

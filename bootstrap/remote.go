@@ -1,0 +1,194 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/search"
+)
+
+// A Job asks for the search of one problem of an iteration.
+type Job struct {
+	// Run identifies the learner's process: reports of searches that an
+	// earlier process of the same run asked for are dropped.
+	Run string `json:"run"`
+	// Iteration is the Bootstrap iteration, Pos the job's position in its
+	// order of problems, Problem the index of the task and Budget the
+	// expansion budget.
+	Iteration int   `json:"iteration"`
+	Pos       int   `json:"pos"`
+	Problem   int   `json:"problem"`
+	Budget    int64 `json:"budget"`
+}
+
+// A Report is the outcome of a Job.
+type Report struct {
+	Job
+	// Version is the version of the weights the search used.
+	Version int64 `json:"version"`
+	Solved  bool  `json:"solved"`
+	// Expansions and Evaluations are those of the search.
+	Expansions  int64 `json:"expansions"`
+	Evaluations int64 `json:"evaluations"`
+	// Actions is the solution, if solved.
+	Actions []int `json:"actions,omitempty"`
+	// Err, if not empty, says why the search failed; the run then stops
+	// with it.
+	Err string `json:"error,omitempty"`
+	// Worker names the worker, for messages.
+	Worker string `json:"worker,omitempty"`
+}
+
+// A Pool carries out the searches of an asynchronous run (Config.Async):
+// the learner's process has one of Config.Workers goroutines; Config.Pool
+// may run them elsewhere, such as on the worker processes of package
+// cluster.
+//
+// A Pool must deliver a report of each submitted job at least once;
+// the learner counts one report per job and drops the others: reports of
+// another Job.Run, of an iteration other than the current one, and of
+// positions already reported.
+type Pool interface {
+	// Publish makes m, at version v, the weights of the searches that
+	// start from now on. m is the learner's model: Publish must copy what
+	// it keeps before it returns.
+	Publish(ctx context.Context, v int64, m *model.Model) error
+	// Submit asks for the search of j. It may block until a worker can
+	// take it.
+	Submit(ctx context.Context, j Job) error
+	// Reports delivers the outcomes of the jobs.
+	Reports() <-chan Report
+}
+
+// localWorkers are the Pool of the learner's process: goroutines
+// that each search with a copy of the weights published last.
+type localWorkers[S comparable] struct {
+	tasks   []search.Task[S]
+	jobs    chan Job
+	reports chan Report
+
+	mu      sync.Mutex
+	latest  *model.Model // a copy of the weights published last
+	version int64
+
+	wg sync.WaitGroup // of the goroutines
+}
+
+// startLocal starts n local workers that search tasks with alg and opts,
+// until ctx is done; the weights are those of m until the first Publish.
+// wait waits for them to stop.
+func startLocal[S comparable](ctx context.Context, tasks []search.Task[S], n int, alg search.Algorithm, opts search.Options, m *model.Model) (*localWorkers[S], error) {
+	lw := &localWorkers[S]{
+		tasks:   tasks,
+		jobs:    make(chan Job),
+		reports: make(chan Report, n),
+		latest:  m.Clone(),
+	}
+	var solvers []*search.Solver[S]
+	var locals []*model.Model
+	for range n {
+		local := m.Clone()
+		s, err := search.NewSolver[S](alg, model.NewEvaluator[S](local), opts)
+		if err != nil {
+			return nil, fmt.Errorf("bootstrap: %w", err)
+		}
+		solvers = append(solvers, s)
+		locals = append(locals, local)
+	}
+	for i := range n {
+		lw.wg.Go(func() { lw.work(ctx, solvers[i], locals[i]) })
+	}
+	return lw, nil
+}
+
+func (lw *localWorkers[S]) Publish(_ context.Context, v int64, m *model.Model) error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if v != lw.version {
+		lw.latest.CopyWeightsFrom(m)
+		lw.version = v
+	}
+	return nil
+}
+
+func (lw *localWorkers[S]) Submit(ctx context.Context, j Job) error {
+	select {
+	case lw.jobs <- j:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func (lw *localWorkers[S]) Reports() <-chan Report { return lw.reports }
+
+func (lw *localWorkers[S]) wait() { lw.wg.Wait() }
+
+// work runs the jobs with solver s, whose evaluator reads local, until ctx
+// is done.
+func (lw *localWorkers[S]) work(ctx context.Context, s *search.Solver[S], local *model.Model) {
+	version := int64(-1)
+	for {
+		var j Job
+		select {
+		case j = <-lw.jobs:
+		case <-ctx.Done():
+			return
+		}
+		lw.mu.Lock()
+		if version != lw.version {
+			local.CopyWeightsFrom(lw.latest)
+			version = lw.version
+		}
+		lw.mu.Unlock()
+		rep := Report{Job: j, Version: version}
+		s.SetBudget(j.Budget)
+		res, err := s.Solve(ctx, lw.tasks[j.Problem].Problem)
+		if err != nil {
+			rep.Err = err.Error()
+		}
+		rep.Solved, rep.Actions = res.Solved, res.Actions
+		rep.Expansions, rep.Evaluations = res.Expansions, res.Evaluations
+		select {
+		case lw.reports <- rep:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// result turns the report of a search of p into its result: the solution,
+// replayed from p's root, must reach the goal. nodeLoss is the loss of a
+// node in the search.
+func result[S comparable](p search.Problem[S], rep *Report, nodeLoss float64) (search.Result[S], error) {
+	res := search.Result[S]{Solved: rep.Solved, Expansions: rep.Expansions, Evaluations: rep.Evaluations}
+	switch {
+	case rep.Expansions < 0 || rep.Evaluations < 0:
+		return res, errors.New("negative counts")
+	case !rep.Solved && len(rep.Actions) > 0:
+		return res, errors.New("actions without a solution")
+	case !rep.Solved:
+		return res, nil
+	}
+	t := &search.Trajectory[S]{Actions: rep.Actions, Expansions: rep.Expansions, NodeLoss: nodeLoss}
+	s, n := p.Root(), p.NumActions()
+	for i, a := range rep.Actions {
+		if a < 0 || a >= n {
+			return res, fmt.Errorf("step %d: action %d out of range", i+1, a)
+		}
+		next, ok := p.Apply(s, a)
+		if !ok {
+			return res, fmt.Errorf("step %d: action %d not legal", i+1, a)
+		}
+		t.States = append(t.States, s)
+		s = next
+	}
+	if !p.IsGoal(s) {
+		return res, errors.New("the solution does not reach the goal")
+	}
+	res.Actions, res.Cost, res.Trajectory = rep.Actions, float64(len(rep.Actions))*nodeLoss, t
+	return res, nil
+}

@@ -1,0 +1,113 @@
+package bootstrap
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/search"
+)
+
+// A relayPool delivers what relay makes of each report of its local
+// workers, until ctx is done.
+type relayPool struct {
+	*localWorkers[int32]
+	out chan Report
+}
+
+func (p *relayPool) Reports() <-chan Report { return p.out }
+
+func newRelayPool(ctx context.Context, t *testing.T, tasks []search.Task[int32], cfg *Config, m *model.Model, relay func(Report) []Report) *relayPool {
+	lw, err := startLocal(ctx, tasks, 2, cfg.Algorithm, cfg.Options, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &relayPool{lw, make(chan Report)}
+	go func() {
+		for {
+			select {
+			case rep := <-lw.Reports():
+				for _, r := range relay(rep) {
+					select {
+					case p.out <- r:
+					case <-ctx.Done():
+						return
+					}
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return p
+}
+
+// noisy returns, around rep, the reports a learner must drop or reject:
+// of another run, of another iteration, of another problem, duplicates,
+// and, for every third position, a solution that does not reach the goal
+// first.
+func noisy(rep Report) []Report {
+	other, later, wrong, bad := rep, rep, rep, rep
+	other.Run += "x"
+	later.Iteration++
+	wrong.Problem++
+	bad.Solved, bad.Actions = true, []int{0}
+	reps := []Report{other, later, wrong}
+	if rep.Pos%3 == 0 {
+		reps = append(reps, bad)
+	}
+	return append(reps, rep, rep)
+}
+
+// TestPoolReports checks that the learner counts one report per problem
+// and iteration whatever else the pool delivers, and counts a solution
+// that does not replay to the goal as unsolved, with a warning.
+func TestPoolReports(t *testing.T) {
+	tasks := mazes(40, 8)
+	m := newModel(t, "levints")
+	cfg := trainConfig(t, "levints")
+	cfg.Async, cfg.MaxIterations = true, 2
+	var log bytes.Buffer
+	cfg.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg.Pool = newRelayPool(ctx, t, tasks, &cfg, m, noisy)
+	metrics, err := Train(context.Background(), tasks, m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range metrics {
+		if it.Attempted != len(tasks) {
+			t.Errorf("iteration %d: %d attempted, want %d", it.Iteration, it.Attempted, len(tasks))
+		}
+		if max := len(tasks) - (len(tasks)+2)/3; it.Solved > max {
+			t.Errorf("iteration %d: %d solved; at most %d can be, a third of the problems having a bad solution", it.Iteration, it.Solved, max)
+		}
+	}
+	for _, want := range []string{"solution rejected", "report dropped: wrong problem"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log lacks %q", want)
+		}
+	}
+}
+
+// TestPoolError checks that a search that fails in a pool stops the run
+// with its error.
+func TestPoolError(t *testing.T) {
+	tasks := mazes(8, 8)
+	m := newModel(t, "levints")
+	cfg := trainConfig(t, "levints")
+	cfg.Async = true
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg.Pool = newRelayPool(ctx, t, tasks, &cfg, m, func(rep Report) []Report {
+		rep.Err, rep.Worker = "out of luck", "w1"
+		return []Report{rep}
+	})
+	if _, err := Train(ctx, tasks, m, cfg); err == nil || !strings.Contains(err.Error(), "worker w1: out of luck") {
+		t.Errorf("Train: %v, want the worker's error", err)
+	}
+}

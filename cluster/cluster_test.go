@@ -1,0 +1,224 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/search"
+	"github.com/phs-go/phs/search/searchtest"
+)
+
+// serve starts an embedded server on loopback for the test.
+func serve(t *testing.T) *server.Server {
+	t.Helper()
+	s, err := Serve(ServerOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Shutdown)
+	return s
+}
+
+func connect(t *testing.T, s *server.Server) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+// A syncBuffer is a log that several goroutines write.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// run is the run of the tests: mazes, a small PHS_h network and its spec.
+func run(t *testing.T) ([]search.Task[int32], *model.Model, Spec) {
+	t.Helper()
+	tasks := searchtest.Mazes(48, 5)
+	alg := search.PHSh()
+	cfg := model.ConfigFor[int32]("maze", alg, tasks[0].Problem.(*searchtest.Maze))
+	cfg.Filters, cfg.Hidden = 8, 16
+	m, err := model.New(cfg, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := Spec{Version: "test", Domain: "maze", Algorithm: alg.Name(), BatchSize: 8, Model: m.Config(),
+		Files: []string{"mazes.txt"}, ProblemsSHA256: bootstrap.ProblemsHash(tasks)}
+	return tasks, m, spec
+}
+
+// TestTrain trains over NATS with two worker "processes" that join by
+// Join, among malformed jobs and reports, and checks that training learns,
+// that every problem is counted once per iteration, that the malformed
+// messages are logged, and that the workers stop when training is over.
+func TestTrain(t *testing.T) {
+	s := serve(t)
+	tasks, m, spec := run(t)
+	ctx := context.Background()
+	var log syncBuffer
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	l, err := NewLearner(ctx, connect(t, s), spec, []File{{"mazes.txt", []byte("the mazes")}}, Options{AckWait: 2 * time.Second, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc := connect(t, s)
+	for _, bad := range []string{"{", `{"run": 1}`, `{"problem": 99, "budget": 1}`, `{"problem": 0, "budget": 0}`} {
+		if err := nc.Publish(jobsSubject, []byte(bad)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := nc.Publish(reportsSubject, []byte(`{"pos": "x"}`)); err != nil {
+		t.Fatal(err)
+	}
+
+	// A worker that takes a job and dies: the job goes to another worker
+	// after the acknowledgement wait.
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead, err := js.Consumer(ctx, jobsStream, consumerName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan jetstream.Msg, 1)
+	go func() {
+		for {
+			batch, err := dead.Fetch(1, jetstream.FetchMaxWait(time.Second))
+			if err != nil {
+				return
+			}
+			for msg := range batch.Messages() {
+				var j bootstrap.Job
+				if decode(msg.Data(), &j) == nil && j.Run != "" {
+					held <- msg // and never acknowledged
+					return
+				}
+			}
+		}
+	}()
+
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			nc := connect(t, s)
+			spec, files, err := Join(ctx, nc)
+			if err == nil && (len(files) != 1 || string(files[0].Data) != "the mazes") {
+				err = errors.New("Join: wrong files")
+			}
+			if err == nil {
+				err = Work(ctx, nc, spec, tasks, WorkerOptions{Searches: 1, Version: "test", Logger: logger})
+			}
+			errs <- err
+		}()
+	}
+
+	cfg := bootstrap.Config{Algorithm: search.PHSh(), Options: search.Options{BatchSize: 8}, Budget: 8,
+		ProblemsPerUpdate: 8, Passes: 2, Seed: 3, Workers: 2, MaxIterations: 3, Dir: t.TempDir(),
+		LearningRate: 1e-3, Async: true, Pool: l}
+	metrics, err := bootstrap.Train(ctx, tasks, m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(true); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		select {
+		case err := <-errs:
+			if err != nil {
+				t.Errorf("worker: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a worker did not stop when training was over")
+		}
+	}
+	select {
+	case <-held:
+	default:
+		t.Error("the dead worker took no job")
+	}
+	if first, last := metrics[0], metrics[len(metrics)-1]; last.TotalSolved <= first.TotalSolved {
+		t.Errorf("solved %d in the first iteration, %d by the last: nothing learned", first.TotalSolved, last.TotalSolved)
+	}
+	for _, it := range metrics {
+		if it.Attempted != len(tasks) {
+			t.Errorf("iteration %d attempted %d problems, want %d", it.Iteration, it.Attempted, len(tasks))
+		}
+	}
+	for _, want := range []string{"malformed job dropped", "malformed report dropped", "worker joined"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log lacks %q:\n%s", want, log.String())
+		}
+	}
+}
+
+// TestRefused checks that a worker of another version or with other
+// problems is refused, with the reason on both sides.
+func TestRefused(t *testing.T) {
+	s := serve(t)
+	tasks, _, spec := run(t)
+	ctx := context.Background()
+	var log syncBuffer
+	l, err := NewLearner(ctx, connect(t, s), spec, []File{{"mazes.txt", nil}}, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(false)
+	for _, tc := range []struct {
+		version string
+		tasks   []search.Task[int32]
+		want    string
+	}{
+		{"other", tasks, "phs version other; the learner runs test"},
+		{"test", tasks[1:], "the problems differ"},
+	} {
+		err := Work(ctx, connect(t, s), spec, tc.tasks, WorkerOptions{Searches: 1, Version: tc.version})
+		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("worker: %v, want a refusal saying %q", err, tc.want)
+		}
+		if !strings.Contains(log.String(), tc.want) {
+			t.Errorf("the learner's log lacks %q:\n%s", tc.want, log.String())
+		}
+	}
+}
+
+// TestServeNeedsToken checks that only loopback addresses go without a
+// token.
+func TestServeNeedsToken(t *testing.T) {
+	for _, addr := range []string{":0", "0.0.0.0:0", "192.0.2.1:0"} {
+		if _, err := Serve(ServerOptions{Listen: addr, StoreDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "needs a token") {
+			t.Errorf("Serve(%q) without a token: %v", addr, err)
+		}
+	}
+	if _, err := Serve(ServerOptions{Listen: "127.0.0.1:x"}); err == nil {
+		t.Error("Serve accepted port x")
+	}
+}

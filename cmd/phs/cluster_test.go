@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/phs-go/phs/bootstrap"
+)
+
+// TestMain runs the command itself, instead of the tests, in the processes
+// that the tests start with PHS_TEST_MAIN=1.
+func TestMain(m *testing.M) {
+	if os.Getenv("PHS_TEST_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// A proc is a phs process that a test started.
+type proc struct {
+	cmd  *exec.Cmd
+	out  *lockedBuffer
+	done chan error
+}
+
+// lockedBuffer is the standard error of a process, read as it runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// startPHS starts "phs args..." as a process; the test kills it at its end.
+func startPHS(t *testing.T, args ...string) *proc {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: exec.Command(exe, args...), out: &lockedBuffer{}, done: make(chan error, 1)}
+	p.cmd.Env = append(os.Environ(), "PHS_TEST_MAIN=1")
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// kill kills p with SIGKILL and waits for it.
+func (p *proc) kill(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-p.done
+	p.done <- nil // for the cleanup
+}
+
+// wait waits up to d for p to exit and returns its error.
+func (p *proc) wait(t *testing.T, d time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return err
+	case <-time.After(d):
+		t.Fatalf("%v did not exit within %v; its output:\n%s", p.cmd.Args, d, p.out.String())
+		return nil
+	}
+}
+
+// waitFor waits up to d until cond holds.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(d); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("waited %v for %s", d, what)
+		}
+	}
+}
+
+// freePort returns a loopback TCP port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// readMetrics returns the finished iterations in the metrics.jsonl of run
+// directory dir.
+func readMetrics(t *testing.T, dir string) []bootstrap.Iteration {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, bootstrap.MetricsJSONL))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var its []bootstrap.Iteration
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var it struct {
+			bootstrap.Iteration
+			Partial bool `json:"partial"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &it); err != nil {
+			t.Fatalf("%s: %v", f.Name(), err)
+		}
+		if !it.Partial {
+			its = append(its, it.Iteration)
+		}
+	}
+	return its
+}
+
+// TestTrainOverNATS trains with one learner and three "phs worker"
+// processes on loopback: a worker killed with SIGKILL mid-run has its
+// problem searched by another, the learner killed with SIGKILL resumes
+// from its checkpoint with the workers that are left, every iteration
+// attempts every problem exactly once, nothing recorded before the kill is
+// lost, and the workers stop when training is over.
+func TestTrainOverNATS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes for several seconds")
+	}
+	puzzles, err := filepath.Abs("../../domain/witness/testdata/puzzles_4x4_test-first40.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	const iterations = 6
+	learner := startPHS(t, "train", "-domain", "witness", "-alg", "levints", "-dir", dir, "-listen", addr,
+		"-workers", "3", "-budget", "300", "-update-every", "4", "-passes", "2", "-iterations", strconv.Itoa(iterations),
+		"-ack-wait", "1s", "-checkpoint", "100ms", puzzles)
+	var workers []*proc
+	for range 3 {
+		workers = append(workers, startPHS(t, "worker", "-connect", "nats://"+addr, "-workers", "1"))
+	}
+	waitFor(t, 20*time.Second, "three workers to join", func() bool { return strings.Count(learner.out.String(), "worker joined") == 3 })
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the learner's output:\n%s", learner.out.String())
+			for i, w := range workers {
+				t.Logf("worker %d's output:\n%s", i+1, w.out.String())
+			}
+		}
+	})
+	time.Sleep(300 * time.Millisecond)
+	workers[0].kill(t)
+
+	waitFor(t, 60*time.Second, "two iterations", func() bool { return len(readMetrics(t, dir)) >= 2 })
+	learner.kill(t)
+	before := readMetrics(t, dir)
+	if len(before) >= iterations {
+		t.Fatalf("training was over before the learner was killed; make it longer")
+	}
+	learner = startPHS(t, "train", "-resume", dir, "-listen", addr, "-ack-wait", "1s")
+	if err := learner.wait(t, 120*time.Second); err != nil {
+		t.Fatalf("resumed learner: %v\n%s", err, learner.out.String())
+	}
+	for i, w := range workers[1:] {
+		if err := w.wait(t, 20*time.Second); err != nil || !strings.Contains(w.out.String(), "training over") {
+			t.Errorf("worker %d: %v, want it to stop when training is over:\n%s", i+2, err, w.out.String())
+		}
+	}
+	after := readMetrics(t, dir)
+	if len(after) != iterations {
+		t.Fatalf("%d iterations, want %d", len(after), iterations)
+	}
+	if !reflect.DeepEqual(after[:len(before)], before) {
+		t.Errorf("the iterations recorded before the learner was killed changed:\nbefore %+v\nafter  %+v", before, after[:len(before)])
+	}
+	for _, it := range after {
+		if it.Attempted != 40 {
+			t.Errorf("iteration %d attempted %d problems, want 40", it.Iteration, it.Attempted)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/phs-go/phs/cluster"
+)
+
+func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var url, tokenFile, name, logFormat string
+	var searches int
+	fs := newFlagSet("worker", "", stdout)
+	fs.StringVar(&url, "connect", "", "URL of the NATS server of the training run, such as nats://host:4222 (required)")
+	fs.StringVar(&tokenFile, "token-file", "", "file whose first line is the token the server requires")
+	fs.StringVar(&name, "name", "", "name of the worker in the learner's log (default: host name and process ID)")
+	fs.IntVar(&searches, "workers", 0, "searches in parallel (0: all cores)")
+	logFlag(fs, &logFormat)
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case url == "":
+		return usagef("worker: -connect is required")
+	case len(rest) > 0:
+		return usagef("worker: no arguments expected, got %s", strings.Join(rest, " "))
+	case searches < 0:
+		return usagef("worker: -workers %d: want >= 0 (0: all cores)", searches)
+	}
+	log, err := newLogger(logFormat, stderr)
+	if err != nil {
+		return usagef("worker: %v", err)
+	}
+	token, err := readToken(tokenFile)
+	if err != nil {
+		return usagef("worker: %v", err)
+	}
+	nc, err := connectNATS(url, token, log)
+	for waited := false; errors.Is(err, nats.ErrNoServers); nc, err = connectNATS(url, token, log) {
+		if !waited {
+			log.Info("waiting for the server", "url", url)
+			waited = true
+		}
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	defer nc.Close()
+	log.Info("joining", "server", nc.ConnectedUrlRedacted())
+	spec, files, err := cluster.Join(ctx, nc)
+	if err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	d, ok := domains[spec.Domain]
+	if !ok {
+		return fmt.Errorf("worker: the run's domain %q is not one of %s", spec.Domain, strings.Join(domainNames(), ", "))
+	}
+	opts := cluster.WorkerOptions{Name: name, Searches: searches, Version: version(), Logger: log}
+	if err := d.work(ctx, nc, spec, files, opts); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		return fmt.Errorf("worker: %w", err)
+	}
+	log.Info("training over")
+	return nil
+}
+
+// readToken returns the first line of file, or "" if file is "".
+func readToken(file string) (string, error) {
+	if file == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("-token-file: %w", err)
+	}
+	token, _, _ := strings.Cut(string(b), "\n")
+	if token = strings.TrimSpace(token); token == "" {
+		return "", fmt.Errorf("-token-file %s: no token on its first line", file)
+	}
+	return token, nil
+}
+
+// connectNATS connects to the NATS server at url, with token if not
+// empty, and reconnects for as long as the connection lives, logging the
+// disconnections.
+func connectNATS(url, token string, log *slog.Logger, opts ...nats.Option) (*nats.Conn, error) {
+	opts = append(opts,
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(500*time.Millisecond),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("disconnected from the NATS server", "err", err)
+			}
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("reconnected", "server", nc.ConnectedUrlRedacted()) }),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { log.Warn("NATS", "err", err) }))
+	if token != "" {
+		opts = append(opts, nats.Token(token))
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", url, err)
+	}
+	return nc, nil
+}
