@@ -9,10 +9,10 @@ import (
 
 // iterationAsync attempts the problems of order from st.Next on, as
 // iteration does, but the pool's workers search on while the learner
-// learns: a dispatcher submits the problems in order, at most a group and
-// a problem per worker (Config.Workers) ahead of the learner; each search uses the weights published last; the
-// learner takes the reports of each group, in order, learns from them and
-// publishes the new weights.
+// learns: a dispatcher submits the problems in order, at most two groups
+// and a problem per worker (Config.Workers) ahead of the learner; each
+// search uses the weights published last; the learner takes the reports
+// of each group, in order, learns from them and publishes the new weights.
 func (r *run[S]) iterationAsync(ctx context.Context, pool Pool, order []int) error {
 	st := r.st
 	if err := pool.Publish(ctx, r.version, r.tr.Model()); err != nil {
@@ -21,7 +21,7 @@ func (r *run[S]) iterationAsync(ctx context.Context, pool Pool, order []int) err
 	ctx, cancel := context.WithCancel(ctx)
 	// ahead holds a token for each problem submitted and not yet learned
 	// from.
-	ahead := make(chan struct{}, r.cfg.ProblemsPerUpdate+r.cfg.Workers)
+	ahead := make(chan struct{}, 2*r.cfg.ProblemsPerUpdate+r.cfg.Workers)
 	d := &dispatch{done: make(chan struct{})}
 	go d.submit(ctx, pool, ahead, Job{Run: r.id, Iteration: st.Iteration, Budget: st.Budget}, order, st.Next)
 	defer func() {

@@ -63,15 +63,15 @@ type Pool interface {
 	Reports() <-chan Report
 }
 
-// localWorkers are the Pool of the learner's process: goroutines
-// that each search with a copy of the weights published last.
+// localWorkers are the Pool of the learner's process: goroutines that
+// search with the weights published last, which they share.
 type localWorkers[S comparable] struct {
 	tasks   []search.Task[S]
 	jobs    chan Job
 	reports chan Report
 
 	mu      sync.Mutex
-	latest  *model.Model // a copy of the weights published last
+	latest  *model.Model // a copy of the weights published last, never changed
 	version int64
 
 	wg sync.WaitGroup // of the goroutines
@@ -87,28 +87,29 @@ func startLocal[S comparable](ctx context.Context, tasks []search.Task[S], n int
 		reports: make(chan Report, n),
 		latest:  m.Clone(),
 	}
-	var solvers []*search.Solver[S]
-	var locals []*model.Model
-	for range n {
-		local := m.Clone()
-		s, err := search.NewSolver[S](alg, model.NewEvaluator[S](local), opts)
+	evs := make([]*model.Evaluator[S], n)
+	solvers := make([]*search.Solver[S], n)
+	for i := range n {
+		evs[i] = model.NewEvaluator[S](lw.latest)
+		s, err := search.NewSolver[S](alg, evs[i], opts)
 		if err != nil {
 			return nil, fmt.Errorf("bootstrap: %w", err)
 		}
-		solvers = append(solvers, s)
-		locals = append(locals, local)
+		solvers[i] = s
 	}
 	for i := range n {
-		lw.wg.Go(func() { lw.work(ctx, solvers[i], locals[i]) })
+		lw.wg.Go(func() { lw.work(ctx, solvers[i], evs[i]) })
 	}
 	return lw, nil
 }
 
+// Publish makes a copy of m the weights of the searches that start from
+// now on; the searches under way keep theirs.
 func (lw *localWorkers[S]) Publish(_ context.Context, v int64, m *model.Model) error {
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	if v != lw.version {
-		lw.latest.CopyWeightsFrom(m)
+		lw.latest = m.Clone()
 		lw.version = v
 	}
 	return nil
@@ -127,10 +128,9 @@ func (lw *localWorkers[S]) Reports() <-chan Report { return lw.reports }
 
 func (lw *localWorkers[S]) wait() { lw.wg.Wait() }
 
-// work runs the jobs with solver s, whose evaluator reads local, until ctx
-// is done.
-func (lw *localWorkers[S]) work(ctx context.Context, s *search.Solver[S], local *model.Model) {
-	version := int64(-1)
+// work runs the jobs with solver s, whose evaluator is ev, until ctx is
+// done.
+func (lw *localWorkers[S]) work(ctx context.Context, s *search.Solver[S], ev *model.Evaluator[S]) {
 	for {
 		var j Job
 		select {
@@ -139,12 +139,9 @@ func (lw *localWorkers[S]) work(ctx context.Context, s *search.Solver[S], local 
 			return
 		}
 		lw.mu.Lock()
-		if version != lw.version {
-			local.CopyWeightsFrom(lw.latest)
-			version = lw.version
-		}
+		ev.SetModel(lw.latest)
+		rep := Report{Job: j, Version: lw.version}
 		lw.mu.Unlock()
-		rep := Report{Job: j, Version: version}
 		s.SetBudget(j.Budget)
 		res, err := s.Solve(ctx, lw.tasks[j.Problem].Problem)
 		if err != nil {

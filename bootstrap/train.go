@@ -51,7 +51,7 @@ import (
 // before, the budget grows by BudgetGrowth.
 //
 // With cfg.Async, the workers do not wait for the updates: they take the
-// iteration's problems in order, as many as a group and one per worker
+// iteration's problems in order, as many as two groups and one per worker
 // ahead of the learner, and search each with the weights the learner
 // published last (it publishes after each group's update). The groups,
 // their updates and the schedule are as above; the weights a search used

@@ -45,6 +45,9 @@ const (
 	helloSubject   = "phs.hello"
 	controlSubject = "phs.control" // "done" when training is over
 
+	// problemsHeader holds, in every job, Spec.ProblemsSHA256.
+	problemsHeader = "Phs-Problems"
+
 	specObject    = "spec.json"
 	weightsObject = "weights.safetensors"
 	problemsDir   = "problems/"

@@ -143,7 +143,9 @@ func TestTrain(t *testing.T) {
 	cfg := bootstrap.Config{Algorithm: search.PHSh(), Options: search.Options{BatchSize: 8}, Budget: 8,
 		ProblemsPerUpdate: 8, Passes: 2, Seed: 3, Workers: 2, MaxIterations: 3, Dir: t.TempDir(),
 		LearningRate: 1e-3, Async: true, Pool: l}
-	metrics, err := bootstrap.Train(ctx, tasks, m, cfg)
+	tctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	metrics, err := bootstrap.Train(tctx, tasks, m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,6 +209,17 @@ func TestRefused(t *testing.T) {
 		if !strings.Contains(log.String(), tc.want) {
 			t.Errorf("the learner's log lacks %q:\n%s", tc.want, log.String())
 		}
+	}
+
+	// A job of another run: the worker stops and leaves it.
+	nc := connect(t, s)
+	msg := &nats.Msg{Subject: jobsSubject, Data: []byte(`{"run": "r", "problem": 0, "budget": 1}`), Header: nats.Header{problemsHeader: {"0123456789abcdef"}}}
+	if err := nc.PublishMsg(msg); err != nil {
+		t.Fatal(err)
+	}
+	err = Work(ctx, nc, spec, tasks, WorkerOptions{Searches: 1, Version: "test"})
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "a job of another run (problems 0123456789ab") {
+		t.Errorf("worker given a job of another run: %v", err)
 	}
 }
 

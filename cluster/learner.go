@@ -194,13 +194,15 @@ func (l *Learner) Publish(ctx context.Context, v int64, m *model.Model) error {
 	return nil
 }
 
-// Submit adds j to the run's work queue.
+// Submit adds j to the run's work queue, with the fingerprint of the
+// run's problems in a header.
 func (l *Learner) Submit(ctx context.Context, j bootstrap.Job) error {
 	b, err := json.Marshal(j)
 	if err != nil {
 		return err
 	}
-	if _, err := l.js.Publish(ctx, jobsSubject, b, jetstream.WithMsgID(jobID(&j))); err != nil {
+	msg := &nats.Msg{Subject: jobsSubject, Data: b, Header: nats.Header{problemsHeader: {l.spec.ProblemsSHA256}}}
+	if _, err := l.js.PublishMsg(ctx, msg, jetstream.WithMsgID(jobID(&j))); err != nil {
 		return fmt.Errorf("cluster: job: %w", err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -160,13 +161,10 @@ func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []s
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var over bool // the learner ended the run
-	var overMu sync.Mutex
+	var over atomic.Bool // the learner ended the run
 	ctl, err := nc.Subscribe(controlSubject, func(m *nats.Msg) {
 		if string(m.Data) == "done" {
-			overMu.Lock()
-			over = true
-			overMu.Unlock()
+			over.Store(true)
 			cancel()
 		}
 	})
@@ -175,33 +173,36 @@ func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []s
 	}
 	defer ctl.Unsubscribe()
 
+	evs := make([]*model.Evaluator[S], opts.Searches)
+	solvers := make([]*search.Solver[S], opts.Searches)
+	for i := range solvers {
+		evs[i] = model.NewEvaluator[S](w.weights)
+		solvers[i], err = search.NewSolver[S](alg, evs[i], search.Options{BatchSize: spec.BatchSize, Renormalize: spec.Renormalize})
+		if err != nil {
+			return fmt.Errorf("cluster: the run's spec: %w", err)
+		}
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, opts.Searches)
-	for i := range opts.Searches {
-		local := w.weights.Clone()
-		s, err := search.NewSolver[S](alg, model.NewEvaluator[S](local), search.Options{BatchSize: spec.BatchSize, Renormalize: spec.Renormalize})
-		if err != nil {
-			return fmt.Errorf("cluster: %w", err)
-		}
+	for i := range solvers {
 		it, err := cons.Messages(jetstream.PullMaxMessages(1))
 		if err != nil {
+			cancel()
+			wg.Wait()
 			return fmt.Errorf("cluster: jobs: %w", err)
 		}
 		wg.Go(func() { <-ctx.Done(); it.Stop() })
 		wg.Go(func() {
-			if errs[i] = w.run(ctx, it, s, local); errs[i] != nil {
-				cancel()
-			}
+			errs[i] = w.run(ctx, it, solvers[i], evs[i])
+			cancel() // one search ends only when all must
 		})
 	}
 	opts.Logger.Info("working", "worker", opts.Name, "searches", opts.Searches)
 	wg.Wait()
-	overMu.Lock()
-	defer overMu.Unlock()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	if over {
+	if over.Load() {
 		return nil
 	}
 	return context.Cause(ctx)
@@ -217,7 +218,7 @@ type worker[S comparable] struct {
 	ackWait time.Duration
 
 	mu      sync.Mutex
-	weights *model.Model // the latest weights fetched
+	weights *model.Model // the latest weights fetched, never changed
 	nuid    string       // the weights object's
 	version int64
 }
@@ -247,9 +248,9 @@ func (w *worker[S]) join(ctx context.Context, nc *nats.Conn) error {
 	return nil
 }
 
-// run searches the jobs of it with s, whose evaluator reads local, until
-// ctx is done.
-func (w *worker[S]) run(ctx context.Context, it jetstream.MessagesContext, s *search.Solver[S], local *model.Model) error {
+// run searches the jobs of it with s, whose evaluator is ev, until ctx is
+// done.
+func (w *worker[S]) run(ctx context.Context, it jetstream.MessagesContext, s *search.Solver[S], ev *model.Evaluator[S]) error {
 	version := int64(-1)
 	nuid := ""
 	for {
@@ -262,13 +263,18 @@ func (w *worker[S]) run(ctx context.Context, it jetstream.MessagesContext, s *se
 			w.pause(ctx)
 			continue
 		}
+		h := msg.Headers().Get(problemsHeader)
+		if h != "" && h != w.spec.ProblemsSHA256 {
+			msg.Nak() // for the workers of that run
+			return fmt.Errorf("%w: a job of another run (problems %.12s, not %.12s); start the worker again to join it", ErrRefused, h, w.spec.ProblemsSHA256)
+		}
 		var j bootstrap.Job
-		if err := decode(msg.Data(), &j); err != nil || j.Problem < 0 || j.Problem >= len(w.tasks) || j.Budget <= 0 {
+		if err := decode(msg.Data(), &j); err != nil || h == "" || j.Problem < 0 || j.Problem >= len(w.tasks) || j.Budget <= 0 {
 			w.opts.Logger.Warn("malformed job dropped", "err", err, "job", string(msg.Data()))
 			msg.Term()
 			continue
 		}
-		if err := w.refresh(ctx, local, &nuid, &version); err != nil {
+		if err := w.refresh(ctx, ev, &nuid, &version); err != nil {
 			msg.Nak()
 			switch {
 			case ctx.Err() != nil:
@@ -348,10 +354,11 @@ func (w *worker[S]) search(ctx context.Context, msg jetstream.Msg, s *search.Sol
 	return rep, nil
 }
 
-// refresh copies the latest weights of the run into local if they are
-// not those of nuid, fetching them once for all the worker's searches,
-// and sets nuid and version to those of the weights local then holds.
-func (w *worker[S]) refresh(ctx context.Context, local *model.Model, nuid *string, version *int64) error {
+// refresh makes ev evaluate with the latest weights of the run if they
+// are not those of nuid, fetching them once for all the worker's
+// searches, and sets nuid and version to those of the weights ev then
+// uses.
+func (w *worker[S]) refresh(ctx context.Context, ev *model.Evaluator[S], nuid *string, version *int64) error {
 	var info *jetstream.ObjectInfo
 	err := retry(ctx, func() (err error) {
 		info, err = w.obs.GetInfo(ctx, weightsObject)
@@ -370,12 +377,12 @@ func (w *worker[S]) refresh(ctx context.Context, local *model.Model, nuid *strin
 			return err
 		}
 	}
-	local.CopyWeightsFrom(w.weights)
+	ev.SetModel(w.weights)
 	*nuid, *version = w.nuid, w.version
 	return nil
 }
 
-// fetch reads the latest weights of the run into w.weights.
+// fetch reads the latest weights of the run into a new w.weights.
 func (w *worker[S]) fetch(ctx context.Context) error {
 	r, err := w.obs.Get(ctx, weightsObject)
 	if err != nil {
@@ -394,9 +401,10 @@ func (w *worker[S]) fetch(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cluster: weights: %w", err)
 	}
-	if err := model.UnmarshalWeights(w.weights, b); err != nil {
+	m := w.weights.Clone()
+	if err := model.UnmarshalWeights(m, b); err != nil {
 		return fmt.Errorf("%w: %w", errBadWeights, err)
 	}
-	w.nuid, w.version = info.NUID, v
+	w.weights, w.nuid, w.version = m, info.NUID, v
 	return nil
 }

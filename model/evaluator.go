@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 
 	"github.com/phs-go/phs/search"
 )
@@ -19,6 +20,17 @@ type Evaluator[S comparable] struct {
 
 // NewEvaluator returns an Evaluator of m.
 func NewEvaluator[S comparable](m *Model) *Evaluator[S] { return &Evaluator[S]{m: m} }
+
+// SetModel makes e evaluate with m, which must have the configuration of
+// e's model, from the next call of Evaluate on: a way to switch between
+// snapshots of the weights that several evaluators share. It panics if
+// the configurations differ.
+func (e *Evaluator[S]) SetModel(m *Model) {
+	if !reflect.DeepEqual(m.cfg, e.m.cfg) {
+		panic("model: SetModel: another configuration")
+	}
+	e.m = m
+}
 
 // Check returns an error unless p is a search.Encoder[S] whose input shape
 // and number of actions are the model's.

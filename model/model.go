@@ -225,7 +225,11 @@ type Model struct {
 	conv1, conv2 *nn.Conv2D
 	// The branches; nil for a head the network does not have.
 	pol1, pol2, heu1, heu2 *nn.Dense
-	params                 []*nn.Param
+	// hidden computes the first layers of the branches in one product: the
+	// Stack of pol1 and heu1, or the one of them the network has. Its
+	// output rows hold the policy's hidden units, then the heuristic's.
+	hidden *nn.Dense
+	params []*nn.Param
 }
 
 // New returns a network with weights initialised from seed.
@@ -245,6 +249,14 @@ func New(cfg Config, seed uint64) (*Model, error) {
 	if cfg.Heads&Heuristic != 0 {
 		m.heu1 = nn.NewDense("heuristic1", rng, flat, cfg.Hidden)
 		m.heu2 = nn.NewDense("heuristic2", rng, cfg.Hidden, 1)
+	}
+	switch {
+	case m.pol1 != nil && m.heu1 != nil:
+		m.hidden = nn.Stack("hidden", m.pol1, m.heu1)
+	case m.pol1 != nil:
+		m.hidden = m.pol1
+	default:
+		m.hidden = m.heu1
 	}
 	m.params = []*nn.Param{m.conv1.Weight, m.conv1.Bias, m.conv2.Weight, m.conv2.Bias}
 	for _, d := range []*nn.Dense{m.pol1, m.pol2, m.heu1, m.heu2} {
@@ -307,11 +319,11 @@ func (m *Model) Check(domain string, c, h, w int) error {
 
 // A workspace holds the activations and gradients of a pass over a batch.
 type workspace struct {
-	n                                int
-	col1, a1, col2, a2, flat         []float32
-	hp, logits, hh, hout             []float32
-	dflat, dtmp, da2, da1, dcol, dh1 []float32
-	dlogits, dhout                   []float32
+	n                        int
+	col1, a1, col2, a2, flat []float32
+	hid, logits, hout        []float32
+	dflat, da2, da1, dcol    []float32
+	dhid, dlogits, dhout     []float32
 }
 
 // grow sizes w for batches of n.
@@ -328,11 +340,20 @@ func (w *workspace) grow(m *Model, n int) {
 	*w = workspace{n: n,
 		col1: f(m.conv1.ColSize(n)), a1: f(c.Filters * n * p1),
 		col2: f(m.conv2.ColSize(n)), a2: f(c.Filters * n * p2), flat: f(n * flat),
-		hp: f(n * c.Hidden), logits: f(n * c.Actions), hh: f(n * c.Hidden), hout: f(n),
-		dflat: f(n * flat), dtmp: f(n * flat), da2: f(c.Filters * n * p2), da1: f(c.Filters * n * p1),
-		dcol: f(max(m.conv1.ColSize(n), m.conv2.ColSize(n))), dh1: f(n * c.Hidden),
-		dlogits: f(n * c.Actions), dhout: f(n),
+		hid: f(n * m.hidden.Out), logits: f(n * c.Actions), hout: f(n),
+		dflat: f(n * flat), da2: f(c.Filters * n * p2), da1: f(c.Filters * n * p1),
+		dcol: f(max(m.conv1.ColSize(n), m.conv2.ColSize(n))),
+		dhid: f(n * m.hidden.Out), dlogits: f(n * c.Actions), dhout: f(n),
 	}
+}
+
+// heuristicCol is the column of the heuristic's first hidden unit in the
+// rows of hidden's output.
+func (m *Model) heuristicCol() int {
+	if m.pol1 != nil {
+		return m.pol1.Out
+	}
+	return 0
 }
 
 // forward runs the network on n inputs x (NCHW); the log-policy goes to
@@ -353,16 +374,15 @@ func (m *Model) forward(w *workspace, x []float32, n int) {
 			copy(w.flat[s*flat+ch*p2:s*flat+(ch+1)*p2], a2[(ch*n+s)*p2:(ch*n+s+1)*p2])
 		}
 	}
+	ld := m.hidden.Out
+	hid := w.hid[:n*ld]
+	m.hidden.ForwardReLU(w.flat, n, hid)
 	if m.pol1 != nil {
-		hp := w.hp[:n*c.Hidden]
-		m.pol1.ForwardReLU(w.flat, n, hp)
-		m.pol2.Forward(hp, n, w.logits)
+		m.pol2.ForwardStrided(hid, ld, n, w.logits)
 		nn.LogSoftmax(w.logits[:n*c.Actions], c.Actions)
 	}
 	if m.heu1 != nil {
-		hh := w.hh[:n*c.Hidden]
-		m.heu1.ForwardReLU(w.flat, n, hh)
-		m.heu2.Forward(hh, n, w.hout)
+		m.heu2.ForwardStrided(hid[m.heuristicCol():], ld, n, w.hout)
 	}
 }
 
@@ -374,28 +394,20 @@ func (m *Model) backward(w *workspace, x []float32, n int) {
 	p1 := m.conv1.OutH() * m.conv1.OutW()
 	p2 := m.conv2.OutH() * m.conv2.OutW()
 	flat := c.Filters * p2
-	dflat := w.dflat[:n*flat]
-	clear(dflat)
+	ld := m.hidden.Out
+	hid, dhid := w.hid[:n*ld], w.dhid[:n*ld]
 	if m.pol1 != nil {
 		dl := w.dlogits[:n*c.Actions]
 		nn.LogSoftmaxBackward(w.logits[:n*c.Actions], dl, c.Actions)
-		dh1 := w.dh1[:n*c.Hidden]
-		m.pol2.Backward(w.hp, n, dl, dh1)
-		nn.ReLUBackward(w.hp[:n*c.Hidden], dh1)
-		m.pol1.Backward(w.flat, n, dh1, w.dtmp)
-		for i, v := range w.dtmp[:n*flat] {
-			dflat[i] += v
-		}
+		m.pol2.BackwardStrided(hid, ld, n, dl, dhid)
 	}
 	if m.heu1 != nil {
-		dh1 := w.dh1[:n*c.Hidden]
-		m.heu2.Backward(w.hh, n, w.dhout[:n], dh1)
-		nn.ReLUBackward(w.hh[:n*c.Hidden], dh1)
-		m.heu1.Backward(w.flat, n, dh1, w.dtmp)
-		for i, v := range w.dtmp[:n*flat] {
-			dflat[i] += v
-		}
+		k := m.heuristicCol()
+		m.heu2.BackwardStrided(hid[k:], ld, n, w.dhout[:n], dhid[k:])
 	}
+	nn.ReLUBackward(hid, dhid)
+	dflat := w.dflat[:n*flat]
+	m.hidden.Backward(w.flat, n, dhid, dflat)
 	da2 := w.da2[:c.Filters*n*p2]
 	for ch := range c.Filters {
 		for s := range n {

@@ -571,6 +571,37 @@ func TestCloneAndCopyWeights(t *testing.T) {
 	}
 }
 
+// TestSetModel checks that an evaluator switched to another model of the
+// same configuration computes that model's outputs, and that a model of
+// another configuration is refused.
+func TestSetModel(t *testing.T) {
+	p := imageProblem{4, 10, 10}
+	cfg := Config{Domain: "sokoban", Algorithm: "phsh", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 4, Height: 10, Width: 10, Actions: 4}
+	a, _ := New(cfg, 1)
+	b, _ := New(cfg, 2)
+	out := func(ev *Evaluator[uint64]) string {
+		lp, h := make([]float64, 4), make([]float64, 1)
+		if err := ev.Evaluate(p, []uint64{3}, lp, h); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(lp, h)
+	}
+	ev := NewEvaluator[uint64](a)
+	fromA := out(ev)
+	ev.SetModel(b)
+	if got, want := out(ev), out(NewEvaluator[uint64](b)); got != want || got == fromA {
+		t.Errorf("after SetModel: %s, want %s (and not a's %s)", got, want, fromA)
+	}
+	cfg.Hidden = 64
+	c, _ := New(cfg, 1)
+	defer func() {
+		if recover() == nil {
+			t.Error("SetModel accepted a model of another configuration")
+		}
+	}()
+	ev.SetModel(c)
+}
+
 // TestSaveLoadOutputs checks that a saved and reloaded network computes
 // exactly what it computed before, for every kind of heads.
 func TestSaveLoadOutputs(t *testing.T) {

@@ -233,15 +233,53 @@ func NewDense(name string, rng *rand.Rand, in, out int) *Dense {
 	return l
 }
 
+// Stack returns a dense layer whose weight and bias are those of layers,
+// which must all take inputs of the same size, one after the other, and
+// makes the layers' parameters views into the stack's: the stack computes
+// the outputs of all the layers, side by side in each row, in one matrix
+// product, and the gradients it accumulates are the layers'. The layers'
+// values are kept. It panics if the layers' input sizes differ.
+func Stack(name string, layers ...*Dense) *Dense {
+	out := 0
+	for _, l := range layers {
+		if l.In != layers[0].In {
+			panic("nn: Stack: layers of different input sizes")
+		}
+		out += l.Out
+	}
+	in := layers[0].In
+	s := &Dense{In: in, Out: out,
+		Weight: NewParam(name+".weight", true, out, in),
+		Bias:   NewParam(name+".bias", false, out)}
+	o := 0
+	for _, l := range layers {
+		rebind(l.Weight, s.Weight, o*in, (o+l.Out)*in)
+		rebind(l.Bias, s.Bias, o, o+l.Out)
+		o += l.Out
+	}
+	return s
+}
+
+// rebind copies the values of p to those of dst from i to j, and makes p's
+// values and gradient views of dst's there.
+func rebind(p, dst *Param, i, j int) {
+	copy(dst.Data[i:j], p.Data)
+	p.Data, p.Grad = dst.Data[i:j:j], dst.Grad[i:j:j]
+}
+
 // Forward computes y (n × Out) from x (n × In).
-func (l *Dense) Forward(x []float32, n int, y []float32) { l.forward(x, n, y, false) }
+func (l *Dense) Forward(x []float32, n int, y []float32) { l.forward(x, l.In, n, y, false) }
 
 // ForwardReLU is Forward followed by ReLU on y, with the bias and the ReLU
 // applied in one pass over y.
-func (l *Dense) ForwardReLU(x []float32, n int, y []float32) { l.forward(x, n, y, true) }
+func (l *Dense) ForwardReLU(x []float32, n int, y []float32) { l.forward(x, l.In, n, y, true) }
 
-func (l *Dense) forward(x []float32, n int, y []float32, relu bool) {
-	Gemm(false, true, n, l.Out, l.In, 1, x, l.In, l.Weight.Data, l.In, 0, y, l.Out)
+// ForwardStrided is Forward for inputs whose rows are ldx ≥ In values
+// apart, such as the output of one layer of a Stack.
+func (l *Dense) ForwardStrided(x []float32, ldx, n int, y []float32) { l.forward(x, ldx, n, y, false) }
+
+func (l *Dense) forward(x []float32, ldx, n int, y []float32, relu bool) {
+	Gemm(false, true, n, l.Out, l.In, 1, x, ldx, l.Weight.Data, l.In, 0, y, l.Out)
 	for s := range n {
 		row := y[s*l.Out : (s+1)*l.Out]
 		if relu {
@@ -256,15 +294,20 @@ func (l *Dense) forward(x []float32, n int, y []float32, relu bool) {
 
 // Backward accumulates the parameters' gradients from dy (n × Out) and x,
 // and writes the gradient of x to dx unless dx is nil.
-func (l *Dense) Backward(x []float32, n int, dy, dx []float32) {
-	Gemm(true, false, l.Out, l.In, n, 1, dy, l.Out, x, l.In, 1, l.Weight.Grad, l.In)
+func (l *Dense) Backward(x []float32, n int, dy, dx []float32) { l.BackwardStrided(x, l.In, n, dy, dx) }
+
+// BackwardStrided is Backward for inputs x, and their gradients dx, whose
+// rows are ldx ≥ In values apart; it writes only the first In values of
+// each row of dx.
+func (l *Dense) BackwardStrided(x []float32, ldx, n int, dy, dx []float32) {
+	Gemm(true, false, l.Out, l.In, n, 1, dy, l.Out, x, ldx, 1, l.Weight.Grad, l.In)
 	for s := range n {
 		for o, v := range dy[s*l.Out : (s+1)*l.Out] {
 			l.Bias.Grad[o] += v
 		}
 	}
 	if dx != nil {
-		Gemm(false, false, n, l.In, l.Out, 1, dy, l.Out, l.Weight.Data, l.In, 0, dx, l.In)
+		Gemm(false, false, n, l.In, l.Out, 1, dy, l.Out, l.Weight.Data, l.In, 0, dx, ldx)
 	}
 }
 

@@ -203,6 +203,56 @@ func TestDenseGradients(t *testing.T) {
 	checkGrad(t, "dense bias", l.Bias.Data, l.Bias.Grad, loss)
 }
 
+// TestStack checks that a stack of dense layers computes their outputs
+// side by side, that the layers keep their values and share the stack's
+// gradients, and that strided passes of a layer over the stack's output
+// have the gradients of the composition.
+func TestStack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	a, b := NewDense("a", rng, 6, 3), NewDense("b", rng, 6, 2)
+	a.Bias.Data, b.Bias.Data = randSlice(rng, 3), randSlice(rng, 2)
+	n := 4
+	x := randSlice(rng, n*6)
+	ya, yb := make([]float32, n*3), make([]float32, n*2)
+	a.Forward(x, n, ya)
+	b.Forward(x, n, yb)
+	aw := slices.Clone(a.Weight.Data)
+	s := Stack("s", a, b)
+	if !slices.Equal(a.Weight.Data, aw) || s.Out != 5 || s.In != 6 {
+		t.Fatalf("Stack changed the layers' weights or has shape %dx%d", s.Out, s.In)
+	}
+	y := make([]float32, n*5)
+	s.Forward(x, n, y)
+	for i := range n {
+		if !slices.Equal(y[i*5:i*5+3], ya[i*3:i*3+3]) || !slices.Equal(y[i*5+3:i*5+5], yb[i*2:i*2+2]) {
+			t.Fatalf("row %d: stack %v, layers %v %v", i, y[i*5:i*5+5], ya[i*3:i*3+3], yb[i*2:i*2+2])
+		}
+	}
+
+	// loss = r·c(relu(s(x))[:, 3:5]), c a layer over b's outputs in the stack's rows.
+	c := NewDense("c", rng, 2, 3)
+	r := randSlice(rng, n*3)
+	z := make([]float32, n*3)
+	loss := func() float64 {
+		s.ForwardReLU(x, n, y)
+		c.ForwardStrided(y[3:], 5, n, z)
+		return dot(z, r)
+	}
+	loss()
+	dy := make([]float32, n*5)
+	c.BackwardStrided(y[3:], 5, n, r, dy[3:])
+	ReLUBackward(y, dy)
+	dx := make([]float32, len(x))
+	s.Backward(x, n, dy, dx)
+	checkGrad(t, "stack x", x, dx, loss)
+	checkGrad(t, "c weight", c.Weight.Data, c.Weight.Grad, loss)
+	checkGrad(t, "b weight (in the stack)", b.Weight.Data, b.Weight.Grad, loss)
+	checkGrad(t, "b bias (in the stack)", b.Bias.Data, b.Bias.Grad, loss)
+	if dot(a.Weight.Grad, a.Weight.Grad) != 0 {
+		t.Error("a's weight has a gradient, though the loss does not read a's outputs")
+	}
+}
+
 func TestActivationGradients(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	x := randSlice(rng, 12)

@@ -90,17 +90,28 @@ func TestBadFlagValues(t *testing.T) {
 		{append(train, "-time", "-1h"), "-time -1h"},
 		{append(train, "-batch", "0"), "-batch 0"},
 		{append(train, "-alg", "wastar", "-w", "-2"), "-alg"},
+		{append(train, "-ack-wait", "0s"), "-ack-wait 0s"},
+		{append(train, "-listen", ":4222"), "-listen"},
+		{append(train, "-listen", "0.0.0.0:4222"), "needs a token"},
+		{append(train, "-listen", "localhost:x"), "-listen"},
+		{append(train, "-listen", "127.0.0.1:4222", "-nats", "nats://h:4222"), "-listen and -nats"},
+		{append(train, "-token-file", filepath.Join(dir, "none")), "-token-file"},
+		{[]string{"worker"}, "-connect is required"},
+		{[]string{"worker", "-connect", "nats://h:1", "-workers", "-1"}, "-workers -1"},
 		{append(solve, "-nonsense"), "-nonsense"},
 	} {
-		args := append(tc.args, tiles)
+		args := tc.args
+		if args[0] != "worker" {
+			args = append(args, tiles)
+		}
 		_, _, err := runPHS(t, args...)
 		var u usageError
 		if !errors.As(err, &u) || !strings.Contains(err.Error(), tc.flag) {
-			t.Errorf("%q: err = %v, want a usage error naming %q", args[len(args)-3:], err, tc.flag)
+			t.Errorf("%q: err = %v, want a usage error naming %q", args[max(0, len(args)-3):], err, tc.flag)
 		}
 		var buf bytes.Buffer
 		if code := finish(err, &buf); code != 2 || strings.Count(buf.String(), "\n") != 1 {
-			t.Errorf("%q: exit status %d, printed %q; want 2 and one line", args[len(args)-3:], code, buf.String())
+			t.Errorf("%q: exit status %d, printed %q; want 2 and one line", args[max(0, len(args)-3):], code, buf.String())
 		}
 	}
 	if b, _ := os.ReadFile(out); string(b) != "keep" {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -57,6 +58,7 @@ type trainConfig struct {
 	// the URL of a server; the token; the acknowledgement wait of a job.
 	listen, natsURL, tokenFile, token string
 	ackWait                           time.Duration
+	cpuProfile                        string // file of a CPU profile of the training
 }
 
 const runFile = "run.json"
@@ -114,6 +116,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.natsURL, "nats", "", "serve the run on the NATS server at this URL instead of an embedded one (implies -async)")
 	fs.StringVar(&cfg.tokenFile, "token-file", "", "file whose first line is the NATS token (required by -listen on other than loopback)")
 	fs.DurationVar(&cfg.ackWait, "ack-wait", 30*time.Second, "with -listen or -nats, how long a worker may go silent before its problem goes to another")
+	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the training to this file (go tool pprof)")
 	fs.DurationVar(&cfg.checkpointEvery, "checkpoint", 5*time.Minute, "longest time between checkpoints")
 	fs.DurationVar(&cfg.logEvery, "progress", 30*time.Second, "interval of progress records on standard error")
 	logFlag(fs, &cfg.logFormat)
@@ -258,7 +261,7 @@ func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, files []stri
 			saved.Iterations = cfg.Iterations
 		case "time":
 			saved.TimeLimit = cfg.TimeLimit
-		case "resume", "workers", "checkpoint", "progress", "log", "token-file", "ack-wait":
+		case "resume", "workers", "checkpoint", "progress", "log", "token-file", "ack-wait", "cpuprofile":
 		case "listen", "nats":
 			if !saved.Async {
 				bad = append(bad, "-"+f.Name+" (the run is synchronous)")
@@ -339,6 +342,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		}
 	}
 	if !resume {
+		loadErr = nil
 		enc, ok := tasks[0].Problem.(search.Encoder[S])
 		if !ok {
 			return fmt.Errorf("train: %s problems have no network encoding", cfg.Domain)
@@ -365,6 +369,13 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		}
 		bc.Pool = l
 		defer func() { stop(err == nil) }() // err: training's
+	}
+	if cfg.cpuProfile != "" {
+		stop, perr := startCPUProfile(cfg.cpuProfile)
+		if perr != nil {
+			return perr
+		}
+		defer stop()
 	}
 	var metrics []bootstrap.Iteration
 	if resume {
@@ -436,4 +447,20 @@ func writeRunFile(cfg *trainConfig) error {
 		return fmt.Errorf("train: %w", err)
 	}
 	return nil
+}
+
+// startCPUProfile starts a CPU profile written to file; stop ends it.
+func startCPUProfile(file string) (stop func(), err error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("train: -cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("train: -cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
