@@ -479,3 +479,16 @@ func TestForwardReLU(t *testing.T) {
 		t.Error("the test needs negative and positive outputs")
 	}
 }
+
+// BenchmarkIm2col measures the im2col of the paper's second convolution on
+// a Sokoban batch of 32 (32 channels of 9x9, kernel 2x2).
+func BenchmarkIm2col(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	l := NewConv2D("c", rng, 32, 9, 9, 32, 2)
+	const n = 32
+	x := randSlice(rng, 32*n*9*9)
+	col := make([]float32, l.ColSize(n))
+	for b.Loop() {
+		l.im2col(x, CNHW, n, col)
+	}
+}
