@@ -326,15 +326,15 @@ func relu(v float32) float32 {
 	return math.Float32frombits(b &^ uint32(int32(b)>>31))
 }
 
-// addReLU replaces each value v of x by max(v+b, 0).
-func addReLU(x []float32, b float32) {
+// addReLUGo is addReLU in Go.
+func addReLUGo(x []float32, b float32) {
 	for i, v := range x {
 		x[i] = relu(v + b)
 	}
 }
 
-// addReLUs replaces each value x[i] by max(x[i]+b[i], 0).
-func addReLUs(x, b []float32) {
+// addReLUsGo is addReLUs in Go; b is as long as x.
+func addReLUsGo(x, b []float32) {
 	b = b[:len(x)]
 	for i, v := range x {
 		x[i] = relu(v + b[i])
