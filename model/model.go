@@ -321,7 +321,7 @@ func (m *Model) Check(domain string, c, h, w int) error {
 type workspace struct {
 	n                        int
 	col1, a1, col2, a2, flat []float32
-	hid, logits, hout        []float32
+	hid, hidT, logits, hout  []float32
 	dflat, da2, da1, dcol    []float32
 	dhid, dlogits, dhout     []float32
 }
@@ -340,7 +340,7 @@ func (w *workspace) grow(m *Model, n int) {
 	*w = workspace{n: n,
 		col1: f(m.conv1.ColSize(n)), a1: f(c.Filters * n * p1),
 		col2: f(m.conv2.ColSize(n)), a2: f(c.Filters * n * p2), flat: f(n * flat),
-		hid: f(n * m.hidden.Out), logits: f(n * c.Actions), hout: f(n),
+		hid: f(n * m.hidden.Out), hidT: f(n * m.hidden.Out), logits: f(n * c.Actions), hout: f(n),
 		dflat: f(n * flat), da2: f(c.Filters * n * p2), da1: f(c.Filters * n * p1),
 		dcol: f(max(m.conv1.ColSize(n), m.conv2.ColSize(n))),
 		dhid: f(n * m.hidden.Out), dlogits: f(n * c.Actions), dhout: f(n),
@@ -376,7 +376,7 @@ func (m *Model) forward(w *workspace, x []float32, n int) {
 	}
 	ld := m.hidden.Out
 	hid := w.hid[:n*ld]
-	m.hidden.ForwardReLU(w.flat, n, hid)
+	m.hidden.ForwardReLU(w.flat, n, hid, w.hidT)
 	if m.pol1 != nil {
 		m.pol2.ForwardStrided(hid, ld, n, w.logits)
 		nn.LogSoftmax(w.logits[:n*c.Actions], c.Actions)

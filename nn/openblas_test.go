@@ -167,10 +167,10 @@ func (nt *testNet) pass(x []float32, n int, dlogits, dh []float32) [][]float32 {
 		}
 	}
 	hp, logits, hh, h := f(n*hidden), f(n*nt.actions), f(n*hidden), f(n)
-	nt.pol1.ForwardReLU(flat, n, hp)
+	nt.pol1.ForwardReLU(flat, n, hp, f(n*hidden))
 	nt.pol2.Forward(hp, n, logits)
 	LogSoftmax(logits, nt.actions)
-	nt.heu1.ForwardReLU(flat, n, hh)
+	nt.heu1.ForwardReLU(flat, n, hh, f(n*hidden))
 	nt.heu2.Forward(hh, n, h)
 
 	dl, dflat, dflat2, dh1 := append([]float32(nil), dlogits...), f(n*flatN), f(n*flatN), f(n*hidden)

@@ -38,39 +38,3 @@ tail:
 done:
 	VZEROUPPER
 	RET
-
-// func addReLUsAVX2(x, b []float32)
-TEXT ·addReLUsAVX2(SB), NOSPLIT, $0-48
-	MOVQ   x_base+0(FP), DI
-	MOVQ   x_len+8(FP), CX
-	MOVQ   b_base+24(FP), SI
-	VXORPS Y2, Y2, Y2
-
-loop8:
-	CMPQ    CX, $8
-	JLT     tail
-	VMOVUPS (SI), Y1
-	VADDPS  (DI), Y1, Y0
-	VMAXPS  Y0, Y2, Y0
-	VMOVUPS Y0, (DI)
-	ADDQ    $32, DI
-	ADDQ    $32, SI
-	SUBQ    $8, CX
-	JMP     loop8
-
-tail:
-	TESTQ  CX, CX
-	JEQ    done
-	VMOVSS (DI), X0
-	VMOVSS (SI), X1
-	VADDSS X1, X0, X0
-	VMAXSS X0, X2, X0
-	VMOVSS X0, (DI)
-	ADDQ   $4, DI
-	ADDQ   $4, SI
-	DECQ   CX
-	JMP    tail
-
-done:
-	VZEROUPPER
-	RET
