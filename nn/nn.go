@@ -5,10 +5,9 @@
 // Tensors are plain []float32 slices. A batch of images enters a network in
 // NCHW order (sample, channel, row, column); between convolutions,
 // activations are kept in CNHW order (channel, sample, row, column), which
-// lets a convolution of a whole batch be matrix products: im2col followed
-// by one GEMM, or for CNHW inputs one GEMM per kernel offset of the
-// shifted input (Conv2D.Forward). Dense layers take and give row-major
-// matrices, one row per sample.
+// lets a convolution of a whole batch be one matrix product: the
+// convolution is im2col followed by GEMM. Dense layers take and give
+// row-major matrices, one row per sample.
 //
 // The matrix products go through Gemm, on one of two backends chosen when
 // the package is initialised (Backend says which):
@@ -103,11 +102,9 @@ func (l *Conv2D) OutH() int { return l.InH - l.K + 1 }
 func (l *Conv2D) OutW() int { return l.InW - l.K + 1 }
 
 // ColSize returns the length of the scratch buffers of Forward and
-// Backward for n samples.
-func (l *Conv2D) ColSize(n int) int {
-	return max(l.InC*l.K*l.K*n*l.OutH()*l.OutW(), // im2col (NCHW)
-		l.OutC*n*l.InH*l.InW+(l.K*l.K+1)*l.OutC*l.InC) // shifted products (CNHW)
-}
+// Backward for n samples: the im2col matrix, and room for Backward's
+// transposed gradient of the weights.
+func (l *Conv2D) ColSize(n int) int { return l.InC * l.K * l.K * max(n*l.OutH()*l.OutW(), l.OutC) }
 
 // Layout tells how a batch of images is stored.
 type Layout bool
@@ -117,13 +114,6 @@ const (
 	NCHW Layout = false
 	CNHW Layout = true
 )
-
-// shiftedMinBatch is the smallest batch for which Forward and Backward
-// make shifted products for CNHW inputs: below, the K·K products cost more
-// than the copy they save (measured on the paper's three networks; about
-// even at 4 for Sokoban and the Witness, at 16 for the sliding-tile
-// puzzle).
-const shiftedMinBatch = 8
 
 // strides returns the distances between samples and between channels of a
 // batch of n inputs in layout.
@@ -136,14 +126,6 @@ func (l *Conv2D) strides(layout Layout, n int) (sN, sC int) {
 
 // Forward computes y = conv(x) + bias for n samples: x in the given layout,
 // y (OutC × n·OutH·OutW) in CNHW; col is scratch of ColSize(n).
-//
-// Forward copies the patches of x into col (im2col) and makes one matrix
-// product with K·K·InC terms per output. For CNHW inputs and batches of 8
-// or more, it makes instead K·K products with InC terms, one per kernel
-// offset (ky, kx), of x shifted by ky·InW+kx, over the whole grid of each
-// input image, and keeps the outputs of valid positions: this does without
-// the copy, which took a fifth of a Sokoban forward pass at batch 32, for
-// (InH·InW)/(OutH·OutW) times the products' work.
 func (l *Conv2D) Forward(x []float32, layout Layout, n int, y, col []float32) {
 	l.forward(x, layout, n, y, col, false)
 }
@@ -155,14 +137,10 @@ func (l *Conv2D) ForwardReLU(x []float32, layout Layout, n int, y, col []float32
 }
 
 func (l *Conv2D) forward(x []float32, layout Layout, n int, y, col []float32, relu bool) {
+	l.im2col(x, layout, n, col)
 	p := n * l.OutH() * l.OutW()
-	if layout == CNHW && n >= shiftedMinBatch {
-		l.forwardShifted(x, n, y, col)
-	} else {
-		l.im2col(x, layout, n, col)
-		kk := l.InC * l.K * l.K
-		Gemm(false, false, l.OutC, p, kk, 1, l.Weight.Data, kk, col, p, 0, y, p)
-	}
+	kk := l.InC * l.K * l.K
+	Gemm(false, false, l.OutC, p, kk, 1, l.Weight.Data, kk, col, p, 0, y, p)
 	for o, b := range l.Bias.Data {
 		row := y[o*p : (o+1)*p]
 		if relu {
@@ -170,56 +148,6 @@ func (l *Conv2D) forward(x []float32, layout Layout, n int, y, col []float32, re
 		} else {
 			for i := range row {
 				row[i] += b
-			}
-		}
-	}
-}
-
-// grid returns the number of values per channel of a CNHW batch of n
-// inputs, the length of the shifted products' rows, and the number of
-// those rows' columns that a shift by up to (K-1)·InW+K-1 leaves inside.
-func (l *Conv2D) grid(n int) (g, cols int) {
-	g = n * l.InH * l.InW
-	return g, g - (l.K-1)*l.InW - (l.K - 1)
-}
-
-// shiftedWeights writes the K·K matrices OutC × InC of the kernel offsets
-// to w: w[(ky·K+kx)·OutC·InC + o·InC + c] = Weight[o, c, ky, kx].
-func (l *Conv2D) shiftedWeights(w []float32) []float32 {
-	kk := l.K * l.K
-	w = w[:kk*l.OutC*l.InC]
-	for o := range l.OutC {
-		for c := range l.InC {
-			for k, v := range l.Weight.Data[(o*l.InC+c)*kk : (o*l.InC+c+1)*kk] {
-				w[(k*l.OutC+o)*l.InC+c] = v
-			}
-		}
-	}
-	return w
-}
-
-// forwardShifted is forward's product for CNHW inputs, without the bias.
-// col holds the products over the whole grid, then the shifted weights.
-func (l *Conv2D) forwardShifted(x []float32, n int, y, col []float32) {
-	g, cols := l.grid(n)
-	full := col[:l.OutC*g]
-	w := l.shiftedWeights(col[l.OutC*g:])
-	for k := range l.K * l.K {
-		ky, kx := k/l.K, k%l.K
-		beta := float32(1)
-		if k == 0 {
-			beta = 0
-		}
-		Gemm(false, false, l.OutC, cols, l.InC, 1, w[k*l.OutC*l.InC:], l.InC, x[ky*l.InW+kx:], g, beta, full, g)
-	}
-	// Keep the valid positions.
-	oh, ow := l.OutH(), l.OutW()
-	for o := range l.OutC {
-		for s := range n {
-			src := full[o*g+s*l.InH*l.InW:]
-			dst := y[(o*n+s)*oh*ow:]
-			for oy := range oh {
-				copy(dst[oy*ow:(oy+1)*ow], src[oy*l.InW:])
 			}
 		}
 	}
@@ -233,16 +161,42 @@ func (l *Conv2D) im2col(x []float32, layout Layout, n int, col []float32) {
 	for c := range l.InC {
 		for ky := range l.K {
 			for kx := range l.K {
-				row := col[((c*l.K+ky)*l.K+kx)*p:]
-				j := 0
-				for s := range n {
-					base := s*sN + c*sC + ky*l.InW + kx
-					for oy := range oh {
-						src := x[base+oy*l.InW : base+oy*l.InW+ow]
-						copy(row[j:j+ow], src)
-						j += ow
-					}
-				}
+				gather(col[((c*l.K+ky)*l.K+kx)*p:], x[c*sC+ky*l.InW+kx:], n, oh, ow, l.InW, sN)
+			}
+		}
+	}
+}
+
+// checkGather reports whether gather, or scatterAdd with its slices
+// swapped, has anything to do, and panics if the contiguous runs or the
+// strided ones are too short for it.
+func checkGather(runs, strided []float32, n, rows, run, rowStride, sampleStride int) bool {
+	if n <= 0 || rows <= 0 || run <= 0 {
+		return false
+	}
+	if len(runs) < n*rows*run || len(strided) < (n-1)*sampleStride+(rows-1)*rowStride+run {
+		panic("nn: gather: slice too short")
+	}
+	return true
+}
+
+// gatherGo is gather in Go.
+func gatherGo(dst, src []float32, n, rows, run, rowStride, sampleStride int) {
+	for s := range n {
+		for r := range rows {
+			i := s*sampleStride + r*rowStride
+			copy(dst[(s*rows+r)*run:(s*rows+r+1)*run], src[i:i+run])
+		}
+	}
+}
+
+// scatterAddGo is scatterAdd in Go.
+func scatterAddGo(dst, src []float32, n, rows, run, rowStride, sampleStride int) {
+	for s := range n {
+		for r := range rows {
+			d := dst[s*sampleStride+r*rowStride:][:run]
+			for i, v := range src[(s*rows+r)*run : (s*rows+r+1)*run] {
+				d[i] += v
 			}
 		}
 	}
@@ -250,8 +204,8 @@ func (l *Conv2D) im2col(x []float32, layout Layout, n int, col []float32) {
 
 // Backward accumulates the gradients of the parameters from dy (CNHW, as
 // Forward's y) and x, and, if dx is not nil, writes the gradient of x to dx
-// (in layout). col and dcol are scratch of ColSize(n); col must hold what
-// Forward on x left there.
+// (in layout). col and dcol are scratch of ColSize(n); col must hold
+// Forward's im2col of x, as Forward left it.
 func (l *Conv2D) Backward(x []float32, layout Layout, n int, dy, dx, col, dcol []float32) {
 	p := n * l.OutH() * l.OutW()
 	for o := range l.OutC {
@@ -260,10 +214,6 @@ func (l *Conv2D) Backward(x []float32, layout Layout, n int, dy, dx, col, dcol [
 			s += v
 		}
 		l.Bias.Grad[o] += s
-	}
-	if layout == CNHW && n >= shiftedMinBatch {
-		l.backwardShifted(x, n, dy, dx, col, dcol)
-		return
 	}
 	kk := l.InC * l.K * l.K
 	// dW += dy · colᵀ. OpenBLAS computes the transpose, col · dyᵀ, faster
@@ -290,64 +240,12 @@ func (l *Conv2D) Backward(x []float32, layout Layout, n int, dy, dx, col, dcol [
 	// dcol = Wᵀ · dy, then col2im.
 	Gemm(true, false, kk, p, l.OutC, 1, l.Weight.Data, kk, dy, p, 0, dcol, p)
 	clear(dx[:n*l.InC*l.InH*l.InW])
-	oh, ow := l.OutH(), l.OutW()
 	sN, sC := l.strides(layout, n)
 	for c := range l.InC {
 		for ky := range l.K {
 			for kx := range l.K {
-				row := dcol[((c*l.K+ky)*l.K+kx)*p:]
-				j := 0
-				for s := range n {
-					base := s*sN + c*sC + ky*l.InW + kx
-					for oy := range oh {
-						dst := dx[base+oy*l.InW : base+oy*l.InW+ow]
-						for i, v := range row[j : j+ow] {
-							dst[i] += v
-						}
-						j += ow
-					}
-				}
+				scatterAdd(dx[c*sC+ky*l.InW+kx:], dcol[((c*l.K+ky)*l.K+kx)*p:], n, l.OutH(), l.OutW(), l.InW, sN)
 			}
-		}
-	}
-}
-
-// backwardShifted is Backward for CNHW inputs, without the bias: the
-// shifted products of forwardShifted, transposed. dcol holds dy over the
-// whole grid, zero at the positions without an output; col the shifted
-// weights, then each offset's gradient.
-func (l *Conv2D) backwardShifted(x []float32, n int, dy, dx, col, dcol []float32) {
-	g, cols := l.grid(n)
-	full := dcol[:l.OutC*g]
-	clear(full)
-	oh, ow := l.OutH(), l.OutW()
-	for o := range l.OutC {
-		for s := range n {
-			dst := full[o*g+s*l.InH*l.InW:]
-			src := dy[(o*n+s)*oh*ow:]
-			for oy := range oh {
-				copy(dst[oy*l.InW:oy*l.InW+ow], src[oy*ow:])
-			}
-		}
-	}
-	kk := l.K * l.K
-	w := l.shiftedWeights(col)
-	t := col[kk*l.OutC*l.InC:][:l.OutC*l.InC]
-	if dx != nil {
-		clear(dx[:l.InC*g])
-	}
-	for k := range kk {
-		ky, kx := k/l.K, k%l.K
-		// dW[·, ·, ky, kx] += dy · xₖᵀ, with xₖ the input shifted by the offset.
-		Gemm(false, true, l.OutC, l.InC, cols, 1, full, g, x[ky*l.InW+kx:], g, 0, t, l.InC)
-		for o := range l.OutC {
-			for c, v := range t[o*l.InC : (o+1)*l.InC] {
-				l.Weight.Grad[(o*l.InC+c)*kk+k] += v
-			}
-		}
-		// dxₖ += Wₖᵀ · dy.
-		if dx != nil {
-			Gemm(true, false, l.InC, cols, l.OutC, 1, w[k*l.OutC*l.InC:], l.InC, full, g, 1, dx[ky*l.InW+kx:], g)
 		}
 	}
 }
@@ -484,8 +382,8 @@ func addReLUGo(x []float32, b float32) {
 	}
 }
 
-// ReLUBackward zeroes the gradient dy where the ReLU's output y is 0.
-func ReLUBackward(y, dy []float32) {
+// reluBackwardGo is ReLUBackward in Go.
+func reluBackwardGo(y, dy []float32) {
 	for i, v := range y {
 		// Branch-free: keep dy where y > 0 (y is never negative).
 		keep := uint32(0)

@@ -102,8 +102,7 @@ func TestConv2DGradients(t *testing.T) {
 	for _, layout := range []Layout{NCHW, CNHW} {
 		for _, c := range []struct{ outC, k, n int }{
 			{2, 1, 2}, {2, 2, 2}, {2, 3, 2},
-			{5, 1, 2},                                                                     // no more patch values (3) than filters: dW computed directly
-			{2, 1, shiftedMinBatch}, {2, 2, shiftedMinBatch}, {3, 3, shiftedMinBatch + 1}, // CNHW: shifted products
+			{5, 1, 2}, // no more patch values (3) than filters: dW computed directly
 		} {
 			l := NewConv2D("c", rng, 3, 5, 4, c.outC, c.k)
 			for i := range l.Bias.Data {
@@ -132,7 +131,7 @@ func TestConv2DGradients(t *testing.T) {
 }
 
 // TestConv2DDirect compares a convolution with its definition, for inputs
-// in both layouts and batches with and without the shifted products.
+// in both layouts.
 func TestConv2DDirect(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	l := NewConv2D("c", rng, 2, 4, 5, 3, 2)
@@ -140,7 +139,7 @@ func TestConv2DDirect(t *testing.T) {
 	for _, tc := range []struct {
 		layout Layout
 		n      int
-	}{{NCHW, 3}, {CNHW, 3}, {CNHW, shiftedMinBatch}} {
+	}{{NCHW, 3}, {CNHW, 3}} {
 		layout, n := tc.layout, tc.n
 		x := randSlice(rng, n*2*4*5)
 		sN, sC := 40, 20 // NCHW
@@ -492,7 +491,8 @@ func TestGemmAllocs(t *testing.T) {
 }
 
 // BenchmarkSgemm measures Gemm on the products of the Sokoban network
-// (4x10x10 input, 32 filters of 2x2, 128 hidden units) at batch 32.
+// (4x10x10 input, 32 filters of 2x2, 128 hidden units per head) at batch
+// 32, as the layers make them, and on a 128³ product for the BLAS's peak.
 func BenchmarkSgemm(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, s := range []struct {
@@ -502,9 +502,11 @@ func BenchmarkSgemm(b *testing.B) {
 	}{
 		{"conv1", false, false, 32, 32 * 81, 4 * 4},
 		{"conv2", false, false, 32, 32 * 64, 32 * 4},
-		{"dense1", false, true, 32, 128, 32 * 64},
-		{"conv2-dW", false, true, 32, 32 * 4, 32 * 64},
+		{"hidden", false, true, 256, 32, 32 * 64},
+		{"conv2-dW", false, true, 32 * 4, 32, 32 * 64}, // transposed
 		{"conv2-dcol", true, false, 32 * 4, 32 * 64, 32},
+		{"hidden-dW", true, false, 256, 32 * 64, 32},
+		{"hidden-dx", false, false, 32, 32 * 64, 256},
 		{"square128", false, false, 128, 128, 128},
 	} {
 		m, n, k := s.m, s.n, s.k
@@ -521,6 +523,40 @@ func BenchmarkSgemm(b *testing.B) {
 				Gemm(s.tA, s.tB, m, n, k, 1, a, lda, bb, ldb, 0, c, n)
 			}
 			b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
+
+// BenchmarkLayers measures the forward passes of the Sokoban network's
+// layers at batch 32, bias and ReLU included, in GFLOP/s of the layer's
+// own arithmetic (2 per multiply-add of its definition, whatever extra
+// work the products do), to compare with BenchmarkSgemm's square128.
+func BenchmarkLayers(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	const n = 32
+	conv1 := NewConv2D("conv1", rng, 4, 10, 10, 32, 2)
+	conv2 := NewConv2D("conv2", rng, 32, 9, 9, 32, 2)
+	hidden := NewDense("hidden", rng, 32*64, 256)
+	heads := NewDense("policy2", rng, 128, 4)
+	x0, x1 := randSlice(rng, n*4*100), randSlice(rng, 32*n*81)
+	x2, x3 := randSlice(rng, n*32*64), randSlice(rng, n*256)
+	y := make([]float32, 32*n*81)
+	col := make([]float32, max(conv1.ColSize(n), conv2.ColSize(n)))
+	for _, l := range []struct {
+		name string
+		macs int // per sample
+		run  func()
+	}{
+		{"conv1", 81 * 32 * 16, func() { conv1.ForwardReLU(x0, NCHW, n, y, col) }},
+		{"conv2", 64 * 32 * 128, func() { conv2.ForwardReLU(x1, CNHW, n, y, col) }},
+		{"hidden", 2048 * 256, func() { hidden.ForwardReLU(x2, n, y, col) }},
+		{"policy2", 128 * 4, func() { heads.ForwardStrided(x3, 256, n, y) }},
+	} {
+		b.Run(fmt.Sprintf("%s/%s", Backend, l.name), func(b *testing.B) {
+			for b.Loop() {
+				l.run()
+			}
+			b.ReportMetric(2*float64(l.macs*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
 }
@@ -577,32 +613,11 @@ func BenchmarkIm2col(b *testing.B) {
 	}
 }
 
-// BenchmarkConv2D measures the forward and backward passes of the paper's
-// second convolution on a Sokoban batch of 32 (32 channels of 9x9 in CNHW,
-// 32 filters of 2x2).
-func BenchmarkConv2D(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	l := NewConv2D("c", rng, 32, 9, 9, 32, 2)
-	const n = 32
-	x, dx := randSlice(rng, 32*n*9*9), make([]float32, 32*n*9*9)
-	y := make([]float32, 32*n*l.OutH()*l.OutW())
-	col, dcol := make([]float32, l.ColSize(n)), make([]float32, l.ColSize(n))
-	b.Run("forward", func(b *testing.B) {
-		for b.Loop() {
-			l.ForwardReLU(x, CNHW, n, y, col)
-		}
-	})
-	b.Run("backward", func(b *testing.B) {
-		for b.Loop() {
-			l.Backward(x, CNHW, n, y, dx, col, dcol)
-		}
-	})
-}
-
-// TestAddReLU checks the bias and ReLU pass that the layers use (AVX2
-// assembly where the CPU has it) against the pure Go one, for every
-// length up to 40 and unaligned starts, with negative values, zeros of
-// both signs and infinities; and that a NaN stays a NaN.
+// TestAddReLU checks the bias and ReLU pass that the layers use, and the
+// ReLU's backward pass (AVX2 assembly where the CPU has it), against the
+// pure Go ones, for every length up to 40 and unaligned starts, with
+// negative values, zeros of both signs and infinities; that a NaN stays a
+// NaN, and that it stops the gradient.
 func TestAddReLU(t *testing.T) {
 	if !haveAVX2 {
 		t.Log("no AVX2: the pass is the pure Go one")
@@ -624,14 +639,63 @@ func TestAddReLU(t *testing.T) {
 			if !equalFloats(got, want) {
 				t.Fatalf("addReLU(%v, %g) = %v, want %v", x, c, got, want)
 			}
+			dy := randSlice(rng, n)
+			got, want = slices.Clone(dy), slices.Clone(dy)
+			ReLUBackward(x, got)
+			reluBackwardGo(x, want)
+			if !equalFloats(got, want) {
+				t.Fatalf("ReLUBackward(%v, %v) = %v, want %v", x, dy, got, want)
+			}
 		}
 	}
 	nan := float32(math.NaN())
 	x := []float32{1, nan, -1, nan, 2, 3, 4, 5, nan}
+	dy := []float32{1, 1, 1, 1, 1, 1, 1, 1, 1}
+	ReLUBackward(x, dy)
+	if want := []float32{1, 0, 0, 0, 1, 1, 1, 1, 0}; !slices.Equal(dy, want) {
+		t.Errorf("ReLUBackward with NaNs = %v, want %v", dy, want)
+	}
 	addReLU(x, 0)
 	if !math.IsNaN(float64(x[1])) || !math.IsNaN(float64(x[3])) || x[2] != 0 {
 		t.Errorf("addReLU with NaNs: %v", x)
 	}
+}
+
+// TestGather checks the copy of strided runs that im2col uses, and the
+// sum back into them of col2im (AVX2 assembly where the CPU has it),
+// against the Go ones, for runs of 1 to 20 values: the same values, and
+// nothing written outside the runs.
+func TestGather(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 15))
+	for run := 1; run <= 20; run++ {
+		for _, c := range []struct{ n, rows, extra, gap int }{{1, 1, 0, 0}, {3, 4, 2, 5}, {2, 5, 0, 1}} {
+			rowStride := run + c.extra
+			sampleStride := c.rows*rowStride + c.gap
+			src := randSlice(rng, (c.n-1)*sampleStride+(c.rows-1)*rowStride+run)
+			size := c.n * c.rows * run
+			got, want := randSlice(rng, size+9), make([]float32, size+9)
+			copy(want, got)
+			gather(got, src, c.n, c.rows, run, rowStride, sampleStride)
+			gatherGo(want, src, c.n, c.rows, run, rowStride, sampleStride)
+			if !slices.Equal(got, want) {
+				t.Fatalf("run %d, %+v: gather = %v, want %v", run, c, got, want)
+			}
+			// And back: add the runs to the strided values, leaving the
+			// values between the runs alone.
+			gotS, wantS := slices.Clone(src), slices.Clone(src)
+			scatterAdd(gotS, got, c.n, c.rows, run, rowStride, sampleStride)
+			scatterAddGo(wantS, got, c.n, c.rows, run, rowStride, sampleStride)
+			if !slices.Equal(gotS, wantS) {
+				t.Fatalf("run %d, %+v: scatterAdd = %v, want %v", run, c, gotS, wantS)
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("gather into a short slice did not panic")
+		}
+	}()
+	gather(make([]float32, 5), make([]float32, 10), 2, 1, 3, 3, 3)
 }
 
 // equalFloats reports whether a and b hold the same values, NaNs equal

@@ -18,3 +18,17 @@ func addReLU(x []float32, b float32) {
 	}
 	addReLUGo(x, b)
 }
+
+//go:noescape
+func reluBackwardAVX2(y, dy []float32)
+
+// ReLUBackward zeroes the gradient dy where the ReLU's output y is 0.
+func ReLUBackward(y, dy []float32) {
+	dy = dy[:len(y)]
+	if haveAVX2 {
+		n := len(y) &^ 7
+		reluBackwardAVX2(y[:n], dy[:n])
+		y, dy = y[n:], dy[n:]
+	}
+	reluBackwardGo(y, dy)
+}

@@ -38,3 +38,30 @@ tail:
 done:
 	VZEROUPPER
 	RET
+
+// func reluBackwardAVX2(y, dy []float32)
+//
+// Zeroes dy where y > 0 is false (y ≤ 0 or NaN), eight values at a time;
+// len(dy) ≥ len(y), and the values past the last multiple of eight are
+// left to the caller.
+TEXT ·reluBackwardAVX2(SB), NOSPLIT, $0-48
+	MOVQ   y_base+0(FP), SI
+	MOVQ   y_len+8(FP), CX
+	MOVQ   dy_base+24(FP), DI
+	VXORPS Y2, Y2, Y2
+	SHRQ   $3, CX
+	JEQ    done
+
+loop:
+	VMOVUPS (SI), Y0
+	VCMPPS  $0x1e, Y2, Y0, Y1 // y > 0, ordered, quiet
+	VANDPS  (DI), Y1, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNE     loop
+
+done:
+	VZEROUPPER
+	RET

@@ -1,0 +1,155 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// lanes holds eight all-ones int32 then eight zeros: the eight values at
+// byte offset 4·(8-r) are the mask of the first r lanes.
+DATA lanes<>+0(SB)/8, $0xffffffffffffffff
+DATA lanes<>+8(SB)/8, $0xffffffffffffffff
+DATA lanes<>+16(SB)/8, $0xffffffffffffffff
+DATA lanes<>+24(SB)/8, $0xffffffffffffffff
+DATA lanes<>+32(SB)/8, $0
+DATA lanes<>+40(SB)/8, $0
+DATA lanes<>+48(SB)/8, $0
+DATA lanes<>+56(SB)/8, $0
+GLOBL lanes<>(SB), RODATA|NOPTR, $64
+
+// func gatherAVX2(dst, src *float32, n, rows, run, rowStride, sampleStride int)
+//
+// For s < n and r < rows, copies the run values at src[s·sampleStride +
+// r·rowStride] to dst[(s·rows+r)·run]: eight values at a time, the last
+// run%8 through a mask, so that nothing outside the runs is read or
+// written. run > 0.
+TEXT ·gatherAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), R8
+	MOVQ rows+24(FP), R9
+	MOVQ run+32(FP), R10
+	MOVQ rowStride+40(FP), R11
+	MOVQ sampleStride+48(FP), R12
+	SHLQ $2, R11
+	SHLQ $2, R12
+
+	// BX: bytes of the masked tail; Y15: its mask; R10: the 8-value chunks.
+	MOVQ R10, BX
+	ANDQ $7, BX
+	LEAQ lanes<>(SB), AX
+	MOVQ $8, DX
+	SUBQ BX, DX
+	VMOVDQU (AX)(DX*4), Y15
+	SHLQ $2, BX
+	SHRQ $3, R10
+
+sample:
+	TESTQ R8, R8
+	JEQ   done
+	MOVQ  SI, R13 // the row's first value
+	MOVQ  R9, R14 // rows left
+
+row:
+	TESTQ R14, R14
+	JEQ   nextsample
+	MOVQ  R13, AX
+	MOVQ  R10, CX
+
+chunk:
+	TESTQ   CX, CX
+	JEQ     tail
+	VMOVUPS (AX), Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, AX
+	ADDQ    $32, DI
+	DECQ    CX
+	JMP     chunk
+
+tail:
+	TESTQ      BX, BX
+	JEQ        nextrow
+	VMASKMOVPS (AX), Y15, Y0
+	VMASKMOVPS Y0, Y15, (DI)
+	ADDQ       BX, DI
+
+nextrow:
+	ADDQ R11, R13
+	DECQ R14
+	JMP  row
+
+nextsample:
+	ADDQ R12, SI
+	DECQ R8
+	JMP  sample
+
+done:
+	VZEROUPPER
+	RET
+
+// func scatterAddAVX2(dst, src *float32, n, rows, run, rowStride, sampleStride int)
+//
+// For s < n and r < rows, adds the run values at src[(s·rows+r)·run] to
+// those at dst[s·sampleStride + r·rowStride], as gatherAVX2 in reverse.
+TEXT ·scatterAddAVX2(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), R8
+	MOVQ rows+24(FP), R9
+	MOVQ run+32(FP), R10
+	MOVQ rowStride+40(FP), R11
+	MOVQ sampleStride+48(FP), R12
+	SHLQ $2, R11
+	SHLQ $2, R12
+
+	MOVQ R10, BX
+	ANDQ $7, BX
+	LEAQ lanes<>(SB), AX
+	MOVQ $8, DX
+	SUBQ BX, DX
+	VMOVDQU (AX)(DX*4), Y15
+	SHLQ $2, BX
+	SHRQ $3, R10
+
+sample:
+	TESTQ R8, R8
+	JEQ   done
+	MOVQ  DI, R13
+	MOVQ  R9, R14
+
+row:
+	TESTQ R14, R14
+	JEQ   nextsample
+	MOVQ  R13, AX
+	MOVQ  R10, CX
+
+chunk:
+	TESTQ   CX, CX
+	JEQ     tail
+	VMOVUPS (AX), Y0
+	VADDPS  (SI), Y0, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ    $32, AX
+	ADDQ    $32, SI
+	DECQ    CX
+	JMP     chunk
+
+tail:
+	TESTQ      BX, BX
+	JEQ        nextrow
+	VMASKMOVPS (AX), Y15, Y0
+	VMASKMOVPS (SI), Y15, Y1
+	VADDPS     Y1, Y0, Y0
+	VMASKMOVPS Y0, Y15, (AX)
+	ADDQ       BX, SI
+
+nextrow:
+	ADDQ R11, R13
+	DECQ R14
+	JMP  row
+
+nextsample:
+	ADDQ R12, DI
+	DECQ R8
+	JMP  sample
+
+done:
+	VZEROUPPER
+	RET

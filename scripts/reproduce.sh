@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Reproduce the test tables of docs/RESULTS.md from the committed models and
+# the data files, printing each of our rows beside the paper's.
+#
+#   scripts/reproduce.sh [witness|sokoban|stp]...    (default: all three)
+#
+# Environment:
+#
+#   DATA      the data sets, laid out as "phs data fetch" leaves them
+#             (default: data; for example DATA=../shared/data)
+#   OUT       where the per-problem JSON lines and the logs of the tests go
+#             (default: reproduce-out)
+#   WORKERS   searches in parallel (default: all cores)
+#
+# For each table row it runs "phs test" (the paper's Bootstrap test: budget
+# 2,000, or 7,000 for the sliding-tile puzzle, doubled every round until
+# every problem is solved, or for at most ROUNDS rounds where the row says
+# so) and prints a Markdown table: our solved count, mean solution length,
+# mean expansions and mean time per solved problem, then the paper's
+# (Table 1, or for the rows of one network under every algorithm the
+# appendix table of the network trained with PHS*). The paper's times are of
+# its Python code on other hardware; ours are per search on one core.
+# A domain without a committed model says so and is skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOTOOLCHAIN=local
+
+DATA=${DATA:-data}
+OUT=${OUT:-reproduce-out}
+WORKERS=${WORKERS:-0}
+domains=("$@")
+if [[ ${#domains[@]} -eq 0 ]]; then
+	domains=(witness sokoban stp)
+fi
+for d in "${domains[@]}"; do
+	case $d in
+	witness | sokoban | stp) ;;
+	*)
+		echo "usage: $0 [witness|sokoban|stp]..." >&2
+		exit 2
+		;;
+	esac
+done
+
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+go build -o "$bin/phs" ./cmd/phs
+mkdir -p "$OUT"
+
+# row NAME PAPER DOMAIN MODEL ALG ROUNDS FILES...: one table row. PAPER is
+# the paper's "solved | length | expansions | time" cells; ROUNDS 0 means
+# until every problem is solved.
+row() {
+	local name=$1 paper=$2 domain=$3 model=$4 alg=$5 rounds=$6
+	shift 6
+	local out="$OUT/$domain-$(basename "$model")-$alg.jsonl"
+	local summary
+	if ! summary=$("$bin/phs" test -domain "$domain" -model "$model" -alg "$alg" -rounds "$rounds" \
+		-workers "$WORKERS" -progress 0 -out "$out" "$@" 2>"${out%.jsonl}.log"); then
+		cat "${out%.jsonl}.log" >&2
+		exit 1
+	fi
+	summary=$(tail -n 1 <<<"$summary")
+	# The summary's last line: algorithm, solved/total, length, expansions, time.
+	read -r _ solved length expansions time <<<"$summary"
+	echo "| $name | $solved | $length | $expansions | $time | $paper |"
+}
+
+header() {
+	echo
+	echo "### $1"
+	echo
+	echo "| | solved | length | expansions | time (s) | paper: solved | length | expansions | time (s) |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+}
+
+need() {
+	local f
+	for f in "$@"; do
+		if [[ ! -e $f ]]; then
+			echo "$0: $f is missing: fetch the data sets (phs data fetch -dir $DATA) or set DATA" >&2
+			exit 1
+		fi
+	done
+}
+
+witness() {
+	local test=$DATA/witness/puzzles_4x4_test.txt
+	need "$test"
+	header "The Witness 4x4, each algorithm with its own network (Table 1)"
+	row "LevinTS (models/witness)" "1,000 | 14.8 | 520.2 | 3.2" witness models/witness levints 0 "$test"
+	row "PHS_h (results/witness-phsh/model)" "1,000 | 15.0 | 408.1 | 3.0" witness results/witness-phsh/model phsh 0 "$test"
+	header "The Witness 4x4, the PHS_h network under every algorithm, 3 rounds (paper: the PHS* network, all rounds)"
+	local m=results/witness-phsh/model
+	row "PHS_h" "1,000 | 14.9 | 869.4 | 4.7" witness $m phsh 3 "$test"
+	row "PHS*" "1,000 | 15.0 | 781.5 | 4.1" witness $m phsstar 3 "$test"
+	row "LevinTS" "1,000 | 14.9 | 903.4 | 4.9" witness $m levints 3 "$test"
+	row "PUCT, c = 1" "1,000 | 15.0 | 3,798.8 | 21.0" witness $m puct 3 "$test"
+	row "A*" "1,000 | 14.2 | 20,390.4 | 97.7" witness $m astar 3 "$test"
+	row "WA*, w = 1.5" "927 | 14.1 | ≥19,411.9 | ≥90.0" witness $m wastar 3 "$test"
+	row "GBFS" "444 | 15.4 | ≥23,986.0 | ≥95.5" witness $m gbfs 3 "$test"
+}
+
+sokoban() {
+	local m=models/sokoban
+	if [[ ! -e $m/config.json ]]; then
+		echo "sokoban: no committed model ($m) yet: skipped" >&2
+		return
+	fi
+	local test=$DATA/boxoban/unfiltered/test/000.txt
+	need "$test"
+	header "Sokoban (Boxoban 10x10 unfiltered), PHS* (Table 1)"
+	row "PHS* (models/sokoban)" "1,000 | 37.6 | 1,522.1 | 11.3" sokoban $m phsstar 0 "$test"
+}
+
+stp() {
+	echo "stp: no committed model yet: skipped" >&2
+}
+
+for d in "${domains[@]}"; do
+	"$d"
+done
