@@ -60,8 +60,8 @@ func TestSolve(t *testing.T) {
 		args []string
 		ids  []string
 	}{
-		{[]string{"-domain", "sokoban", "-alg", "gbfs", sok}, []string{"levels.txt#0", "levels.txt#1"}},
-		{[]string{"-domain", "sokoban", "-alg", "phs*", "-batch", "1", "-workers", "1", sok}, []string{"levels.txt#0", "levels.txt#1"}},
+		{[]string{"-domain", "sokoban", "-alg", "gbfs", "-model", "none", sok}, []string{"levels.txt#0", "levels.txt#1"}},
+		{[]string{"-domain", "sokoban", "-alg", "phs*", "-model", "none", "-batch", "1", "-workers", "1", sok}, []string{"levels.txt#0", "levels.txt#1"}},
 		{[]string{"-domain", "stp", "-alg", "astar", "-model", "none", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
 		{[]string{"-domain", "stp", "-alg", "puct", "-model", "none", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
 		{[]string{"-domain", "stp", "-alg", "phssafe", "-model", "none", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
@@ -88,7 +88,7 @@ func TestSolve(t *testing.T) {
 func TestSolveOutAndRender(t *testing.T) {
 	sok := writeFile(t, "levels.txt", sokobanFixture)
 	outFile := filepath.Join(t.TempDir(), "r.jsonl")
-	stdout, _, err := runPHS(t, "solve", "-domain", "sokoban", "-alg", "astar", "-render", "-out", outFile, sok)
+	stdout, _, err := runPHS(t, "solve", "-domain", "sokoban", "-alg", "astar", "-model", "none", "-render", "-out", outFile, sok)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,6 +120,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"solve", "-domain", "sokoban"}, true, "no problem files"},
 		{[]string{"solve", "-domain", "sokoban", bad}, false, "bad.txt:3"},
 		{[]string{"solve", "-domain", "sokoban", "missing.txt"}, false, "missing.txt"},
+		// The shipped model takes 10x10 levels; these are smaller.
+		{[]string{"solve", "-domain", "sokoban", sok}, false, "levels.txt#0: shipped sokoban model: model: the model takes inputs of 4x10x10, the problems give 4x4x6 (-model none goes without it)"},
 		{[]string{"solve", "-domain", "witness", "-model", "../../models/witness", "-alg", "phsh", "../../examples/witness-4x4.txt"}, false, "phsh needs a heuristic"},
 		{[]string{"solve", "-domain", "witness", "-model", "../../models/witness", "-alg", "gbfs", "../../examples/witness-4x4.txt"}, false, "gbfs needs a heuristic"},
 		{[]string{"generate", "witness", "-size", "4by4"}, true, "bad -size"},

@@ -177,6 +177,9 @@ func newSolvers[S comparable](cfg *searchConfig, budget int64) ([]*search.Solver
 func checkTasks[S comparable](cfg *searchConfig, solvers []*search.Solver[S], tasks []search.Task[S]) error {
 	for _, t := range tasks {
 		if err := solvers[0].Check(t.Problem); err != nil {
+			if cfg.model != nil && cfg.modelPath == "" {
+				return fmt.Errorf("%s: %s: %w (-model none goes without it)", t.ID, cfg.modelName, err)
+			}
 			if cfg.model != nil {
 				return fmt.Errorf("%s: %s: %w", t.ID, cfg.modelName, err)
 			}
