@@ -179,3 +179,32 @@ func TestRealShapes(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSokobanSearch measures PHS* with the shipped Sokoban model on
+// the first 40 Boxoban test levels, budget 2,000, batch 32, one goroutine:
+// the search with a network, encoding and evaluation included.
+func BenchmarkSokobanSearch(b *testing.B) {
+	ps, err := sokoban.ReadFile("../domain/sokoban/testdata/boxoban-test-000-first40.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := models.Default("sokoban")
+	if err != nil {
+		b.Fatal(err)
+	}
+	solver, err := search.NewSolver[sokoban.State](search.PHSStar(), model.NewEvaluator[sokoban.State](m), search.Options{Budget: 2000, BatchSize: 32})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var expansions int64
+	for b.Loop() {
+		for _, p := range ps {
+			res, err := solver.Solve(context.Background(), p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			expansions += res.Expansions
+		}
+	}
+	b.ReportMetric(float64(expansions)/b.Elapsed().Seconds(), "expansions/s")
+}

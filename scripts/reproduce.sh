@@ -111,6 +111,13 @@ sokoban() {
 	need "$test"
 	header "Sokoban (Boxoban 10x10 unfiltered), PHS* (Table 1)"
 	row "PHS* (models/sokoban)" "1,000 | 37.6 | 1,522.1 | 11.3" sokoban $m phsstar 0 "$test"
+	header "Sokoban, the PHS* network under every algorithm, 4 rounds (paper: all rounds)"
+	row "PHS_h" "1,000 | 38.0 | 1,696.2 | 10.6" sokoban $m phsh 4 "$test"
+	row "LevinTS" "1,000 | 38.1 | 1,760.5 | 11.9" sokoban $m levints 4 "$test"
+	row "WA*, w = 1.5" "1,000 | 33.6 | 5,461.8 | 36.8" sokoban $m wastar 4 "$test"
+	row "A*" "1,000 | 31.1 | 9,043.5 | 51.8" sokoban $m astar 4 "$test"
+	row "GBFS" "856 | 36.0 | ≥7,096.0 | ≥52.4" sokoban $m gbfs 4 "$test"
+	row "PUCT, c = 1" "902 | 42.6 | ≥11,329.8 | ≥83.8" sokoban $m puct 4 "$test"
 }
 
 stp() {
