@@ -21,7 +21,7 @@ func (r *run[S]) iterationAsync(ctx context.Context, pool Pool, order []int) err
 	ctx, cancel := context.WithCancel(ctx)
 	// ahead holds a token for each problem submitted and not yet learned
 	// from.
-	ahead := make(chan struct{}, 2*r.cfg.ProblemsPerUpdate+r.cfg.Workers)
+	ahead := make(chan struct{}, r.cfg.window())
 	d := &dispatch{done: make(chan struct{})}
 	go d.submit(ctx, pool, ahead, Job{Run: r.id, Iteration: st.Iteration, Budget: st.Budget}, order, st.Next)
 	defer func() {
@@ -55,6 +55,10 @@ func (r *run[S]) iterationAsync(ctx context.Context, pool Pool, order []int) err
 	}
 	return nil
 }
+
+// window returns how many problems an asynchronous run submits ahead of
+// the learner: two groups and one per worker.
+func (c *Config) window() int { return 2*c.ProblemsPerUpdate + c.Workers }
 
 // A dispatch submits the jobs of an iteration; done is closed when it
 // stops, and err then says why, if it failed.

@@ -79,12 +79,15 @@ type localWorkers[S comparable] struct {
 
 // startLocal starts n local workers that search tasks with alg and opts,
 // until ctx is done; the weights are those of m until the first Publish.
-// wait waits for them to stop.
-func startLocal[S comparable](ctx context.Context, tasks []search.Task[S], n int, alg search.Algorithm, opts search.Options, m *model.Model) (*localWorkers[S], error) {
+// Up to queued reports wait for the learner without holding up a worker:
+// the learner reads none while it learns, so queued should be at least
+// the number of jobs that may be under way at once. wait waits for the
+// workers to stop.
+func startLocal[S comparable](ctx context.Context, tasks []search.Task[S], n, queued int, alg search.Algorithm, opts search.Options, m *model.Model) (*localWorkers[S], error) {
 	lw := &localWorkers[S]{
 		tasks:   tasks,
 		jobs:    make(chan Job),
-		reports: make(chan Report, n),
+		reports: make(chan Report, queued),
 		latest:  m.Clone(),
 	}
 	evs := make([]*model.Evaluator[S], n)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
@@ -21,7 +22,7 @@ type relayPool struct {
 func (p *relayPool) Reports() <-chan Report { return p.out }
 
 func newRelayPool(ctx context.Context, t *testing.T, tasks []search.Task[int32], cfg *Config, m *model.Model, relay func(Report) []Report) *relayPool {
-	lw, err := startLocal(ctx, tasks, 2, cfg.Algorithm, cfg.Options, m)
+	lw, err := startLocal(ctx, tasks, 2, cfg.window(), cfg.Algorithm, cfg.Options, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,5 +110,31 @@ func TestPoolError(t *testing.T) {
 	})
 	if _, err := Train(ctx, tasks, m, cfg); err == nil || !strings.Contains(err.Error(), "worker w1: out of luck") {
 		t.Errorf("Train: %v, want the worker's error", err)
+	}
+}
+
+// TestLocalQueue checks that the local workers go on searching while the
+// learner reads no reports, as it does while it learns: a whole window of
+// jobs is taken and searched without a report read.
+func TestLocalQueue(t *testing.T) {
+	tasks := mazes(8, 8)
+	m := newModel(t, "levints")
+	cfg := trainConfig(t, "levints")
+	cfg.Workers = 2
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	lw, err := startLocal(ctx, tasks, cfg.Workers, cfg.window(), cfg.Algorithm, cfg.Options, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lw.wait()
+	defer cancel()
+	for pos := range cfg.window() {
+		if err := lw.Submit(ctx, Job{Pos: pos, Problem: pos % len(tasks), Budget: 1000}); err != nil {
+			t.Fatalf("job %d of a window of %d: %v (the workers wait for the learner)", pos, cfg.window(), err)
+		}
+	}
+	for range cfg.window() {
+		<-lw.Reports()
 	}
 }

@@ -210,7 +210,7 @@ func (r *run[S]) loop(ctx context.Context) error {
 	pool := r.cfg.Pool
 	if r.cfg.Async && pool == nil {
 		ctx, cancel := context.WithCancel(ctx)
-		lw, err := startLocal(ctx, r.tasks, r.cfg.Workers, r.cfg.Algorithm, r.cfg.Options, r.tr.Model())
+		lw, err := startLocal(ctx, r.tasks, r.cfg.Workers, r.cfg.window(), r.cfg.Algorithm, r.cfg.Options, r.tr.Model())
 		if err != nil {
 			cancel()
 			return err
