@@ -309,7 +309,7 @@ func (l *Dense) Forward(x []float32, n int, y []float32) { l.forward(x, l.In, n,
 // applies the ReLU and transposes t into y in one pass. OpenBLAS runs the
 // paper's wide layers faster this way: 2,048 inputs, 256 outputs and a
 // batch of 32 at 142 GFLOP/s against 103 for x·Wᵀ with its SkylakeX
-// kernels, 93 against 87 with Haswell's (BenchmarkDenseForward).
+// kernels, 93 against 87 with Haswell's (BenchmarkSgemm's "hidden").
 func (l *Dense) ForwardReLU(x []float32, n int, y, t []float32) {
 	t = t[:l.Out*n]
 	Gemm(false, true, l.Out, n, l.In, 1, l.Weight.Data, l.In, x, l.In, 0, t, n)
