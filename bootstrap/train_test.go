@@ -275,7 +275,7 @@ func TestBootstrapTest(t *testing.T) {
 		if o.Result.Expansions > o.Budget || o.Budget != 1<<(o.Round-1) {
 			t.Errorf("%s: %d expansions in round %d with budget %d", task.ID, o.Result.Expansions, o.Round, o.Budget)
 		}
-		if err := searchtest.Replay(task.Problem, o.Result.Actions); err != nil {
+		if err := search.Replay(task.Problem, o.Result.Actions); err != nil {
 			t.Errorf("%s: %v", task.ID, err)
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/models"
 	"github.com/phs-go/phs/search"
-	"github.com/phs-go/phs/search/searchtest"
 )
 
 func TestDefaultMissing(t *testing.T) {
@@ -107,7 +106,7 @@ func solveSample[S comparable, P sample[S]](t *testing.T, domain string, ps []P,
 			t.Logf("problem %d: not solved within %d expansions", i, budget)
 			continue
 		}
-		if err := searchtest.Replay[S](p, res.Actions); err != nil {
+		if err := search.Replay[S](p, res.Actions); err != nil {
 			t.Errorf("problem %d: %v", i, err)
 		}
 		solved++

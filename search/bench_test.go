@@ -113,7 +113,7 @@ func TestTiles5(t *testing.T) {
 	if err != nil || !res.Solved {
 		t.Fatal(res, err)
 	}
-	if err := searchtest.Replay[board](p, res.Actions); err != nil {
+	if err := search.Replay[board](p, res.Actions); err != nil {
 		t.Fatal(err)
 	}
 	if h := p.Heuristic(p.start); float64(len(res.Actions)) < h {

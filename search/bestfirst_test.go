@@ -77,7 +77,7 @@ func TestBestFirstMazes(t *testing.T) {
 					if !res.Solved {
 						t.Fatalf("%s: not solved\n%s", name, m)
 					}
-					if err := searchtest.Replay[int32](m, res.Actions); err != nil {
+					if err := search.Replay[int32](m, res.Actions); err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}
 					if len(res.Actions) < opt || res.Cost != float64(len(res.Actions)) {
@@ -210,7 +210,7 @@ func TestLevinTSBound(t *testing.T) {
 					t.Errorf("%v goal %v q %g: solved %v in %d expansions, bound %.0f",
 						alg, tc.goal, tc.q, res.Solved, res.Expansions, bound)
 				}
-				if err := searchtest.Replay[path](c, res.Actions); err != nil {
+				if err := search.Replay[path](c, res.Actions); err != nil {
 					t.Error(err)
 				}
 			}

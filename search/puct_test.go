@@ -143,7 +143,7 @@ func checkPUCTSolution[S comparable](t *testing.T, name string, p search.Problem
 	if !res.Solved {
 		t.Fatalf("%s: not solved: %+v", name, res)
 	}
-	if err := searchtest.Replay(p, res.Actions); err != nil {
+	if err := search.Replay(p, res.Actions); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	if res.Cost != loss*float64(len(res.Actions)) {
@@ -704,7 +704,7 @@ func ExamplePUCT_maze() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("solved:", res.Solved, "replays:", searchtest.Replay(m, res.Actions) == nil)
+	fmt.Println("solved:", res.Solved, "replays:", search.Replay(m, res.Actions) == nil)
 	fmt.Println("length:", len(res.Actions), "optimal:", searchtest.BFS(m))
 	// Output:
 	// solved: true replays: true

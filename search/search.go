@@ -98,30 +98,75 @@ type ActionNamer[S comparable] interface {
 // and separated by spaces otherwise, or the action indices separated by
 // spaces.
 func FormatActions[S comparable](p Problem[S], actions []int) string {
-	nm, ok := p.(ActionNamer[S])
-	sep := ""
-	if !ok {
-		sep = " "
-	} else {
-		for a := range p.NumActions() {
-			if len(nm.ActionName(a)) != 1 {
-				sep = " "
-				break
-			}
-		}
-	}
+	name, sep := actionNames(p)
 	var b strings.Builder
 	for i, a := range actions {
 		if i > 0 {
 			b.WriteString(sep)
 		}
-		if ok {
-			b.WriteString(nm.ActionName(a))
-		} else {
-			b.WriteString(strconv.Itoa(a))
-		}
+		b.WriteString(name(a))
 	}
 	return b.String()
+}
+
+// ParseActions reads a sequence of actions of p as FormatActions spells
+// it. It returns an error for a name or index that is no action of p.
+func ParseActions[S comparable](p Problem[S], s string) ([]int, error) {
+	name, sep := actionNames(p)
+	index := make(map[string]int, p.NumActions())
+	for a := range p.NumActions() {
+		index[name(a)] = a
+	}
+	var tokens []string
+	if sep == "" {
+		tokens = strings.Split(s, "")
+	} else {
+		tokens = strings.Fields(s)
+	}
+	actions := make([]int, 0, len(tokens))
+	for i, tok := range tokens {
+		a, ok := index[tok]
+		if !ok {
+			return nil, fmt.Errorf("action %d: %q is no action", i+1, tok)
+		}
+		actions = append(actions, a)
+	}
+	return actions, nil
+}
+
+// actionNames returns the spelling of p's actions and their separator in
+// a sequence: "" if every name is one character long, else a space.
+func actionNames[S comparable](p Problem[S]) (name func(int) string, sep string) {
+	nm, ok := p.(ActionNamer[S])
+	if !ok {
+		return strconv.Itoa, " "
+	}
+	for a := range p.NumActions() {
+		if len(nm.ActionName(a)) != 1 {
+			sep = " "
+		}
+	}
+	return nm.ActionName, sep
+}
+
+// Replay applies actions from p's root and returns an error unless every
+// action is legal and the last state is a goal.
+func Replay[S comparable](p Problem[S], actions []int) error {
+	s := p.Root()
+	for i, a := range actions {
+		if a < 0 || a >= p.NumActions() {
+			return fmt.Errorf("step %d: action %d out of range", i+1, a)
+		}
+		t, ok := p.Apply(s, a)
+		if !ok {
+			return fmt.Errorf("step %d: action %d is illegal", i+1, a)
+		}
+		s = t
+	}
+	if !p.IsGoal(s) {
+		return fmt.Errorf("after %d actions: not a goal", len(actions))
+	}
+	return nil
 }
 
 // Options control a search. The zero value is usable: no budget, batches of

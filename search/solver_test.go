@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -233,6 +234,46 @@ func TestFormatActions(t *testing.T) {
 	} {
 		if got := search.FormatActions(tc.p, tc.actions); got != tc.want {
 			t.Errorf("FormatActions(%T, %v) = %q, want %q", tc.p, tc.actions, got, tc.want)
+		}
+		if got, err := search.ParseActions(tc.p, tc.want); err != nil || !slices.Equal(got, tc.actions) && len(tc.actions) > 0 {
+			t.Errorf("ParseActions(%T, %q) = %v, %v; want %v", tc.p, tc.want, got, err, tc.actions)
+		}
+	}
+	for _, tc := range []struct {
+		p    search.Problem[int32]
+		s    string
+		want string
+	}{
+		{m, "RRX", `action 3: "X" is no action`},
+		{m, "RR U", `action 3: " " is no action`},
+		{named{m}, "right sideways", `action 2: "sideways" is no action`},
+		{struct{ search.Problem[int32] }{m}, "3 4", `action 2: "4" is no action`},
+		{struct{ search.Problem[int32] }{m}, "3 -1", `action 2: "-1" is no action`},
+	} {
+		if got, err := search.ParseActions(tc.p, tc.s); err == nil || err.Error() != tc.want {
+			t.Errorf("ParseActions(%T, %q) = %v, %v; want error %q", tc.p, tc.s, got, err, tc.want)
+		}
+	}
+}
+
+func TestReplay(t *testing.T) {
+	m := searchtest.ParseMaze(
+		"S.#",
+		"#.G")
+	for _, tc := range []struct {
+		actions []int
+		want    string // "" for no error
+	}{
+		{[]int{3, 1, 3}, ""},
+		{[]int{3, 1}, "after 2 actions: not a goal"},
+		{nil, "after 0 actions: not a goal"},
+		{[]int{3, 3}, "step 2: action 3 is illegal"},
+		{[]int{3, 4}, "step 2: action 4 out of range"},
+		{[]int{-1}, "step 1: action -1 out of range"},
+	} {
+		err := search.Replay[int32](m, tc.actions)
+		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && got != tc.want {
+			t.Errorf("Replay(%v) = %v, want %q", tc.actions, err, tc.want)
 		}
 	}
 }

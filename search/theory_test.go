@@ -188,7 +188,7 @@ func TestPHSTheorems(t *testing.T) {
 				if !res.Solved {
 					t.Fatalf("%s: not solved", name)
 				}
-				if err := searchtest.Replay[treeNode](tree, res.Actions); err != nil {
+				if err := search.Replay[treeNode](tree, res.Actions); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				got := tree.pathPhiPlus(alg.String(), loss, res.Actions)
@@ -235,7 +235,7 @@ func TestPHSTheorems(t *testing.T) {
 				if err != nil || !res.Solved {
 					t.Fatalf("%s, goal at generation: %v %v", name, res.Solved, err)
 				}
-				if err := searchtest.Replay[treeNode](tree, res.Actions); err != nil {
+				if err := search.Replay[treeNode](tree, res.Actions); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				inSet = 0
@@ -288,7 +288,7 @@ func TestSafePruning(t *testing.T) {
 			if err != nil || !res.Solved {
 				t.Fatalf("%s: %v %v", name, res.Solved, err)
 			}
-			if err := searchtest.Replay[int32](m, res.Actions); err != nil {
+			if err := search.Replay[int32](m, res.Actions); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			got := ev.pathPhiPlus(m, loss, res.Actions)

@@ -335,8 +335,14 @@ func newResults(cfg *searchConfig, stdout, stderr io.Writer) (*results, error) {
 }
 
 // writeResult writes the record of r, flushed so that nothing is lost on
-// interruption, and its rendering if asked.
+// interruption, and its rendering if asked. A solution that does not
+// replay to the goal is an error (a defect of the search or the domain).
 func writeResult[S comparable](out *results, cfg *searchConfig, t search.Task[S], r search.Result[S], budget int64) error {
+	if r.Solved {
+		if err := search.Replay(t.Problem, r.Actions); err != nil {
+			return fmt.Errorf("%s: the solution found does not replay: %w", t.ID, err)
+		}
+	}
 	rec := report.Record{
 		Problem:    t.ID,
 		Domain:     cfg.domain,

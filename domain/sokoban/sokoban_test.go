@@ -146,7 +146,7 @@ func TestReplay(t *testing.T) {
 		}
 		actions = append(actions, strings.IndexRune("UDLR", m))
 	}
-	if err := searchtest.Replay[State](p, actions); err != nil {
+	if err := search.Replay[State](p, actions); err != nil {
 		t.Fatal(err)
 	}
 	want := "#######\n#*@   #\n# *   #\n#    *#\n#######"
@@ -513,7 +513,7 @@ func TestBoxoban(t *testing.T) {
 		if err != nil || !res.Solved {
 			t.Fatalf("%s: not solved: %v", p.ID, err)
 		}
-		if err := searchtest.Replay[State](p, res.Actions); err != nil {
+		if err := search.Replay[State](p, res.Actions); err != nil {
 			t.Errorf("%s: %v", p.ID, err)
 		}
 	}
@@ -602,7 +602,7 @@ func TestSearch(t *testing.T) {
 			if err != nil || !res.Solved {
 				t.Fatalf("%s %v: not solved: %v", p.ID, alg, err)
 			}
-			if err := searchtest.Replay[State](p, res.Actions); err != nil {
+			if err := search.Replay[State](p, res.Actions); err != nil {
 				t.Errorf("%s %v: %v", p.ID, alg, err)
 			}
 		}

@@ -426,7 +426,7 @@ func TestSearch(t *testing.T) {
 		if err != nil || !res.Solved {
 			t.Fatalf("%s: not solved: %v", p.ID, err)
 		}
-		if err := searchtest.Replay[State](p, res.Actions); err != nil {
+		if err := search.Replay[State](p, res.Actions); err != nil {
 			t.Fatalf("%s: %v", p.ID, err)
 		}
 		if want := searchtest.BFS[State](p); len(res.Actions) != want {

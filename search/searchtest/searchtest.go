@@ -171,23 +171,6 @@ func BFS[S comparable](p search.Problem[S]) int {
 	return -1
 }
 
-// Replay applies actions from p's root and reports an error unless every
-// action is legal and the last state is a goal.
-func Replay[S comparable](p search.Problem[S], actions []int) error {
-	s := p.Root()
-	for i, a := range actions {
-		t, ok := p.Apply(s, a)
-		if !ok {
-			return fmt.Errorf("step %d: action %d is illegal", i, a)
-		}
-		s = t
-	}
-	if !p.IsGoal(s) {
-		return fmt.Errorf("after %d actions: not a goal", len(actions))
-	}
-	return nil
-}
-
 // Solve runs alg on p with a new search.Solver: a shorthand for tests that
 // search once.
 func Solve[S comparable](ctx context.Context, p search.Problem[S], ev search.Evaluator[S], alg search.Algorithm, opts search.Options) (search.Result[S], error) {
