@@ -256,6 +256,29 @@ func TestFormatActions(t *testing.T) {
 	}
 }
 
+// FuzzParseActions checks that ParseActions never panics and reads back
+// what FormatActions spells, for action names of one letter, of several,
+// and indices.
+func FuzzParseActions(f *testing.F) {
+	for _, s := range []string{"RRUDL", "", "right out in", "3 3 0", "R R", "up  down", "UX", "-1", "\xff"} {
+		f.Add(s)
+	}
+	m := searchtest.ParseMaze("S..G")
+	problems := []search.Problem[int32]{m, named{m}, struct{ search.Problem[int32] }{m}}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, p := range problems {
+			actions, err := search.ParseActions(p, s)
+			if err != nil {
+				continue
+			}
+			again, err := search.ParseActions(p, search.FormatActions(p, actions))
+			if err != nil || !slices.Equal(again, actions) {
+				t.Errorf("%T: %q reads as %v, spelt %q, which reads as %v, %v", p, s, actions, search.FormatActions(p, actions), again, err)
+			}
+		}
+	})
+}
+
 func TestReplay(t *testing.T) {
 	m := searchtest.ParseMaze(
 		"S.#",
