@@ -49,6 +49,10 @@ type Config struct {
 	// Pool, it is the number of searches the pool runs at once, which
 	// bounds how far the jobs submitted run ahead of the learner.
 	Workers int
+	// LearnerThreads is the number of goroutines of the learner's steps
+	// (model.TrainConfig.Threads); 0 means 1. It pays with several
+	// trajectories per step, and changes the results by float rounding.
+	LearnerThreads int
 	// Async trains asynchronously (see Train): the workers search on
 	// without waiting for the learner, with the weights it last published.
 	// False is the paper's synchronous procedure, whose results do not
@@ -116,6 +120,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("skip solved after %d; want >= 0", c.SkipSolvedAfter)
 	case c.Workers < 0:
 		return fmt.Errorf("workers %d; want >= 0", c.Workers)
+	case c.LearnerThreads < 0 || c.LearnerThreads > model.MaxThreads:
+		return fmt.Errorf("learner threads %d; want 0 to %d", c.LearnerThreads, model.MaxThreads)
 	case !(c.LearningRate >= 0 && finite(c.LearningRate)):
 		return fmt.Errorf("learning rate %g; want a finite number >= 0", c.LearningRate)
 	case !(c.L2 >= 0 && finite(c.L2)):
@@ -155,5 +161,5 @@ func (c *Config) check() error {
 
 // optimizer returns the trainer's configuration.
 func (c *Config) optimizer() model.TrainConfig {
-	return model.TrainConfig{LearningRate: c.LearningRate, L2: c.L2}
+	return model.TrainConfig{LearningRate: c.LearningRate, L2: c.L2, Threads: c.LearnerThreads}
 }

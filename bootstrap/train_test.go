@@ -362,28 +362,31 @@ func TestTrainAsync(t *testing.T) {
 
 // TestStepTrajectories checks that with several trajectories per
 // optimiser step a group takes one step per batch of its solutions and
-// pass, and training still learns.
+// pass, and training still learns, with one learner thread and with two
+// (which take the steps of more than 96 states).
 func TestStepTrajectories(t *testing.T) {
-	tasks := mazes(32, 6)
-	cfg := trainConfig(t, "phsh")
-	cfg.StepTrajectories = 4
-	cfg.MaxIterations = 4
-	iteration, solved, updates := 0, 0, 0
-	cfg.afterChunk = func(st *state, _ bool) {
-		if st.Iteration != iteration {
-			iteration, solved, updates = st.Iteration, 0, 0
+	for _, tc := range []struct{ perStep, threads int }{{4, 1}, {16, 2}} {
+		tasks := mazes(32, 6)
+		cfg := trainConfig(t, "phsh")
+		cfg.StepTrajectories, cfg.LearnerThreads = tc.perStep, tc.threads
+		cfg.MaxIterations = 4
+		iteration, solved, updates := 0, 0, 0
+		cfg.afterChunk = func(st *state, _ bool) {
+			if st.Iteration != iteration {
+				iteration, solved, updates = st.Iteration, 0, 0
+			}
+			ds, du := st.Current.Solved-solved, st.Current.Updates-updates
+			if want := cfg.Passes * ((ds + tc.perStep - 1) / tc.perStep); du != want {
+				t.Errorf("%+v: iteration %d: %d steps for a group of %d solutions, want %d", tc, st.Iteration, du, ds, want)
+			}
+			solved, updates = st.Current.Solved, st.Current.Updates
 		}
-		ds, du := st.Current.Solved-solved, st.Current.Updates-updates
-		if want := cfg.Passes * ((ds + 3) / 4); du != want {
-			t.Errorf("iteration %d: %d steps for a group of %d solutions, want %d", st.Iteration, du, ds, want)
+		metrics, err := Train(context.Background(), tasks, newModel(t, "phsh"), cfg)
+		if err != nil {
+			t.Fatal(err)
 		}
-		solved, updates = st.Current.Solved, st.Current.Updates
-	}
-	metrics, err := Train(context.Background(), tasks, newModel(t, "phsh"), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if first, last := metrics[0], metrics[len(metrics)-1]; last.TotalSolved <= first.TotalSolved {
-		t.Errorf("solved %d in the first iteration, %d by the last: nothing learned", first.TotalSolved, last.TotalSolved)
+		if first, last := metrics[0], metrics[len(metrics)-1]; last.TotalSolved <= first.TotalSolved {
+			t.Errorf("%+v: solved %d in the first iteration, %d by the last: nothing learned", tc, first.TotalSolved, last.TotalSolved)
+		}
 	}
 }

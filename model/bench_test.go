@@ -74,27 +74,33 @@ func BenchmarkForward(b *testing.B) {
 // trajectory of 32 states.
 func BenchmarkTrainStep(b *testing.B) {
 	for _, s := range benchShapes {
-		m, _ := New(Config{Domain: s.name, Algorithm: "phsh", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
-		const n = 32
-		smp := Sample{Inputs: make([]float32, n*s.c*s.h*s.w), Actions: make([]int, n), CostToGo: make([]float32, n), Expansions: 100}
-		for i := range n {
-			smp.Inputs[i*s.c*s.h*s.w+i] = 1
-			smp.Actions[i] = i % 4
-			smp.CostToGo[i] = float32(n - i)
-		}
-		tr := NewTrainer(m, TrainConfig{L2: 1e-3})
-		tr.Step(smp) // sizes the scratch memory
-		b.Run(fmt.Sprintf("%s/%s", nn.Backend, s.name), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := tr.Step(smp); err != nil {
-					b.Fatal(err)
-				}
+		for _, threads := range []int{1, 2} {
+			m, _ := New(Config{Domain: s.name, Algorithm: "phsh", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
+			const n = 32
+			smp := Sample{Inputs: make([]float32, n*s.c*s.h*s.w), Actions: make([]int, n), CostToGo: make([]float32, n), Expansions: 100}
+			for i := range n {
+				smp.Inputs[i*s.c*s.h*s.w+i] = 1
+				smp.Actions[i] = i % 4
+				smp.CostToGo[i] = float32(n - i)
 			}
-			sec := b.Elapsed().Seconds()
-			b.ReportMetric(float64(n*b.N)/sec, "states/s")
-			// Backward costs about twice the forward's multiply-adds
-			// (the first convolution computes no input gradient).
-			b.ReportMetric(3*flops(m)*float64(n*b.N)/sec/1e9, "~GFLOP/s")
-		})
+			tr := NewTrainer(m, TrainConfig{L2: 1e-3, Threads: threads})
+			tr.Step(smp) // sizes the scratch memory
+			name := fmt.Sprintf("%s/%s", nn.Backend, s.name)
+			if threads > 1 {
+				name += fmt.Sprintf("/threads=%d", threads)
+			}
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := tr.Step(smp); err != nil {
+						b.Fatal(err)
+					}
+				}
+				sec := b.Elapsed().Seconds()
+				b.ReportMetric(float64(n*b.N)/sec, "states/s")
+				// Backward costs about twice the forward's multiply-adds
+				// (the first convolution computes no input gradient).
+				b.ReportMetric(3*flops(m)*float64(n*b.N)/sec/1e9, "~GFLOP/s")
+			})
+		}
 	}
 }

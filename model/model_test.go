@@ -719,6 +719,59 @@ func TestStepBatchMean(t *testing.T) {
 	}
 }
 
+// TestTrainerThreads checks that a Trainer with several threads takes the
+// steps of one with a single thread, up to float rounding: the same losses
+// and weights after a few steps, for batches of one trajectory and of
+// many, with enough states for every thread and too few for some.
+func TestTrainerThreads(t *testing.T) {
+	ss := samples(t, 80, 11)
+	if n := states(ss); n < 7*minShare {
+		t.Fatalf("%d states: too few for 7 threads", n)
+	}
+	for _, alg := range []string{"phsh", "puct", "levints"} {
+		for _, threads := range []int{2, 3, 7} {
+			one := NewTrainer(mustNew(t, tinyConfig(t, alg)), TrainConfig{LearningRate: 1e-2})
+			many := NewTrainer(mustNew(t, tinyConfig(t, alg)), TrainConfig{LearningRate: 1e-2, Threads: threads})
+			for step, batch := range [][]Sample{ss, ss[:1], ss[10:40], {{Inputs: ss[0].Inputs[:81], Actions: ss[0].Actions[:1], CostToGo: ss[0].CostToGo[:1], Expansions: 3}}, ss[1:]} {
+				want, err := one.StepBatch(batch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := many.StepBatch(batch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(got.Policy-want.Policy) > 1e-5*math.Abs(want.Policy) || math.Abs(got.Heuristic-want.Heuristic) > 1e-5*math.Abs(want.Heuristic)+1e-9 {
+					t.Errorf("%s, %d threads, step %d: losses %+v, want %+v", alg, threads, step, got, want)
+				}
+				ps := one.Model().Params()
+				for i, p := range many.Model().Params() {
+					for j, w := range p.Data {
+						if v := ps[i].Data[j]; math.Abs(float64(w-v)) > 1e-5*math.Max(1, math.Abs(float64(v))) {
+							t.Fatalf("%s, %d threads, step %d: %s[%d] = %g, want %g", alg, threads, step, p.Name, j, w, v)
+						}
+					}
+				}
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("NewTrainer with -1 threads did not panic")
+		}
+	}()
+	NewTrainer(mustNew(t, tinyConfig(t, "phsh")), TrainConfig{Threads: -1})
+}
+
+// states returns the number of states of ss.
+func states(ss []Sample) int {
+	n := 0
+	for _, s := range ss {
+		n += len(s.Actions)
+	}
+	return n
+}
+
 func mustNew(t *testing.T, cfg Config) *Model {
 	t.Helper()
 	m, err := New(cfg, 1)

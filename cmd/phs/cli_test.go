@@ -84,6 +84,8 @@ func TestBadFlagValues(t *testing.T) {
 		{append(train, "-growth", "-1"), "-growth -1"},
 		{append(train, "-growth", "0.5"), "-growth 0.5"},
 		{append(train, "-passes", "-1"), "-passes -1"},
+		{append(train, "-learner-threads", "0"), "-learner-threads 0"},
+		{append(train, "-learner-threads", "65"), "-learner-threads 65"},
 		{append(train, "-lr", "-1"), "-lr -1"},
 		{append(train, "-lr", "NaN"), "-lr NaN"},
 		{append(train, "-iterations", "-1"), "-iterations -1"},

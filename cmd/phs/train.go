@@ -50,6 +50,7 @@ type trainConfig struct {
 	// Not saved: they may differ between resumptions.
 	dir             string
 	workers         int
+	learnerThreads  int
 	checkpointEvery time.Duration
 	logEvery        time.Duration
 	logFormat       string
@@ -111,6 +112,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.dir, "dir", "", "run directory for checkpoints and metrics (required unless -resume)")
 	fs.StringVar(&resume, "resume", "", "continue the run in this directory where it stopped")
 	fs.IntVar(&cfg.workers, "workers", 0, "searches in parallel (0: all cores)")
+	fs.IntVar(&cfg.learnerThreads, "learner-threads", 1, "threads of the learner's steps, each over at least 48 states: for -step-trajectories above 1")
 	fs.BoolVar(&cfg.Async, "async", false, "asynchronous training: the workers search on while the learner updates (default: the paper's synchronous procedure)")
 	fs.StringVar(&cfg.listen, "listen", "", "serve the run over NATS on this address, such as :4222, for \"phs worker\" processes (implies -async; -workers: their searches in all)")
 	fs.StringVar(&cfg.natsURL, "nats", "", "serve the run on the NATS server at this URL instead of an embedded one (implies -async)")
@@ -210,6 +212,8 @@ func (cfg *trainConfig) check(stderr io.Writer) error {
 		return usagef("train: -time %v: want >= 0 (0: no limit)", time.Duration(cfg.TimeLimit))
 	case cfg.workers < 0:
 		return usagef("train: -workers %d: want >= 0 (0: all cores)", cfg.workers)
+	case cfg.learnerThreads < 1 || cfg.learnerThreads > model.MaxThreads:
+		return usagef("train: -learner-threads %d: want 1 to %d", cfg.learnerThreads, model.MaxThreads)
 	case cfg.checkpointEvery <= 0:
 		return usagef("train: -checkpoint %v: want > 0", cfg.checkpointEvery)
 	case cfg.logEvery <= 0:
@@ -240,8 +244,8 @@ func (cfg *trainConfig) check(stderr io.Writer) error {
 
 // resumeTrain continues the run in dir. Flags set on the command line may
 // change the limits (-iterations, -time) and the settings that do not
-// affect the results (-workers, -checkpoint, -progress); the others come
-// from the run.
+// affect the results (-workers, -checkpoint, -progress) or only by float
+// rounding (-learner-threads); the others come from the run.
 func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, files []string, cfg *trainConfig, stderr io.Writer) error {
 	name := filepath.Join(dir, runFile)
 	b, err := os.ReadFile(name)
@@ -261,7 +265,7 @@ func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, files []stri
 			saved.Iterations = cfg.Iterations
 		case "time":
 			saved.TimeLimit = cfg.TimeLimit
-		case "resume", "workers", "checkpoint", "progress", "log", "token-file", "ack-wait", "cpuprofile":
+		case "resume", "workers", "learner-threads", "checkpoint", "progress", "log", "token-file", "ack-wait", "cpuprofile":
 		case "listen", "nats":
 			if !saved.Async {
 				bad = append(bad, "-"+f.Name+" (the run is synchronous)")
@@ -301,6 +305,7 @@ func (cfg *trainConfig) bootstrapConfig() (bootstrap.Config, error) {
 		StepTrajectories:  cfg.StepTrajs,
 		SkipSolvedAfter:   cfg.SkipSolvedAfter,
 		Workers:           cfg.workers,
+		LearnerThreads:    cfg.learnerThreads,
 		Seed:              cfg.Seed,
 		LearningRate:      cfg.LearningRate,
 		L2:                cfg.L2,
