@@ -14,6 +14,28 @@ DATA lanes<>+48(SB)/8, $0
 DATA lanes<>+56(SB)/8, $0
 GLOBL lanes<>(SB), RODATA|NOPTR, $64
 
+// RUNS loads the arguments of gatherAVX2 and scatterAddAVX2: DI dst, SI
+// src, R8 n, R9 rows, R10 the 8-value chunks of a run, R11 and R12 the
+// strides in bytes, BX the bytes of a run's masked tail and Y15 its mask.
+#define RUNS \
+	MOVQ dst+0(FP), DI; \
+	MOVQ src+8(FP), SI; \
+	MOVQ n+16(FP), R8; \
+	MOVQ rows+24(FP), R9; \
+	MOVQ run+32(FP), R10; \
+	MOVQ rowStride+40(FP), R11; \
+	MOVQ sampleStride+48(FP), R12; \
+	SHLQ $2, R11; \
+	SHLQ $2, R12; \
+	MOVQ R10, BX; \
+	ANDQ $7, BX; \
+	LEAQ lanes<>(SB), AX; \
+	MOVQ $8, DX; \
+	SUBQ BX, DX; \
+	VMOVDQU (AX)(DX*4), Y15; \
+	SHLQ $2, BX; \
+	SHRQ $3, R10
+
 // func gatherAVX2(dst, src *float32, n, rows, run, rowStride, sampleStride int)
 //
 // For s < n and r < rows, copies the run values at src[s·sampleStride +
@@ -21,25 +43,7 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $64
 // run%8 through a mask, so that nothing outside the runs is read or
 // written. run > 0.
 TEXT ·gatherAVX2(SB), NOSPLIT, $0-56
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), R8
-	MOVQ rows+24(FP), R9
-	MOVQ run+32(FP), R10
-	MOVQ rowStride+40(FP), R11
-	MOVQ sampleStride+48(FP), R12
-	SHLQ $2, R11
-	SHLQ $2, R12
-
-	// BX: bytes of the masked tail; Y15: its mask; R10: the 8-value chunks.
-	MOVQ R10, BX
-	ANDQ $7, BX
-	LEAQ lanes<>(SB), AX
-	MOVQ $8, DX
-	SUBQ BX, DX
-	VMOVDQU (AX)(DX*4), Y15
-	SHLQ $2, BX
-	SHRQ $3, R10
+	RUNS
 
 sample:
 	TESTQ R8, R8
@@ -89,24 +93,7 @@ done:
 // For s < n and r < rows, adds the run values at src[(s·rows+r)·run] to
 // those at dst[s·sampleStride + r·rowStride], as gatherAVX2 in reverse.
 TEXT ·scatterAddAVX2(SB), NOSPLIT, $0-56
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), R8
-	MOVQ rows+24(FP), R9
-	MOVQ run+32(FP), R10
-	MOVQ rowStride+40(FP), R11
-	MOVQ sampleStride+48(FP), R12
-	SHLQ $2, R11
-	SHLQ $2, R12
-
-	MOVQ R10, BX
-	ANDQ $7, BX
-	LEAQ lanes<>(SB), AX
-	MOVQ $8, DX
-	SUBQ BX, DX
-	VMOVDQU (AX)(DX*4), Y15
-	SHLQ $2, BX
-	SHRQ $3, R10
+	RUNS
 
 sample:
 	TESTQ R8, R8
