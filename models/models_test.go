@@ -144,11 +144,14 @@ func TestSokoban(t *testing.T) {
 }
 
 // TestRealShapes checks that the weights files of the shipped models, and
-// of the PHS_h model of results/, are in the current layout: each tensor
+// of the models of results/, are in the current layout: each tensor
 // has its parameter's real shape ([out, in, kh, kw] for the convolutions'
 // weights), not the flattened legacy one that Load also accepts.
 func TestRealShapes(t *testing.T) {
-	dirs := map[string]fs.FS{"../results/witness-phsh/model": os.DirFS("../results/witness-phsh/model")}
+	dirs := map[string]fs.FS{}
+	for _, d := range []string{"../results/witness-phsh/model", "../results/witness-phsstar/model"} {
+		dirs[d] = os.DirFS(d)
+	}
 	for _, d := range models.Domains() {
 		sub, err := fs.Sub(models.Files, d)
 		if err != nil {

@@ -53,7 +53,7 @@ mkdir -p "$OUT"
 row() {
 	local name=$1 paper=$2 domain=$3 model=$4 alg=$5 rounds=$6
 	shift 6
-	local out="$OUT/$domain-$(basename "$model")-$alg.jsonl"
+	local out="$OUT/${model//\//_}-$alg.jsonl"
 	local summary
 	if ! summary=$("$bin/phs" test -domain "$domain" -model "$model" -alg "$alg" -rounds "$rounds" \
 		-workers "$WORKERS" -progress 0 -out "$out" "$@" 2>"${out%.jsonl}.log"); then
@@ -90,10 +90,10 @@ witness() {
 	header "The Witness 4x4, each algorithm with its own network (Table 1)"
 	row "LevinTS (models/witness)" "1,000 | 14.8 | 520.2 | 3.2" witness models/witness levints 0 "$test"
 	row "PHS_h (results/witness-phsh/model)" "1,000 | 15.0 | 408.1 | 3.0" witness results/witness-phsh/model phsh 0 "$test"
-	header "The Witness 4x4, the PHS_h network under every algorithm, 3 rounds (paper: the PHS* network, all rounds)"
-	local m=results/witness-phsh/model
+	row "PHS* (results/witness-phsstar/model)" "1,000 | 15.0 | 781.5 | 5.4" witness results/witness-phsstar/model phsstar 0 "$test"
+	header "The Witness 4x4, the PHS* network under every algorithm, 3 rounds (paper: all rounds)"
+	local m=results/witness-phsstar/model
 	row "PHS_h" "1,000 | 14.9 | 869.4 | 4.7" witness $m phsh 3 "$test"
-	row "PHS*" "1,000 | 15.0 | 781.5 | 4.1" witness $m phsstar 3 "$test"
 	row "LevinTS" "1,000 | 14.9 | 903.4 | 4.9" witness $m levints 3 "$test"
 	row "PUCT, c = 1" "1,000 | 15.0 | 3,798.8 | 21.0" witness $m puct 3 "$test"
 	row "A*" "1,000 | 14.2 | 20,390.4 | 97.7" witness $m astar 3 "$test"
