@@ -69,6 +69,8 @@ type Trainer struct {
 	// workspaces; their weights are m's between steps.
 	replicas []*Model
 	rws      []workspace
+	losses   []Losses // of each thread's share of a step
+	errs     []error
 }
 
 // NewTrainer returns a Trainer that trains m in place. It panics if
@@ -82,10 +84,12 @@ func NewTrainer(m *Model, cfg TrainConfig) *Trainer {
 		t.replicas = append(t.replicas, m.Clone())
 	}
 	t.rws = make([]workspace, len(t.replicas))
+	t.losses, t.errs = make([]Losses, 1+len(t.replicas)), make([]error, 1+len(t.replicas))
 	return t
 }
 
-// Model returns the model being trained.
+// Model returns the model being trained. Its weights must change only
+// through t's steps, which the threads' copies of it follow.
 func (t *Trainer) Model() *Model { return t.m }
 
 // Steps returns the number of optimiser steps taken.
@@ -152,8 +156,7 @@ func (t *Trainer) gradients(samples []Sample) (Losses, error) {
 		return t.share(t.m, &t.ws, samples, x, 0, N)
 	}
 	// Thread i takes the states [i·N/k, (i+1)·N/k).
-	losses := make([]Losses, k)
-	errs := make([]error, k)
+	losses, errs := t.losses[:k], t.errs[:k]
 	var wg sync.WaitGroup
 	for i := 1; i < k; i++ {
 		wg.Go(func() {
