@@ -104,3 +104,16 @@ func BenchmarkTrainStep(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkClone measures a copy of the Sokoban network, as an
+// asynchronous run publishes one after every group's update.
+func BenchmarkClone(b *testing.B) {
+	m, err := New(Config{Domain: "sokoban", Algorithm: "phsstar", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 4, Height: 10, Width: 10, Actions: 4}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Clone()
+	}
+}

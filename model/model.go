@@ -237,7 +237,12 @@ func New(cfg Config, seed uint64) (*Model, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x6d6f64656c))
+	return newModel(cfg, rand.New(rand.NewPCG(seed, 0x6d6f64656c))), nil
+}
+
+// newModel returns a network of cfg, which must be valid, with weights
+// initialised from rng, or zero if rng is nil.
+func newModel(cfg Config, rng *rand.Rand) *Model {
 	m := &Model{cfg: cfg}
 	m.conv1 = nn.NewConv2D("conv1", rng, cfg.Channels, cfg.Height, cfg.Width, cfg.Filters, cfg.Kernel)
 	m.conv2 = nn.NewConv2D("conv2", rng, cfg.Filters, m.conv1.OutH(), m.conv1.OutW(), cfg.Filters, cfg.Kernel)
@@ -264,7 +269,7 @@ func New(cfg Config, seed uint64) (*Model, error) {
 			m.params = append(m.params, d.Weight, d.Bias)
 		}
 	}
-	return m, nil
+	return m
 }
 
 // Config returns the network's configuration.
@@ -280,10 +285,7 @@ func (m *Model) Params() []*nn.Param { return m.params }
 
 // Clone returns a deep copy of m.
 func (m *Model) Clone() *Model {
-	c, err := New(m.cfg, 0)
-	if err != nil {
-		panic(err) // m's configuration was valid
-	}
+	c := newModel(m.cfg, nil)
 	c.CopyWeightsFrom(m)
 	return c
 }

@@ -86,12 +86,15 @@ type Conv2D struct {
 	Weight, Bias *Param
 }
 
-// NewConv2D returns a convolution initialised as Keras does.
+// NewConv2D returns a convolution initialised from rng as Keras does, or
+// with zero weights if rng is nil.
 func NewConv2D(name string, rng *rand.Rand, inC, inH, inW, outC, k int) *Conv2D {
 	l := &Conv2D{InC: inC, InH: inH, InW: inW, OutC: outC, K: k,
 		Weight: NewParam(name+".weight", true, outC, inC, k, k),
 		Bias:   NewParam(name+".bias", false, outC)}
-	l.Weight.GlorotUniform(rng, inC*k*k, outC*k*k)
+	if rng != nil {
+		l.Weight.GlorotUniform(rng, inC*k*k, outC*k*k)
+	}
 	return l
 }
 
@@ -258,12 +261,15 @@ type Dense struct {
 	Weight, Bias *Param
 }
 
-// NewDense returns a dense layer initialised as Keras does.
+// NewDense returns a dense layer initialised from rng as Keras does, or
+// with zero weights if rng is nil.
 func NewDense(name string, rng *rand.Rand, in, out int) *Dense {
 	l := &Dense{In: in, Out: out,
 		Weight: NewParam(name+".weight", true, out, in),
 		Bias:   NewParam(name+".bias", false, out)}
-	l.Weight.GlorotUniform(rng, in, out)
+	if rng != nil {
+		l.Weight.GlorotUniform(rng, in, out)
+	}
 	return l
 }
 
