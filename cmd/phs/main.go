@@ -23,6 +23,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/phs-go/phs/nn"
 )
 
 var commands = []struct {
@@ -105,6 +107,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		args = []string{args[1], "-h"}
 	case "-version", "--version", "version":
 		fmt.Fprintln(stdout, "phs", version())
+		fmt.Fprintln(stdout, "blas:", nn.BackendInfo)
 		return nil
 	}
 	for _, c := range commands {
@@ -146,7 +149,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun \"phs help COMMAND\" or \"phs COMMAND -h\" for the flags of a command, \"phs -version\" for the version.")
+	fmt.Fprintln(w, "\nRun \"phs help COMMAND\" or \"phs COMMAND -h\" for the flags of a command, \"phs -version\" for the version and the BLAS in use.")
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting and

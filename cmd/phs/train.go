@@ -21,6 +21,7 @@ import (
 	"github.com/phs-go/phs/cluster"
 	"github.com/phs-go/phs/internal/atomicfile"
 	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/nn"
 	"github.com/phs-go/phs/search"
 )
 
@@ -363,7 +364,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	if workers == 0 {
 		workers = runtime.NumCPU()
 	}
-	cfg.log.Info("training", "algorithm", bc.Algorithm.Name(), "problems", len(tasks), "domain", cfg.Domain, "workers", workers, "dir", cfg.dir)
+	cfg.log.Info("training", "algorithm", bc.Algorithm.Name(), "problems", len(tasks), "domain", cfg.Domain, "workers", workers, "dir", cfg.dir, "blas", nn.BackendInfo)
 	if cfg.listen != "" || cfg.natsURL != "" {
 		if loadErr != nil {
 			return fmt.Errorf("train: resume: %w", loadErr)
