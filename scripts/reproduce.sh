@@ -11,14 +11,18 @@
 #   OUT       where the per-problem JSON lines and the logs of the tests go
 #             (default: reproduce-out)
 #   WORKERS   searches in parallel (default: all cores)
+#   LIMIT     the time limit per problem of the fixed-limit tables
+#             (default: 1m; the paper's was 30 minutes of its Python code)
 #
 # For each table row it runs "phs test" (the paper's Bootstrap test: budget
 # 2,000, or 7,000 for the sliding-tile puzzle, doubled every round until
 # every problem is solved, or for at most ROUNDS rounds where the row says
-# so) and prints a Markdown table: our solved count, mean solution length,
+# so; for the fixed-limit tables, one search of each of the first 100
+# problems with LIMIT as its time limit) and prints a Markdown table: our solved count, mean solution length,
 # mean expansions and mean time per solved problem, then the paper's
-# (Table 1, or for the rows of one network under every algorithm the
-# appendix table of the network trained with PHS*). The paper's times are of
+# (Table 1; for the rows of one network under every algorithm the
+# appendix table of the network trained with PHS*; for the fixed-limit
+# rows the appendix table of a 30-minute limit per problem). The paper's times are of
 # its Python code on other hardware; ours are per search on one core.
 # A domain without a committed model says so and is skipped.
 set -euo pipefail
@@ -28,6 +32,7 @@ export GOTOOLCHAIN=local
 DATA=${DATA:-data}
 OUT=${OUT:-reproduce-out}
 WORKERS=${WORKERS:-0}
+LIMIT=${LIMIT:-1m}
 domains=("$@")
 if [[ ${#domains[@]} -eq 0 ]]; then
 	domains=(witness sokoban stp)
@@ -49,13 +54,16 @@ mkdir -p "$OUT"
 
 # row NAME PAPER DOMAIN MODEL ALG ROUNDS FILES...: one table row. PAPER is
 # the paper's "solved | length | expansions | time" cells; ROUNDS 0 means
-# until every problem is solved.
+# until every problem is solved, "fixed" the fixed-limit test.
 row() {
 	local name=$1 paper=$2 domain=$3 model=$4 alg=$5 rounds=$6
 	shift 6
-	local out="$OUT/${model//\//_}-$alg.jsonl"
+	local out="$OUT/${model//\//_}-$alg.jsonl" how=(-rounds "$rounds")
+	if [[ $rounds == fixed ]]; then
+		out="$OUT/${model//\//_}-$alg-fixed.jsonl" how=(-fixed -first 100 -timeout "$LIMIT")
+	fi
 	local summary
-	if ! summary=$("$bin/phs" test -domain "$domain" -model "$model" -alg "$alg" -rounds "$rounds" \
+	if ! summary=$("$bin/phs" test -domain "$domain" -model "$model" -alg "$alg" "${how[@]}" \
 		-workers "$WORKERS" -progress 0 -out "$out" "$@" 2>"${out%.jsonl}.log"); then
 		cat "${out%.jsonl}.log" >&2
 		exit 1
@@ -99,6 +107,10 @@ witness() {
 	row "A*" "1,000 | 14.2 | 20,390.4 | 97.7" witness $m astar 3 "$test"
 	row "WA*, w = 1.5" "927 | 14.1 | ≥19,411.9 | ≥90.0" witness $m wastar 3 "$test"
 	row "GBFS" "444 | 15.4 | ≥23,986.0 | ≥95.5" witness $m gbfs 3 "$test"
+	header "The Witness 4x4, each algorithm with its own network, the first 100 problems, $LIMIT per problem (paper: 30 min)"
+	row "LevinTS (models/witness)" "100 | 13.9 | 187.1 | 1.2" witness models/witness levints fixed "$test"
+	row "PHS_h (results/witness-phsh/model)" "100 | 13.8 | 193.6 | 1.3" witness results/witness-phsh/model phsh fixed "$test"
+	row "PHS* (results/witness-phsstar/model)" "100 | 13.7 | 181.1 | 1.4" witness results/witness-phsstar/model phsstar fixed "$test"
 }
 
 sokoban() {
@@ -118,6 +130,8 @@ sokoban() {
 	row "A*" "1,000 | 31.1 | 9,043.5 | 51.8" sokoban $m astar 4 "$test"
 	row "GBFS" "856 | 36.0 | ≥7,096.0 | ≥52.4" sokoban $m gbfs 4 "$test"
 	row "PUCT, c = 1" "902 | 42.6 | ≥11,329.8 | ≥83.8" sokoban $m puct 4 "$test"
+	header "Sokoban, each algorithm with its own network, the first 100 levels, $LIMIT per level (paper: 30 min)"
+	row "PHS* (models/sokoban)" "100 | 37.3 | 717.3 | 5.6" sokoban $m phsstar fixed "$test"
 }
 
 stp() {

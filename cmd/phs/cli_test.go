@@ -82,6 +82,7 @@ func TestBadFlagValues(t *testing.T) {
 		{append(solve, "-w", "Inf"), "-w +Inf"},
 		{append(solve, "-timeout", "-1s"), "-timeout -1s"},
 		{append(solve, "-workers", "-1"), "-workers -1"},
+		{append(solve, "-first", "-1"), "-first -1"},
 		{append(test, "-rounds", "-1"), "-rounds -1"},
 		{append(test, "-time", "-1s"), "-time -1s"},
 		{append(train, "-update-every", "-1"), "-update-every -1"},

@@ -61,8 +61,17 @@ func (d domainOf[S]) load(files []string, log *slog.Logger) ([]search.Task[S], e
 	return tasks, nil
 }
 
-func (d domainOf[S]) solve(ctx context.Context, cfg *searchConfig, files []string, stdout, stderr io.Writer) error {
+// loadFirst is load, then the first cfg.first tasks (all for 0).
+func (d domainOf[S]) loadFirst(files []string, cfg *searchConfig) ([]search.Task[S], error) {
 	tasks, err := d.load(files, cfg.log)
+	if err != nil || cfg.first == 0 || cfg.first >= len(tasks) {
+		return tasks, err
+	}
+	return tasks[:cfg.first], nil
+}
+
+func (d domainOf[S]) solve(ctx context.Context, cfg *searchConfig, files []string, stdout, stderr io.Writer) error {
+	tasks, err := d.loadFirst(files, cfg)
 	if err != nil {
 		return err
 	}
@@ -70,7 +79,7 @@ func (d domainOf[S]) solve(ctx context.Context, cfg *searchConfig, files []strin
 }
 
 func (d domainOf[S]) test(ctx context.Context, cfg *testConfig, files []string, stdout, stderr io.Writer) error {
-	tasks, err := d.load(files, cfg.log)
+	tasks, err := d.loadFirst(files, &cfg.searchConfig)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,8 @@ func TestSolve(t *testing.T) {
 		{[]string{"-domain", "stp", "-alg", "astar", "-model", "none", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
 		{[]string{"-domain", "stp", "-alg", "puct", "-model", "none", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
 		{[]string{"-domain", "stp", "-alg", "phssafe", "-model", "none", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
+		{[]string{"-domain", "stp", "-alg", "astar", "-model", "none", "-first", "1", stp}, []string{"tiles.txt#0"}},
+		{[]string{"-domain", "stp", "-alg", "astar", "-model", "none", "-first", "3", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
 	} {
 		out, errOut, err := runPHS(t, append([]string{"solve", "-progress", "0"}, tc.args...)...)
 		if err != nil {
@@ -79,7 +82,7 @@ func TestSolve(t *testing.T) {
 				t.Errorf("%v: record %d = %+v", tc.args, i, r)
 			}
 		}
-		if !strings.Contains(errOut, "2/2") {
+		if n := len(tc.ids); !strings.Contains(errOut, fmt.Sprintf("%d/%d", n, n)) {
 			t.Errorf("%v: no summary table on stderr:\n%s", tc.args, errOut)
 		}
 	}
@@ -212,6 +215,20 @@ func TestTrainTestPlot(t *testing.T) {
 	recs := decodeRecords(t, out)
 	if len(recs) != 40 {
 		t.Fatalf("%d records, want 40", len(recs))
+	}
+	out, errOut, err = runPHS(t, "test", "-domain", "witness", "-model", run, "-fixed", "-first", "5", wit)
+	if err != nil {
+		t.Fatalf("test -fixed -first 5: %v\n%s", err, errOut)
+	}
+	seen := map[string]bool{}
+	for _, r := range decodeRecords(t, out) {
+		seen[r.Problem] = true
+	}
+	for i := range 5 {
+		delete(seen, fmt.Sprintf("w.txt#%d", i))
+	}
+	if len(seen) != 0 || strings.Count(out, "\n") != 5 {
+		t.Errorf("test -fixed -first 5: records of other problems than the first 5:\n%s", out)
 	}
 	if _, _, err := runPHS(t, "test", "-domain", "witness", "-model", run, "-alg", "astar", wit); err == nil || !strings.Contains(err.Error(), "heuristic") {
 		t.Errorf("astar with a policy-only model: %v", err)

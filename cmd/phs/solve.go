@@ -29,6 +29,7 @@ type searchConfig struct {
 	w, c          float64
 	budget        int64
 	timeout       time.Duration
+	first         int
 	batch         int
 	workers       int
 	out           string
@@ -54,6 +55,7 @@ func (cfg *searchConfig) register(fs *flag.FlagSet) {
 	fs.Float64Var(&cfg.w, "w", 1.5, "weight of h for wastar")
 	fs.Float64Var(&cfg.c, "c", 1, "exploration constant of puct")
 	fs.DurationVar(&cfg.timeout, "timeout", 0, "wall-clock limit per search (0: none)")
+	fs.IntVar(&cfg.first, "first", 0, "attempt only the first N problems of FILES, in order (0: all); every problem is still read and checked")
 	fs.IntVar(&cfg.batch, "batch", 32, "states evaluated per evaluator call")
 	fs.IntVar(&cfg.workers, "workers", 0, "problems solved in parallel (0: all cores)")
 	fs.StringVar(&cfg.out, "out", "", "write JSON lines to this file instead of standard output")
@@ -218,6 +220,8 @@ func (cfg *searchConfig) check(cmd string, files []string, stderr io.Writer) err
 	switch {
 	case cfg.budget < 0:
 		return usagef("%s: -budget %d: want >= 0", cmd, cfg.budget)
+	case cfg.first < 0:
+		return usagef("%s: -first %d: want >= 0 (0: all)", cmd, cfg.first)
 	case cfg.batch < 1 || cfg.batch > search.MaxBatchSize:
 		return usagef("%s: -batch %d: want 1 to %d", cmd, cfg.batch, search.MaxBatchSize)
 	case cfg.timeout < 0:
