@@ -135,7 +135,24 @@ sokoban() {
 }
 
 stp() {
-	echo "stp: no committed model yet: skipped" >&2
+	local m=models/stp
+	if [[ ! -e $m/config.json ]]; then
+		echo "stp: no committed model ($m) yet: skipped" >&2
+		return
+	fi
+	local test=$DATA/stp/puzzles_5x5_test.txt
+	need "$test"
+	header "The sliding-tile puzzle 5x5, PHS* (Table 1)"
+	row "PHS* (models/stp)" "1,000 | 224.0 | 2,867.2 | 2.8" stp $m phsstar 0 "$test"
+	header "The sliding-tile puzzle 5x5, the PHS* network under every algorithm, 3 rounds (paper: all rounds)"
+	row "PHS_h" "1,000 | 231.1 | 3,026.7 | 2.5" stp $m phsh 3 "$test"
+	row "LevinTS" "1,000 | 233.9 | 3,175.5 | 2.4" stp $m levints 3 "$test"
+	row "GBFS" "998 | 390.2 | ≥72,444.5 | ≥50.0" stp $m gbfs 3 "$test"
+	row "WA*, w = 1.5" "916 | 175.4 | ≥117,187.5 | ≥80.8" stp $m wastar 3 "$test"
+	row "A*" "835 | 153.3 | ≥112,369.6 | ≥81.4" stp $m astar 3 "$test"
+	row "PUCT, c = 1" "786 | 220.9 | ≥30,722.6 | ≥115.7" stp $m puct 3 "$test"
+	header "The sliding-tile puzzle 5x5, each algorithm with its own network, the first 100 problems, $LIMIT per problem (paper: 30 min)"
+	row "PHS* (models/stp)" "100 | 225.2 | 2,883.0 | 1.7" stp $m phsstar fixed "$test"
 }
 
 for d in "${domains[@]}"; do
