@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -149,7 +150,11 @@ func TestSokoban(t *testing.T) {
 // weights), not the flattened legacy one that Load also accepts.
 func TestRealShapes(t *testing.T) {
 	dirs := map[string]fs.FS{}
-	for _, d := range []string{"../results/witness-phsh/model", "../results/witness-phsstar/model"} {
+	results, err := filepath.Glob("../results/*/model")
+	if err != nil || len(results) == 0 {
+		t.Fatalf("no models in ../results (%v)", err)
+	}
+	for _, d := range results {
 		dirs[d] = os.DirFS(d)
 	}
 	for _, d := range models.Domains() {
