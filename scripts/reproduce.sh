@@ -92,6 +92,14 @@ need() {
 	done
 }
 
+# committed MODEL DOMAIN: whether MODEL is in the repository; if not, it says
+# so on standard error.
+committed() {
+	[[ -e $1/config.json ]] && return
+	echo "$2: no committed model ($1) yet: skipped" >&2
+	return 1
+}
+
 witness() {
 	local test=$DATA/witness/puzzles_4x4_test.txt
 	need "$test"
@@ -119,10 +127,7 @@ witness() {
 
 sokoban() {
 	local m=models/sokoban
-	if [[ ! -e $m/config.json ]]; then
-		echo "sokoban: no committed model ($m) yet: skipped" >&2
-		return
-	fi
+	committed $m sokoban || return 0
 	local test=$DATA/boxoban/unfiltered/test/000.txt
 	need "$test"
 	header "Sokoban (Boxoban 10x10 unfiltered), PHS* (Table 1)"
@@ -140,10 +145,7 @@ sokoban() {
 
 stp() {
 	local m=models/stp
-	if [[ ! -e $m/config.json ]]; then
-		echo "stp: no committed model ($m) yet: skipped" >&2
-		return
-	fi
+	committed $m stp || return 0
 	local test=$DATA/stp/puzzles_5x5_test.txt
 	need "$test"
 	header "The sliding-tile puzzle 5x5, PHS* (Table 1)"
