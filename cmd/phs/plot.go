@@ -26,6 +26,7 @@ func runPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fraction := fs.Bool("fraction", false, "learning curves: plot the fraction of the training problems solved, to compare runs on problem sets of different sizes")
 	profile := fs.Bool("profile", false, "plot test profiles (expansions per solved problem, sorted) of result files instead of learning curves")
 	title := fs.String("title", "", "chart title")
+	legend := fs.String("names", "", "legend names of the series, comma-separated, one per argument (default: the arguments' paths, shortened)")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -35,6 +36,16 @@ func runPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if len(paths) == 0 {
 		return usagef("plot: nothing to plot")
+	}
+	names := seriesNames(paths)
+	if *legend != "" {
+		names = strings.Split(*legend, ",")
+		if len(names) != len(paths) {
+			return usagef("plot: -names has %d names for %d series", len(names), len(paths))
+		}
+		if i := slices.IndexFunc(names, func(n string) bool { return strings.TrimSpace(n) == "" }); i >= 0 {
+			return usagef("plot: -names: name %d of %q is empty", i+1, *legend)
+		}
 	}
 	var c chart.Chart
 	if *profile {
@@ -47,9 +58,9 @@ func runPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if len(bad) > 0 {
 			return usagef("plot: %s applies to learning curves, not to -profile", bad[0])
 		}
-		c, err = profileChart(paths)
+		c, err = profileChart(paths, names)
 	} else {
-		c, err = learningChart(paths, *x, *fraction)
+		c, err = learningChart(paths, names, *x, *fraction)
 	}
 	if err != nil {
 		return err
@@ -75,9 +86,9 @@ type trainingRun struct {
 // learningChart plots the problems solved so far, or with fraction their
 // fraction of the run's problems (problemCount), against x (time,
 // expansions or iteration) for each run directory (or metrics.jsonl file)
-// of paths. Time is in seconds, minutes or hours, as the longest run
+// of paths, named in the legend by names. Time is in seconds, minutes or hours, as the longest run
 // lasted under 2 minutes, under 2 hours, or longer.
-func learningChart(paths []string, x string, fraction bool) (chart.Chart, error) {
+func learningChart(paths, names []string, x string, fraction bool) (chart.Chart, error) {
 	c := chart.Chart{Title: "Learning curves", YLabel: "problems solved"}
 	if fraction {
 		c.YLabel = "fraction of problems solved"
@@ -109,7 +120,6 @@ func learningChart(paths []string, x string, fraction bool) (chart.Chart, error)
 	case "expansions":
 		c.XLabel = "expansions"
 	}
-	names := seriesNames(paths)
 	for i, r := range runs {
 		scale := 1.0
 		if fraction {
@@ -235,11 +245,10 @@ func checkpointProblems(dir string) (int, error) {
 }
 
 // profileChart plots, for each result file, the expansions of its solved
-// problems in increasing order. A file with nothing solved, a training
-// run's directory or metrics are errors.
-func profileChart(paths []string) (chart.Chart, error) {
+// problems in increasing order, named in the legend by names. A file with
+// nothing solved, a training run's directory or metrics are errors.
+func profileChart(paths, names []string) (chart.Chart, error) {
 	c := chart.Chart{Title: "Test profiles", XLabel: "problems solved", YLabel: "expansions", LogY: true}
-	names := seriesNames(paths)
 	for i, p := range paths {
 		recs, err := readResults(p)
 		if err != nil {

@@ -162,7 +162,7 @@ func TestPlotAxes(t *testing.T) {
 		{"expansions", []string{short}, "expansions", false, []float64{200}},
 		{"iteration", []string{long, short}, "Bootstrap iteration", true, []float64{2, 2}},
 	} {
-		c, err := learningChart(tc.runs, tc.x, false)
+		c, err := learningChart(tc.runs, seriesNames(tc.runs), tc.x, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func TestPlotFraction(t *testing.T) {
 		{none, nil, "cannot tell how many problems"},
 		{tooMany, nil, "iteration 2 solved 41 problems in all, of 40"},
 	} {
-		c, err := learningChart([]string{tc.run}, "time", true)
+		c, err := learningChart([]string{tc.run}, []string{"run"}, "time", true)
 		if tc.msg != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("%s: %v, want an error containing %q", filepath.Base(tc.run), err, tc.msg)
@@ -253,6 +253,55 @@ func equalFloats(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestPlotNames checks that -names names the series in the legend, one
+// name per argument, and that a wrong count or an empty name is a usage
+// error that leaves the image alone.
+func TestPlotNames(t *testing.T) {
+	a := writeFile(t, "a.jsonl", solvedResults)
+	b := writeFile(t, "b.jsonl", solvedResults)
+	dir := t.TempDir()
+	img := filepath.Join(dir, "p.svg")
+	if _, _, err := runPHS(t, "plot", "-profile", "-names", "PHS*,LevinTS (fixed)", "-o", img, a, b); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"PHS*", "LevinTS (fixed)"} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("the legend lacks %q", want)
+		}
+	}
+	if bytes.Contains(svg, []byte("a.jsonl")) {
+		t.Error("the legend names a file despite -names")
+	}
+	run := writeRun(t, "run", bootstrap.Iteration{Iteration: 1, Attempted: 10, TotalSolved: 3, TotalExpansions: 100, WallS: 5})
+	if _, _, err := runPHS(t, "plot", "-names", "PHS* from scratch", "-o", img, run); err != nil {
+		t.Fatal(err)
+	}
+	if svg, err := os.ReadFile(img); err != nil || !bytes.Contains(svg, []byte("PHS* from scratch")) {
+		t.Errorf("the learning curve's legend lacks its -names name (%v)", err)
+	}
+	before, _ := os.ReadFile(img)
+	for _, tc := range []struct {
+		names, msg string
+	}{
+		{"one", "-names has 1 names for 2 series"},
+		{"one,two,three", "-names has 3 names for 2 series"},
+		{"one, ", "name 2 of"},
+	} {
+		_, _, err := runPHS(t, "plot", "-profile", "-names", tc.names, "-o", img, a, b)
+		var u usageError
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("-names %q: %v, want a usage error containing %q", tc.names, err, tc.msg)
+		}
+	}
+	if after, _ := os.ReadFile(img); !bytes.Equal(after, before) {
+		t.Error("a bad -names changed the image")
+	}
 }
 
 func TestPlotSeriesNames(t *testing.T) {
