@@ -121,6 +121,7 @@ func (c Chart) figure() (*figure, error) {
 	p.Title.Text = c.Title
 	p.X.Label.Text = c.XLabel
 	p.Y.Label.Text = c.YLabel
+	p.X.Tick.Marker, p.Y.Tick.Marker = readableTicks{}, readableTicks{}
 	if c.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
@@ -301,6 +302,38 @@ func grow(r vg.Rectangle, d vg.Length) vg.Rectangle {
 	r.Max.X += d
 	r.Max.Y += d
 	return r
+}
+
+// readableTicks is a plot.Ticker that puts ticks where plot.DefaultTicks
+// does, labelled with at most 6 significant digits and no trailing zeros
+// ("50000", not "50000.00"), and from a million on in millions or
+// billions ("500M", "1.5G", not "5e+08"). A tick within a billionth of
+// the range of 0 is labelled "0".
+type readableTicks struct{}
+
+// Ticks returns the ticks between min and max.
+func (readableTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i, tk := range ticks {
+		if tk.Label != "" {
+			ticks[i].Label = readableLabel(tk.Value, 1e-9*(max-min))
+		}
+	}
+	return ticks
+}
+
+// readableLabel formats v for readableTicks, as 0 if |v| <= zero.
+func readableLabel(v, zero float64) string {
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	switch a := math.Abs(v); {
+	case a <= zero:
+		return "0"
+	case a >= 1e9:
+		return g(v/1e9) + "G"
+	case a >= 1e6:
+		return g(v/1e6) + "M"
+	}
+	return g(v)
 }
 
 // integerTicks is a plot.Ticker that puts ticks at whole numbers only:

@@ -166,3 +166,32 @@ func TestChartSegmentCrosses(t *testing.T) {
 		}
 	}
 }
+
+// TestChartReadableTicks checks the labels of the linear axes: no trailing
+// zeros, millions and billions with a suffix.
+func TestChartReadableTicks(t *testing.T) {
+	tests := []struct {
+		min, max float64
+		labels   []string
+	}{
+		{0, 50000, []string{"0", "25000", "50000"}},
+		{0, 2.1e9, []string{"0", "1G", "2G"}},
+		{0, 1, []string{"0", "0.5", "1"}},
+		{0.1, 0.7, []string{"0.2", "0.4", "0.6"}},
+		{-0.3, 0.3, []string{"-0.25", "0", "0.25"}},
+		{0, 7e6, []string{"0", "3M", "6M"}},
+		{0, 1.5e9, []string{"0", "500M", "1G", "1.5G"}},
+		{0, 137, []string{"0", "40", "80", "120"}},
+	}
+	for _, tc := range tests {
+		var labels []string
+		for _, tk := range (readableTicks{}).Ticks(tc.min, tc.max) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if !slices.Equal(labels, tc.labels) {
+			t.Errorf("Ticks(%g, %g) labels %q, want %q", tc.min, tc.max, labels, tc.labels)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/phs-go/phs/domain/sokoban"
+	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/domain/witness"
 	"github.com/phs-go/phs/report"
 	"github.com/phs-go/phs/search"
@@ -30,6 +31,13 @@ var committedProblems = map[string]func(t *testing.T) (replay func(i int, soluti
 			t.Fatal(err)
 		}
 		return replayer[sokoban.State](ps), len(ps)
+	},
+	"puzzles_5x5_test.txt": func(t *testing.T) (func(int, string) (int, error), int) {
+		ps, err := stp.ReadFile("../../domain/stp/testdata/puzzles_5x5_test-first40.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return replayer[stp.State](ps), len(ps)
 	},
 }
 
