@@ -86,8 +86,9 @@ type trainingRun struct {
 // learningChart plots the problems solved so far, or with fraction their
 // fraction of the run's problems (problemCount), against x (time,
 // expansions or iteration) for each run directory (or metrics.jsonl file)
-// of paths, named in the legend by names. Time is in seconds, minutes or hours, as the longest run
-// lasted under 2 minutes, under 2 hours, or longer.
+// of paths, named in the legend by names. Time is in seconds, minutes or
+// hours, as the longest run lasted under 2 minutes, under 2 hours, or
+// longer.
 func learningChart(paths, names []string, x string, fraction bool) (chart.Chart, error) {
 	c := chart.Chart{Title: "Learning curves", YLabel: "problems solved"}
 	if fraction {
