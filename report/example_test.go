@@ -7,7 +7,7 @@ import (
 )
 
 // Write the JSON lines of two searches and the summary table of the
-// paper's columns.
+// paper's columns, with the median and maximum expansions.
 func Example() {
 	records := []report.Record{
 		{Problem: "000.txt#0", Domain: "sokoban", Algorithm: "phsstar", Solved: true, Length: 30,
@@ -28,6 +28,6 @@ func Example() {
 	// Output:
 	// {"problem":"000.txt#0","domain":"sokoban","algorithm":"phsstar","solved":true,"length":30,"expansions":1200,"generated":3500,"time_s":0.5,"budget":2000,"solution":"UURDL"}
 	// {"problem":"000.txt#1","domain":"sokoban","algorithm":"phsstar","solved":false,"length":0,"expansions":0,"generated":0,"time_s":0,"budget":2000,"solution":""}
-	//   algorithm  solved  length  expansions  time (s)
-	//     phsstar     1/2    30.0      1200.0     0.500
+	//   algorithm  solved  length  expansions  time (s)  median exp.  max exp.
+	//     phsstar     1/2    30.0      1200.0     0.500       1200.0      1200
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/phs-go/phs/internal/jsonl"
@@ -75,8 +76,9 @@ func ReadJSONL(r io.Reader, name string) ([]Record, error) {
 	return recs, nil
 }
 
-// A Summary aggregates records: how many were attempted and solved, and the
-// sums behind the means over the solved ones.
+// A Summary aggregates records: how many were attempted and solved, the
+// sums behind the means over the solved ones, and the expansions of each
+// solved one, for their median and maximum. Build it with Add.
 type Summary struct {
 	// Name labels the row, e.g. the algorithm.
 	Name     string
@@ -84,6 +86,8 @@ type Summary struct {
 	Solved   int
 	// Sums over solved problems.
 	Length, Expansions, TimeS float64
+	// expansions are those of the solved problems, in the order added.
+	expansions []int64
 }
 
 // Add counts r.
@@ -96,6 +100,7 @@ func (s *Summary) Add(r Record) {
 	s.Length += float64(r.Length)
 	s.Expansions += float64(r.Expansions)
 	s.TimeS += r.TimeS
+	s.expansions = append(s.expansions, r.Expansions)
 }
 
 // MeanLength returns the mean solution length over solved problems (0 if none).
@@ -107,6 +112,30 @@ func (s *Summary) MeanExpansions() float64 { return s.mean(s.Expansions) }
 // MeanTime returns the mean wall time in seconds over solved problems (0 if none).
 func (s *Summary) MeanTime() float64 { return s.mean(s.TimeS) }
 
+// MedianExpansions returns the median of the expansions over solved
+// problems, the mean of the middle two for an even count (0 if none). It
+// sorts a copy: O(n log n) for n solved problems.
+func (s *Summary) MedianExpansions() float64 {
+	n := len(s.expansions)
+	if n == 0 {
+		return 0
+	}
+	e := slices.Sorted(slices.Values(s.expansions))
+	if n%2 == 1 {
+		return float64(e[n/2])
+	}
+	return (float64(e[n/2-1]) + float64(e[n/2])) / 2
+}
+
+// MaxExpansions returns the largest expansions of a solved problem (0 if
+// none).
+func (s *Summary) MaxExpansions() int64 {
+	if len(s.expansions) == 0 {
+		return 0
+	}
+	return slices.Max(s.expansions)
+}
+
 func (s *Summary) mean(sum float64) float64 {
 	if s.Solved == 0 {
 		return 0
@@ -115,17 +144,19 @@ func (s *Summary) mean(sum float64) float64 {
 }
 
 // WriteTable writes summaries as an aligned text table with the columns of
-// the paper's result tables. Means are over solved problems; "-" when none.
+// the paper's result tables, then the median and the maximum of the
+// expansions, which show how much of the mean a few hard problems make.
+// Means, medians and maxima are over solved problems; "-" when none.
 func WriteTable(w io.Writer, rows ...Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "algorithm\tsolved\tlength\texpansions\ttime (s)\t")
+	fmt.Fprintln(tw, "algorithm\tsolved\tlength\texpansions\ttime (s)\tmedian exp.\tmax exp.\t")
 	for _, s := range rows {
 		if s.Solved == 0 {
-			fmt.Fprintf(tw, "%s\t%d/%d\t-\t-\t-\t\n", s.Name, s.Solved, s.Problems)
+			fmt.Fprintf(tw, "%s\t%d/%d\t-\t-\t-\t-\t-\t\n", s.Name, s.Solved, s.Problems)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%.1f\t%.1f\t%.3f\t\n", s.Name, s.Solved, s.Problems,
-			s.MeanLength(), s.MeanExpansions(), s.MeanTime())
+		fmt.Fprintf(tw, "%s\t%d/%d\t%.1f\t%.1f\t%.3f\t%.1f\t%d\t\n", s.Name, s.Solved, s.Problems,
+			s.MeanLength(), s.MeanExpansions(), s.MeanTime(), s.MedianExpansions(), s.MaxExpansions())
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("report: %w", err)

@@ -44,14 +44,22 @@ func TestSummary(t *testing.T) {
 		recs                  []Record
 		solved                int
 		length, expand, timeS float64
+		median                float64
+		max                   int64
 	}{
-		{nil, 0, 0, 0, 0},
-		{[]Record{{Solved: false, Expansions: 100}}, 0, 0, 0, 0},
+		{nil, 0, 0, 0, 0, 0, 0},
+		{[]Record{{Solved: false, Expansions: 100}}, 0, 0, 0, 0, 0, 0},
 		{[]Record{
 			{Solved: true, Length: 10, Expansions: 100, TimeS: 1},
 			{Solved: false, Length: 0, Expansions: 1000, TimeS: 9},
 			{Solved: true, Length: 20, Expansions: 300, TimeS: 2},
-		}, 2, 15, 200, 1.5},
+		}, 2, 15, 200, 1.5, 200, 300},
+		{[]Record{
+			{Solved: true, Length: 1, Expansions: 900},
+			{Solved: true, Length: 1, Expansions: 5},
+			{Solved: false, Expansions: 100000},
+			{Solved: true, Length: 1, Expansions: 40},
+		}, 3, 1, 315, 0, 40, 900},
 	}
 	for i, tc := range tests {
 		var s Summary
@@ -59,24 +67,36 @@ func TestSummary(t *testing.T) {
 			s.Add(r)
 		}
 		if s.Problems != len(tc.recs) || s.Solved != tc.solved || s.MeanLength() != tc.length ||
-			s.MeanExpansions() != tc.expand || s.MeanTime() != tc.timeS {
-			t.Errorf("%d: got %+v (means %v %v %v)", i, s, s.MeanLength(), s.MeanExpansions(), s.MeanTime())
+			s.MeanExpansions() != tc.expand || s.MeanTime() != tc.timeS ||
+			s.MedianExpansions() != tc.median || s.MaxExpansions() != tc.max {
+			t.Errorf("%d: got %+v (means %v %v %v, median %v, max %v)", i, s,
+				s.MeanLength(), s.MeanExpansions(), s.MeanTime(), s.MedianExpansions(), s.MaxExpansions())
 		}
 	}
 }
 
 func TestWriteTable(t *testing.T) {
 	var buf bytes.Buffer
-	a := Summary{Name: "phs*", Problems: 2, Solved: 2, Length: 30, Expansions: 300, TimeS: 1}
-	b := Summary{Name: "gbfs", Problems: 2}
+	var a Summary
+	a.Name = "phs*"
+	for _, r := range []Record{
+		{Solved: true, Length: 10, Expansions: 100, TimeS: 0.25},
+		{Solved: true, Length: 20, Expansions: 200, TimeS: 0.75},
+		{Solved: true, Length: 30, Expansions: 900, TimeS: 0.5},
+	} {
+		a.Add(r)
+	}
+	b := Summary{Name: "gbfs"}
+	b.Add(Record{Expansions: 7})
 	if err := WriteTable(&buf, a, b); err != nil {
 		t.Fatal(err)
 	}
-	out := buf.String()
-	for _, want := range []string{"solved", "2/2", "15.0", "150.0", "0.500", "0/2"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("table lacks %q:\n%s", want, out)
-		}
+	want := `  algorithm  solved  length  expansions  time (s)  median exp.  max exp.
+       phs*     3/3    20.0       400.0     0.500        200.0       900
+       gbfs     0/1       -           -         -            -         -
+`
+	if got := buf.String(); got != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got, want)
 	}
 }
 

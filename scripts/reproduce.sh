@@ -69,8 +69,9 @@ row() {
 		exit 1
 	fi
 	summary=$(tail -n 1 <<<"$summary")
-	# The summary's last line: algorithm, solved/total, length, expansions, time.
-	read -r _ solved length expansions time <<<"$summary"
+	# The summary's last line: algorithm, solved/total, length, expansions,
+	# time, then the median and maximum expansions.
+	read -r _ solved length expansions time _ <<<"$summary"
 	echo "| $name | $solved | $length | $expansions | $time | $paper |"
 }
 
