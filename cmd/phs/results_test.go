@@ -55,8 +55,9 @@ func replayer[S comparable, P search.Problem[S]](ps []P) func(int, string) (int,
 
 // TestCommittedResults replays the solutions of the committed test results
 // (results/*/test*.jsonl) whose problems the repository holds: the first 40
-// of each test set. Each file must have some, each solved record a solution
-// of its length that reaches the goal.
+// of each test set. Each file must have records of some of them (a weak
+// model may solve none), each solved record a solution of its length that
+// reaches the goal.
 func TestCommittedResults(t *testing.T) {
 	files, err := filepath.Glob("../../results/*/test*.jsonl")
 	if err != nil {
@@ -80,7 +81,7 @@ func TestCommittedResults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		replayed := 0
+		covered, replayed := 0, 0
 		for _, r := range recs {
 			file, index, ok := strings.Cut(r.Problem, "#")
 			i, err := strconv.Atoi(index)
@@ -92,7 +93,11 @@ func TestCommittedResults(t *testing.T) {
 				loaded[file] = &fixture{replay, n}
 			}
 			fx := loaded[file]
-			if i >= fx.n || !r.Solved {
+			if i >= fx.n {
+				continue
+			}
+			covered++
+			if !r.Solved {
 				continue
 			}
 			length, err := fx.replay(i, r.Solution)
@@ -103,8 +108,8 @@ func TestCommittedResults(t *testing.T) {
 			}
 			replayed++
 		}
-		if replayed == 0 {
-			t.Errorf("%s: no solution of the first 40 problems", name)
+		if covered == 0 {
+			t.Errorf("%s: no record of the first 40 problems", name)
 		}
 		t.Logf("%s: %d solutions replayed", name, replayed)
 	}
