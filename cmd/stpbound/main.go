@@ -49,7 +49,7 @@ type row struct {
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) < 2 {
-		return errors.New("usage: stpbound PUZZLES RESULTS.jsonl...")
+		return errors.New("usage: stpbound PUZZLES RESULTS.jsonl [MORE.jsonl]")
 	}
 	puzzles, err := stp.ReadFile(args[0])
 	if err != nil {
