@@ -148,6 +148,7 @@ sokoban() {
 	row "PUCT, c = 1, 4 rounds" "902 | 42.6 | ≥11,329.8 | ≥83.8" sokoban $m puct 4 "$test"
 	header "Sokoban, each algorithm with its own network, the first 100 levels, $LIMIT per level (paper: 30 min)"
 	row "PHS* (models/sokoban)" "100 | 37.3 | 717.3 | 5.6" sokoban $m phsstar fixed "$test"
+	row "WA*, w = 1.5 (results/sokoban-wastar/model)" "100 | 34.1 | 1,863.5 | 13.7" sokoban results/sokoban-wastar/model wastar fixed "$test"
 }
 
 stp() {
