@@ -368,3 +368,51 @@ func TestTrainAsync(t *testing.T) {
 		t.Errorf("changing -async on resume: %v", err)
 	}
 }
+
+// TestTrainInit checks that -init starts a run from a trained network,
+// records it in run.json, and refuses a network made for another
+// algorithm, a missing model and a change on -resume.
+func TestTrainInit(t *testing.T) {
+	dir := t.TempDir()
+	wit := trainingSet(t, dir)
+	first := filepath.Join(dir, "first")
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "levints", "-iterations", "1", "-budget", "50", "-dir", first, wit); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	// A budget of 1 solves nothing, so the network is never updated: the
+	// second run's checkpoint holds the first run's weights.
+	second := filepath.Join(dir, "second")
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "levints", "-init", first, "-iterations", "1", "-budget", "1", "-dir", second, wit); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	want, err := os.ReadFile(filepath.Join(first, "checkpoint", "weights.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(second, "checkpoint", "weights.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("the run started with -init and never updated holds other weights than its -init model")
+	}
+	b, err := os.ReadFile(filepath.Join(second, runFile))
+	if err != nil || !strings.Contains(string(b), `"init": "`+first+`"`) {
+		t.Errorf("run.json does not record -init %s: %s, %v", first, b, err)
+	}
+	if _, _, err := runPHS(t, "train", "-resume", second, "-init", first); err == nil || !strings.Contains(err.Error(), "-init") {
+		t.Errorf("changing -init on resume: %v", err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-alg", "phsh", "-init", first}, "algorithm levints; the run needs phsh"},
+		{[]string{"-alg", "levints", "-init", filepath.Join(dir, "missing")}, "-init"},
+	} {
+		args := append([]string{"train", "-domain", "witness", "-iterations", "1", "-dir", filepath.Join(dir, "bad")}, tc.args...)
+		if _, _, err := runPHS(t, append(args, wit)...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("train %v: %v; want an error with %q", tc.args, err, tc.want)
+		}
+	}
+}

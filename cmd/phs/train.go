@@ -47,6 +47,9 @@ type trainConfig struct {
 	Iterations      int      `json:"max_iterations"`
 	TimeLimit       duration `json:"time_limit"`
 	Async           bool     `json:"async,omitempty"`
+	// Init is the model the run started from (-init), if not a fresh
+	// network.
+	Init string `json:"init,omitempty"`
 
 	// Not saved: they may differ between resumptions.
 	dir             string
@@ -106,6 +109,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&cfg.Batch, "batch", 32, "states evaluated per network call")
 	fs.BoolVar(&cfg.Renormalize, "renormalize", false, "renormalise the policy over legal actions")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the network's initialisation and of the updates")
+	fs.StringVar(&cfg.Init, "init", "", "start from this trained model (a model or run directory) instead of a fresh network: it must be made for the same domain and algorithm")
 	fs.Float64Var(&cfg.LearningRate, "lr", 1e-4, "Adam learning rate")
 	fs.Float64Var(&cfg.L2, "l2", 0, "L2 regularisation weight")
 	fs.IntVar(&cfg.Iterations, "iterations", 0, "stop after this many Bootstrap iterations (0: no limit)")
@@ -152,6 +156,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		cfg.Files = append(cfg.Files, abs)
+	}
+	if cfg.Init != "" {
+		if cfg.Init, err = filepath.Abs(cfg.Init); err != nil {
+			return err
+		}
 	}
 	if cfg.Budget == 0 {
 		cfg.Budget = d.initialBudget()
@@ -353,7 +362,13 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		if !ok {
 			return fmt.Errorf("train: %s problems have no network encoding", cfg.Domain)
 		}
-		if net, err = model.New(model.ConfigFor(cfg.Domain, bc.Algorithm, enc), cfg.Seed); err != nil {
+		want := model.ConfigFor(cfg.Domain, bc.Algorithm, enc)
+		if cfg.Init != "" {
+			net, err = initModel(cfg.Init, want)
+		} else {
+			net, err = model.New(want, cfg.Seed)
+		}
+		if err != nil {
 			return err
 		}
 		if err := writeRunFile(cfg); err != nil {
@@ -403,6 +418,35 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	}
 	cfg.log.Info("training stopped", attrs...)
 	return nil
+}
+
+// initModel returns the model of -init at path, a model or run directory,
+// after checking that it is a network for want's domain and algorithm,
+// with its heads, losses and input and output shapes; its layers' sizes
+// may differ from want's.
+func initModel(path string, want model.Config) (*model.Model, error) {
+	m, err := loadModel(path)
+	if err != nil {
+		return nil, fmt.Errorf("train: -init: %w", err)
+	}
+	got := m.Config()
+	for _, f := range []struct {
+		name      string
+		got, want any
+	}{
+		{"domain", got.Domain, want.Domain},
+		{"algorithm", got.Algorithm, want.Algorithm},
+		{"heads", got.Heads, want.Heads},
+		{"policy loss", got.PolicyLoss, want.PolicyLoss},
+		{"heuristic loss", got.HeuristicLoss, want.HeuristicLoss},
+		{"input shape", [3]int{got.Channels, got.Height, got.Width}, [3]int{want.Channels, want.Height, want.Width}},
+		{"actions", got.Actions, want.Actions},
+	} {
+		if f.got != f.want {
+			return nil, fmt.Errorf("train: -init %s: a network with %s %v; the run needs %v", path, f.name, f.got, f.want)
+		}
+	}
+	return m, nil
 }
 
 // stopReason says why training stopped after metrics, over n problems.
