@@ -12,7 +12,8 @@
 #             (default: reproduce-out)
 #   WORKERS   searches in parallel (default: all cores)
 #   LIMIT     the time limit per problem of the fixed-limit tables
-#             (default: 1m; the paper's was 30 minutes of its Python code)
+#             (default: 10s, about as many expansions as the paper's 30
+#             minutes of its Python code)
 #
 # For each table row it runs "phs test" (the paper's Bootstrap test: budget
 # 2,000, or 7,000 for the sliding-tile puzzle, doubled every round until
@@ -32,7 +33,7 @@ export GOTOOLCHAIN=local
 DATA=${DATA:-data}
 OUT=${OUT:-reproduce-out}
 WORKERS=${WORKERS:-0}
-LIMIT=${LIMIT:-1m}
+LIMIT=${LIMIT:-10s}
 domains=("$@")
 if [[ ${#domains[@]} -eq 0 ]]; then
 	domains=(witness sokoban stp)
@@ -124,6 +125,10 @@ witness() {
 	row "LevinTS (models/witness)" "100 | 13.9 | 187.1 | 1.2" witness models/witness levints fixed "$test"
 	row "PHS_h (results/witness-phsh/model)" "100 | 13.8 | 193.6 | 1.3" witness results/witness-phsh/model phsh fixed "$test"
 	row "PHS* (results/witness-phsstar/model)" "100 | 13.7 | 181.1 | 1.4" witness results/witness-phsstar/model phsstar fixed "$test"
+	row "PUCT, c = 1 (results/witness-puct/model)" "100 | 14.6 | 3,075.3 | 20.8" witness results/witness-puct/model puct fixed "$test"
+	row "WA*, w = 1.5 (results/witness-wastar/model)" "100 | 13.8 | 11,503.8 | 39.9" witness results/witness-wastar/model wastar fixed "$test"
+	row "A* (results/witness-astar/model)" "100 | 13.6 | 11,337.7 | 52.0" witness results/witness-astar/model astar fixed "$test"
+	row "GBFS (results/witness-gbfs/model)" "100 | 14.7 | 44,428.2 | 135.7" witness results/witness-gbfs/model gbfs fixed "$test"
 }
 
 sokoban() {
@@ -149,6 +154,11 @@ sokoban() {
 	header "Sokoban, each algorithm with its own network, the first 100 levels, $LIMIT per level (paper: 30 min)"
 	row "PHS* (models/sokoban)" "100 | 37.3 | 717.3 | 5.6" sokoban $m phsstar fixed "$test"
 	row "WA*, w = 1.5 (results/sokoban-wastar/model)" "100 | 34.1 | 1,863.5 | 13.7" sokoban results/sokoban-wastar/model wastar fixed "$test"
+	row "PHS_h (results/sokoban-phsh/model)" "100 | 39.5 | 848.2 | 6.7" sokoban results/sokoban-phsh/model phsh fixed "$test"
+	row "LevinTS (results/sokoban-levints/model)" "100 | 40.0 | 1,392.5 | 10.5" sokoban results/sokoban-levints/model levints fixed "$test"
+	row "A* (results/sokoban-astar/model)" "100 | 32.5 | 7,064.4 | 49.4" sokoban results/sokoban-astar/model astar fixed "$test"
+	row "GBFS (results/sokoban-gbfs/model)" "99 | 37.7 | 9,841.0 | 63.9" sokoban results/sokoban-gbfs/model gbfs fixed "$test"
+	row "PUCT, c = 1 (results/sokoban-puct/model)" "41 | 38.2 | 60,012.5 | 425.0" sokoban results/sokoban-puct/model puct fixed "$test"
 }
 
 stp() {
@@ -174,6 +184,11 @@ stp() {
 	header "The sliding-tile puzzle 5x5, each algorithm with its own network, the first 100 problems, $LIMIT per problem (paper: 30 min)"
 	row "WA*, w = 1.5 (models/stp)" "100 | 128.9 | 1,957.8 | 0.9" stp models/stp wastar fixed "$test"
 	row "PHS* ($phs)" "100 | 225.2 | 2,883.0 | 1.7" stp $phs phsstar fixed "$test"
+	row "LevinTS (results/stp-levints/model)" "22 | 154.5 | 1,074,269.4 | 676.9" stp results/stp-levints/model levints fixed "$test"
+	row "PHS_h (results/stp-phsh/model)" "14 | 155.4 | 1,314,654.1 | 907.0" stp results/stp-phsh/model phsh fixed "$test"
+	row "A* (results/stp-astar/model)" "2 | 87.0 | 897,140.5 | 440.8" stp results/stp-astar/model astar fixed "$test"
+	row "GBFS (results/stp-gbfs/model)" "0 | – | – | –" stp results/stp-gbfs/model gbfs fixed "$test"
+	row "PUCT, c = 1 (results/stp-puct/model)" "0 | – | – | –" stp results/stp-puct/model puct fixed "$test"
 }
 
 for d in "${domains[@]}"; do

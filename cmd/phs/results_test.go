@@ -54,14 +54,19 @@ func replayer[S comparable, P search.Problem[S]](ps []P) func(int, string) (int,
 }
 
 // TestCommittedResults replays the solutions of the committed test results
-// (results/*/test*.jsonl) whose problems the repository holds: the first 40
-// of each test set. Each file must have records of some of them (a weak
-// model may solve none), each solved record a solution of its length that
-// reaches the goal.
+// (results/*/test*.jsonl, and results/*/fixed*.jsonl of the fixed-limit
+// tests) whose problems the repository holds: the first 40 of each test
+// set. Each file must have records of some of them (a weak model may
+// solve none), each solved record a solution of its length that reaches
+// the goal.
 func TestCommittedResults(t *testing.T) {
-	files, err := filepath.Glob("../../results/*/test*.jsonl")
-	if err != nil {
-		t.Fatal(err)
+	var files []string
+	for _, pattern := range []string{"../../results/*/test*.jsonl", "../../results/*/fixed*.jsonl"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
 	}
 	if len(files) == 0 {
 		t.Fatal("no committed test results")
