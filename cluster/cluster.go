@@ -77,6 +77,10 @@ type Spec struct {
 	C           float64 `json:"c"`
 	BatchSize   int     `json:"batch_size"`
 	Renormalize bool    `json:"renormalize"`
+	// PruneDeadlocks: the problems are searched with their deadlocks
+	// pruned (phs -prune-deadlocks); a worker that cannot prune them must
+	// not join.
+	PruneDeadlocks bool `json:"prune_deadlocks,omitempty"`
 	// Model is the configuration of the network trained.
 	Model model.Config `json:"model"`
 	// Files are the names of the problem files, in order; ProblemsSHA256

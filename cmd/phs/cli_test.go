@@ -83,6 +83,7 @@ func TestBadFlagValues(t *testing.T) {
 		{append(solve, "-timeout", "-1s"), "-timeout -1s"},
 		{append(solve, "-workers", "-1"), "-workers -1"},
 		{append(solve, "-first", "-1"), "-first -1"},
+		{append(solve, "-prune-deadlocks"), "-prune-deadlocks"},
 		{append(test, "-rounds", "-1"), "-rounds -1"},
 		{append(test, "-time", "-1s"), "-time -1s"},
 		{append(train, "-update-every", "-1"), "-update-every -1"},
@@ -92,6 +93,7 @@ func TestBadFlagValues(t *testing.T) {
 		{append(train, "-learner-threads", "0"), "-learner-threads 0"},
 		{append(train, "-learner-threads", "65"), "-learner-threads 65"},
 		{append(train, "-lr", "-1"), "-lr -1"},
+		{append(train, "-prune-deadlocks"), "-prune-deadlocks"},
 		{append(train, "-lr", "NaN"), "-lr NaN"},
 		{append(train, "-iterations", "-1"), "-iterations -1"},
 		{append(train, "-time", "-1h"), "-time -1h"},
@@ -133,6 +135,52 @@ func TestBadFlagValues(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(tiles); string(b) != stpFixture {
 		t.Errorf("the input was overwritten: %q", b)
+	}
+}
+
+// TestPruneDeadlocks checks that -prune-deadlocks solves the Boxoban
+// levels of the fixture with fewer expansions in all (phs test replays
+// every solution before it writes it), and that a training run keeps it.
+func TestPruneDeadlocks(t *testing.T) {
+	expansions := func(args ...string) int64 {
+		t.Helper()
+		args = append([]string{"test", "-domain", "sokoban", "-first", "20", "-workers", "1", "-progress", "0"}, args...)
+		out, _, err := runPHS(t, append(args, "../../domain/sokoban/testdata/boxoban-test-000-first40.txt")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum int64
+		for line := range strings.Lines(out) {
+			var r struct {
+				Solved     bool  `json:"solved"`
+				Expansions int64 `json:"expansions"`
+			}
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatal(err)
+			}
+			if !r.Solved {
+				t.Fatalf("%q: not solved: %s", args, line)
+			}
+			sum += r.Expansions
+		}
+		return sum
+	}
+	plain, pruned := expansions(), expansions("-prune-deadlocks")
+	if pruned >= plain {
+		t.Errorf("%d expansions with -prune-deadlocks, %d without", pruned, plain)
+	}
+
+	// A training run records it, and keeps it on -resume.
+	run := filepath.Join(t.TempDir(), "run")
+	if _, errOut, err := runPHS(t, "train", "-domain", "sokoban", "-alg", "phsstar", "-prune-deadlocks", "-iterations", "1", "-budget", "100",
+		"-dir", run, "../../domain/sokoban/testdata/boxoban-test-000-first40.txt"); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(run, runFile)); err != nil || !strings.Contains(string(b), `"prune_deadlocks": true`) {
+		t.Errorf("run.json does not record -prune-deadlocks: %s, %v", b, err)
+	}
+	if _, _, err := runPHS(t, "train", "-resume", run, "-prune-deadlocks=false"); err == nil || !strings.Contains(err.Error(), "-prune-deadlocks") {
+		t.Errorf("changing -prune-deadlocks on resume: %v", err)
 	}
 }
 

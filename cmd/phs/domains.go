@@ -30,6 +30,9 @@ type domain interface {
 	// initialBudget is the paper's initial budget for the domain, that of
 	// the Bootstrap process and of its test.
 	initialBudget() int64
+	// prunesDeadlocks reports whether the domain has deadlock pruning
+	// (-prune-deadlocks).
+	prunesDeadlocks() bool
 }
 
 // A domainOf reads the problem files of one domain whose state type is S,
@@ -38,9 +41,14 @@ type domainOf[S comparable] struct {
 	read   func(path string) ([]search.Task[S], error)
 	parse  func(r io.Reader, name string) ([]search.Task[S], error)
 	budget int64
+	// prune returns a problem of the domain with its deadlocks pruned;
+	// nil for a domain without deadlock pruning.
+	prune func(search.Problem[S]) search.Problem[S]
 }
 
 func (d domainOf[S]) initialBudget() int64 { return d.budget }
+
+func (d domainOf[S]) prunesDeadlocks() bool { return d.prune != nil }
 
 // load reads the tasks of files, and warns of IDs that more than one task
 // has.
@@ -61,13 +69,28 @@ func (d domainOf[S]) load(files []string, log *slog.Logger) ([]search.Task[S], e
 	return tasks, nil
 }
 
-// loadFirst is load, then the first cfg.first tasks (all for 0).
+// loadFirst is load, then the first cfg.first tasks (all for 0), with
+// their deadlocks pruned for cfg.pruneDeadlocks.
 func (d domainOf[S]) loadFirst(files []string, cfg *searchConfig) ([]search.Task[S], error) {
 	tasks, err := d.load(files, cfg.log)
-	if err != nil || cfg.first == 0 || cfg.first >= len(tasks) {
-		return tasks, err
+	if err != nil {
+		return nil, err
 	}
-	return tasks[:cfg.first], nil
+	if cfg.first > 0 && cfg.first < len(tasks) {
+		tasks = tasks[:cfg.first]
+	}
+	if cfg.pruneDeadlocks {
+		d.pruneAll(tasks)
+	}
+	return tasks, nil
+}
+
+// pruneAll replaces the problem of every task by the same with its
+// deadlocks pruned; the domain must have deadlock pruning.
+func (d domainOf[S]) pruneAll(tasks []search.Task[S]) {
+	for i := range tasks {
+		tasks[i].Problem = d.prune(tasks[i].Problem)
+	}
 }
 
 func (d domainOf[S]) solve(ctx context.Context, cfg *searchConfig, files []string, stdout, stderr io.Writer) error {
@@ -91,6 +114,9 @@ func (d domainOf[S]) train(ctx context.Context, cfg *trainConfig, resume bool, s
 	if err != nil {
 		return err
 	}
+	if cfg.PruneDeadlocks { // checked by trainConfig.check
+		d.pruneAll(tasks)
+	}
 	return trainTasks(ctx, cfg, tasks, resume, stderr)
 }
 
@@ -103,12 +129,19 @@ func (d domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec,
 		}
 		tasks = append(tasks, t...)
 	}
+	if spec.PruneDeadlocks {
+		if !d.prunesDeadlocks() {
+			return fmt.Errorf("the run prunes deadlocks, which the %s domain has not", spec.Domain)
+		}
+		d.pruneAll(tasks)
+	}
 	return cluster.Work(ctx, nc, spec, tasks, opts)
 }
 
 // newDomain returns the domain whose problems ReadFile and Parse read
-// (the functions of its package), id giving their IDs.
-func newDomain[S comparable, P search.Problem[S]](readFile func(string) ([]P, error), parse func(io.Reader, string) ([]P, error), id func(P) string, budget int64) domainOf[S] {
+// (the functions of its package), id giving their IDs, and prune, if not
+// nil, pruning their deadlocks.
+func newDomain[S comparable, P search.Problem[S]](readFile func(string) ([]P, error), parse func(io.Reader, string) ([]P, error), id func(P) string, budget int64, prune func(P) P) domainOf[S] {
 	tasks := func(ps []P, err error) ([]search.Task[S], error) {
 		if err != nil {
 			return nil, err
@@ -119,17 +152,21 @@ func newDomain[S comparable, P search.Problem[S]](readFile func(string) ([]P, er
 		}
 		return ts, nil
 	}
-	return domainOf[S]{
+	d := domainOf[S]{
 		read:   func(path string) ([]search.Task[S], error) { return tasks(readFile(path)) },
 		parse:  func(r io.Reader, name string) ([]search.Task[S], error) { return tasks(parse(r, name)) },
 		budget: budget,
 	}
+	if prune != nil {
+		d.prune = func(p search.Problem[S]) search.Problem[S] { return prune(p.(P)) }
+	}
+	return d
 }
 
 var domains = map[string]domain{
-	"sokoban": newDomain[sokoban.State](sokoban.ReadFile, sokoban.Parse, func(p *sokoban.Problem) string { return p.ID }, sokoban.InitialBudget),
-	"stp":     newDomain[stp.State](stp.ReadFile, stp.Parse, func(p *stp.Problem) string { return p.ID }, stp.InitialBudget),
-	"witness": newDomain[witness.State](witness.ReadFile, witness.Parse, func(p *witness.Problem) string { return p.ID }, witness.InitialBudget),
+	"sokoban": newDomain[sokoban.State](sokoban.ReadFile, sokoban.Parse, func(p *sokoban.Problem) string { return p.ID }, sokoban.InitialBudget, (*sokoban.Problem).PruneDeadlocks),
+	"stp":     newDomain[stp.State](stp.ReadFile, stp.Parse, func(p *stp.Problem) string { return p.ID }, stp.InitialBudget, nil),
+	"witness": newDomain[witness.State](witness.ReadFile, witness.Parse, func(p *witness.Problem) string { return p.ID }, witness.InitialBudget, nil),
 }
 
 // domainNames returns the names of the domains in sorted order.

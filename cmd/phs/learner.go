@@ -26,7 +26,8 @@ func startLearner[S comparable](ctx context.Context, cfg *trainConfig, mc model.
 	spec := cluster.Spec{
 		Version: version(), Domain: cfg.Domain,
 		Algorithm: cfg.Alg, W: cfg.W, C: cfg.C, BatchSize: cfg.Batch, Renormalize: cfg.Renormalize,
-		Model: mc, Files: cfg.Files, ProblemsSHA256: bootstrap.ProblemsHash(tasks),
+		PruneDeadlocks: cfg.PruneDeadlocks,
+		Model:          mc, Files: cfg.Files, ProblemsSHA256: bootstrap.ProblemsHash(tasks),
 	}
 	files := make([]cluster.File, len(cfg.Files))
 	for i, name := range cfg.Files {

@@ -39,6 +39,8 @@ type searchConfig struct {
 	progressEvery time.Duration
 	memoryMiB     int64
 	logFormat     string
+	// pruneDeadlocks: search the problems with their deadlocks pruned.
+	pruneDeadlocks bool
 
 	// Set by check and resolve.
 	log        *slog.Logger
@@ -61,6 +63,7 @@ func (cfg *searchConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&cfg.out, "out", "", "write JSON lines to this file instead of standard output")
 	fs.BoolVar(&cfg.render, "render", false, "draw each solution step by step")
 	fs.BoolVar(&cfg.renormalize, "renormalize", false, "renormalise the policy over legal actions")
+	fs.BoolVar(&cfg.pruneDeadlocks, "prune-deadlocks", false, "sokoban: refuse pushes into simple deadlocks (dead squares, frozen 2x2 blocks); the same solutions, shorter searches")
 	fs.BoolVar(&cfg.noHeuristic, "no-heuristic", false, "without a model: use a zero heuristic instead of the domain's")
 	fs.DurationVar(&cfg.progressEvery, "progress", 10*time.Second, "interval of progress records on standard error (0: none)")
 	fs.Int64Var(&cfg.memoryMiB, "memory", -1, "memory bound of each search in MiB, after which it ends unsolved (0: none; -1: half the physical memory shared among the workers)")
@@ -77,6 +80,9 @@ func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
 	d, ok := domains[cfg.domain]
 	if !ok {
 		return nil, usagef("%s: unknown domain %q (want %s)", cmd, cfg.domain, strings.Join(domainNames(), ", "))
+	}
+	if cfg.pruneDeadlocks && !d.prunesDeadlocks() {
+		return nil, usagef("%s: -prune-deadlocks: the %s domain has no deadlock pruning", cmd, cfg.domain)
 	}
 	switch cfg.modelPath {
 	case "none":

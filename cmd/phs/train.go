@@ -41,6 +41,7 @@ type trainConfig struct {
 	SkipSolvedAfter int      `json:"skip_solved_after"`
 	Batch           int      `json:"batch"`
 	Renormalize     bool     `json:"renormalize"`
+	PruneDeadlocks  bool     `json:"prune_deadlocks,omitempty"`
 	Seed            uint64   `json:"seed"`
 	LearningRate    float64  `json:"learning_rate"`
 	L2              float64  `json:"l2"`
@@ -108,6 +109,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&cfg.SkipSolvedAfter, "skip-solved", 0, "skip problems solved in each of the last K iterations (0: attempt all, the paper)")
 	fs.IntVar(&cfg.Batch, "batch", 32, "states evaluated per network call")
 	fs.BoolVar(&cfg.Renormalize, "renormalize", false, "renormalise the policy over legal actions")
+	fs.BoolVar(&cfg.PruneDeadlocks, "prune-deadlocks", false, "sokoban: refuse pushes into simple deadlocks (dead squares, frozen 2x2 blocks); the same solutions, shorter searches")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the network's initialisation and of the updates")
 	fs.StringVar(&cfg.Init, "init", "", "start from this trained model (a model or run directory) instead of a fresh network: it must be made for the same domain and algorithm")
 	fs.Float64Var(&cfg.LearningRate, "lr", 1e-4, "Adam learning rate")
@@ -220,6 +222,8 @@ func (cfg *trainConfig) check(stderr io.Writer) error {
 		return usagef("train: -iterations %d: want >= 0 (0: no limit)", cfg.Iterations)
 	case cfg.TimeLimit < 0:
 		return usagef("train: -time %v: want >= 0 (0: no limit)", time.Duration(cfg.TimeLimit))
+	case cfg.PruneDeadlocks && !domains[cfg.Domain].prunesDeadlocks():
+		return usagef("train: -prune-deadlocks: the %s domain has no deadlock pruning", cfg.Domain)
 	case cfg.workers < 0:
 		return usagef("train: -workers %d: want >= 0 (0: all cores)", cfg.workers)
 	case cfg.learnerThreads < 1 || cfg.learnerThreads > model.MaxThreads:

@@ -61,3 +61,24 @@ func Example_search() {
 	fmt.Println(p.ID, res.Solved, search.FormatActions(p, res.Actions))
 	// Output: two.txt#0 true LDRRUULL
 }
+
+// ExampleProblem_PruneDeadlocks shows a push against a wall along which
+// there is no goal: legal in the level, refused by its pruned copy.
+func ExampleProblem_PruneDeadlocks() {
+	ps, err := sokoban.Parse(strings.NewReader("#####\n#.@ #\n# $ #\n#   #\n#####"), "corner.txt")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := ps[0]
+	q := p.PruneDeadlocks()
+	_, legal := p.Apply(p.Root(), sokoban.Down)
+	_, kept := q.Apply(q.Root(), sokoban.Down)
+	fmt.Println("push down:", legal, kept)
+	_, legal = p.Apply(p.Root(), sokoban.Right)
+	_, kept = q.Apply(q.Root(), sokoban.Right)
+	fmt.Println("walk right:", legal, kept)
+	// Output:
+	// push down: true false
+	// walk right: true true
+}

@@ -577,10 +577,12 @@ func TestBoxobanFull(t *testing.T) {
 
 func TestAllocs(t *testing.T) {
 	p := parse(t, level7)[0]
+	q := p.PruneDeadlocks()
 	s := p.Root()
 	dst := make([]float32, 4*5*7)
 	for name, f := range map[string]func(){
-		"Apply":     func() { s, _ = p.Apply(p.Root(), Down) },
+		"Apply":        func() { s, _ = p.Apply(p.Root(), Down) },
+		"Apply pruned": func() { s, _ = q.Apply(q.Root(), Down) },
 		"IsGoal":    func() { p.IsGoal(s) },
 		"Heuristic": func() { p.Heuristic(s) },
 		"Encode":    func() { p.Encode(s, dst) },
@@ -699,19 +701,27 @@ func BenchmarkReadBoxoban(b *testing.B) {
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "levels/s")
 }
 
-// BenchmarkApply applies the four actions to a state, legal or not.
+// BenchmarkApply applies the four actions to a state, legal or not, with
+// and without PruneDeadlocks.
 func BenchmarkApply(b *testing.B) {
-	p := benchLevel(b)
-	s := p.Root()
-	var sink State
-	for b.Loop() {
-		for a := range 4 {
-			if t, ok := p.Apply(s, a); ok {
-				sink = t
+	for _, pruned := range []bool{false, true} {
+		b.Run(fmt.Sprintf("pruned=%v", pruned), func(b *testing.B) {
+			p := benchLevel(b)
+			if pruned {
+				p = p.PruneDeadlocks()
 			}
-		}
+			s := p.Root()
+			var sink State
+			for b.Loop() {
+				for a := range 4 {
+					if t, ok := p.Apply(s, a); ok {
+						sink = t
+					}
+				}
+			}
+			_ = sink
+		})
 	}
-	_ = sink
 }
 
 func BenchmarkHeuristic(b *testing.B) {
