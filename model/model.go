@@ -175,6 +175,10 @@ type Config struct {
 	Filters int `json:"filters"`
 	Kernel  int `json:"kernel"`
 	Hidden  int `json:"hidden"`
+	// PruneDeadlocks says that the network was trained on problems with
+	// their deadlocks pruned (phs -prune-deadlocks, Sokoban): searches
+	// with it prune them too.
+	PruneDeadlocks bool `json:"prune_deadlocks,omitempty"`
 	// Meta is free-form metadata, such as how the network was trained.
 	Meta map[string]string `json:"meta,omitempty"`
 }

@@ -63,7 +63,7 @@ func (cfg *searchConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&cfg.out, "out", "", "write JSON lines to this file instead of standard output")
 	fs.BoolVar(&cfg.render, "render", false, "draw each solution step by step")
 	fs.BoolVar(&cfg.renormalize, "renormalize", false, "renormalise the policy over legal actions")
-	fs.BoolVar(&cfg.pruneDeadlocks, "prune-deadlocks", false, "sokoban: refuse pushes into simple deadlocks (dead squares, frozen 2x2 blocks); the same solutions, shorter searches")
+	fs.BoolVar(&cfg.pruneDeadlocks, "prune-deadlocks", false, "sokoban: refuse pushes into simple deadlocks (dead squares, frozen 2x2 blocks); the same solutions, shorter searches (always on with a model trained with it)")
 	fs.BoolVar(&cfg.noHeuristic, "no-heuristic", false, "without a model: use a zero heuristic instead of the domain's")
 	fs.DurationVar(&cfg.progressEvery, "progress", 10*time.Second, "interval of progress records on standard error (0: none)")
 	fs.Int64Var(&cfg.memoryMiB, "memory", -1, "memory bound of each search in MiB, after which it ends unsolved (0: none; -1: half the physical memory shared among the workers)")
@@ -103,6 +103,14 @@ func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
 	}
 	if cfg.model != nil && cfg.model.Config().Domain != cfg.domain {
 		return nil, fmt.Errorf("%s: %s is a %s model, not a %s one", cmd, cfg.modelName, cfg.model.Config().Domain, cfg.domain)
+	}
+	if cfg.model != nil && cfg.model.Config().PruneDeadlocks {
+		// A network trained with deadlocks pruned searches with them
+		// pruned.
+		if !d.prunesDeadlocks() {
+			return nil, fmt.Errorf("%s: %s was trained with deadlocks pruned, which the %s domain cannot", cmd, cfg.modelName, cfg.domain)
+		}
+		cfg.pruneDeadlocks = true
 	}
 	name := cfg.alg
 	if name == "" {

@@ -367,6 +367,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 			return fmt.Errorf("train: %s problems have no network encoding", cfg.Domain)
 		}
 		want := model.ConfigFor(cfg.Domain, bc.Algorithm, enc)
+		want.PruneDeadlocks = cfg.PruneDeadlocks
 		if cfg.Init != "" {
 			net, err = initModel(cfg.Init, want)
 		} else {
@@ -427,7 +428,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 // initModel returns the model of -init at path, a model or run directory,
 // after checking that it is a network for want's domain and algorithm,
 // with its heads, losses and input and output shapes; its layers' sizes
-// may differ from want's.
+// may differ from want's. The model returned has want's PruneDeadlocks.
 func initModel(path string, want model.Config) (*model.Model, error) {
 	m, err := loadModel(path)
 	if err != nil {
@@ -449,6 +450,15 @@ func initModel(path string, want model.Config) (*model.Model, error) {
 		if f.got != f.want {
 			return nil, fmt.Errorf("train: -init %s: a network with %s %v; the run needs %v", path, f.name, f.got, f.want)
 		}
+	}
+	if got.PruneDeadlocks != want.PruneDeadlocks {
+		got.PruneDeadlocks = want.PruneDeadlocks
+		n, err := model.New(got, 0)
+		if err != nil {
+			return nil, fmt.Errorf("train: -init %s: %w", path, err)
+		}
+		n.CopyWeightsFrom(m)
+		m = n
 	}
 	return m, nil
 }
