@@ -109,7 +109,7 @@ witness() {
 	row "LevinTS (models/witness)" "1,000 | 14.8 | 520.2 | 3.2" witness models/witness levints 0 "$test"
 	row "PHS_h (results/witness-phsh/model)" "1,000 | 15.0 | 408.1 | 3.0" witness results/witness-phsh/model phsh 0 "$test"
 	row "PHS* (results/witness-phsstar/model)" "1,000 | 15.0 | 781.5 | 5.4" witness results/witness-phsstar/model phsstar 0 "$test"
-	row "PUCT, c = 1 (results/witness-puct/model)" "1,000 | 15.4 | 4,212.1 | 23.6" witness results/witness-puct/model puct 0 "$test"
+	row "PUCT, c = 1 (results/witness-puct-init/model)" "1,000 | 15.4 | 4,212.1 | 23.6" witness results/witness-puct-init/model puct 0 "$test"
 	row "WA*, w = 1.5 (results/witness-wastar/model)" "999 | 14.6 | ≥18,345.2 | ≥71.5" witness results/witness-wastar/model wastar 0 "$test"
 	row "A* (results/witness-astar/model)" "878 | 13.6 | ≥9,022.3 | ≥53.9" witness results/witness-astar/model astar 0 "$test"
 	row "GBFS (results/witness-gbfs/model)" "290 | 13.3 | ≥10,127.9 | ≥44.6" witness results/witness-gbfs/model gbfs 0 "$test"
