@@ -140,7 +140,8 @@ func TestBadFlagValues(t *testing.T) {
 
 // TestPruneDeadlocks checks that -prune-deadlocks solves the Boxoban
 // levels of the fixture with fewer expansions in all (phs test replays
-// every solution before it writes it), and that a training run keeps it.
+// every solution before it writes it), that a training run keeps it, and
+// that its network, like the shipped one, searches with it.
 func TestPruneDeadlocks(t *testing.T) {
 	const levels = "../../domain/sokoban/testdata/boxoban-test-000-first40.txt"
 	// search runs phs test, or phs solve with -budget 1000 if solve, on the
@@ -174,8 +175,10 @@ func TestPruneDeadlocks(t *testing.T) {
 		}
 		return solved, expanded, generated
 	}
-	n, plain, _ := search(false)
-	m, pruned, _ := search(false, "-prune-deadlocks")
+	// The network of the paper's domain (models/sokoban prunes anyway).
+	const paperNet = "../../results/sokoban-phsstar/model"
+	n, plain, _ := search(false, "-model", paperNet)
+	m, pruned, _ := search(false, "-model", paperNet, "-prune-deadlocks")
 	if n != 20 || m != 20 || pruned >= plain {
 		t.Errorf("%d levels solved with %d expansions with -prune-deadlocks, %d with %d without; want all, with fewer", m, pruned, n, plain)
 	}
@@ -209,6 +212,11 @@ func TestPruneDeadlocks(t *testing.T) {
 	_, _, b := search(true, "-model", dir, "-prune-deadlocks")
 	if a != b {
 		t.Errorf("the run's network: %d states generated without -prune-deadlocks, %d with", a, b)
+	}
+	_, _, a = search(true)
+	_, _, b = search(true, "-model", "../../models/sokoban", "-prune-deadlocks")
+	if a != b {
+		t.Errorf("the shipped network: %d states generated without -prune-deadlocks, %d with", a, b)
 	}
 	// A run started from it without pruning trains a network without.
 	plainRun := filepath.Join(t.TempDir(), "plain")
