@@ -25,9 +25,8 @@ const natsDir = "nats"
 func startLearner[S comparable](ctx context.Context, cfg *trainConfig, mc model.Config, tasks []search.Task[S]) (*cluster.Learner, func(done bool), error) {
 	spec := cluster.Spec{
 		Version: version(), Domain: cfg.Domain,
-		Algorithm: cfg.Alg, W: cfg.W, C: cfg.C, BatchSize: cfg.Batch, Renormalize: cfg.Renormalize,
-		PruneDeadlocks: cfg.PruneDeadlocks,
-		Model:          mc, Files: cfg.Files, ProblemsSHA256: bootstrap.ProblemsHash(tasks),
+		Algorithm: cfg.Alg, W: cfg.W, C: cfg.C, BatchSize: cfg.Batch, Renormalize: cfg.Renormalize, PruneDeadlocks: cfg.PruneDeadlocks,
+		Model: mc, Files: cfg.Files, ProblemsSHA256: bootstrap.ProblemsHash(tasks),
 	}
 	files := make([]cluster.File, len(cfg.Files))
 	for i, name := range cfg.Files {
