@@ -579,13 +579,14 @@ func TestAllocs(t *testing.T) {
 	p := parse(t, level7)[0]
 	q := p.PruneDeadlocks()
 	s := p.Root()
+	beside := mustPlay(t, q, "DDR") // the next Right pushes a box
 	dst := make([]float32, 4*5*7)
 	for name, f := range map[string]func(){
-		"Apply":        func() { s, _ = p.Apply(p.Root(), Down) },
-		"Apply pruned": func() { s, _ = q.Apply(q.Root(), Down) },
-		"IsGoal":    func() { p.IsGoal(s) },
-		"Heuristic": func() { p.Heuristic(s) },
-		"Encode":    func() { p.Encode(s, dst) },
+		"Apply":             func() { s, _ = p.Apply(p.Root(), Down) },
+		"Apply pruned push": func() { s, _ = q.Apply(beside, Right) },
+		"IsGoal":            func() { p.IsGoal(s) },
+		"Heuristic":         func() { p.Heuristic(s) },
+		"Encode":            func() { p.Encode(s, dst) },
 	} {
 		if n := testing.AllocsPerRun(100, f); n != 0 {
 			t.Errorf("%s: %g allocations", name, n)
@@ -701,8 +702,8 @@ func BenchmarkReadBoxoban(b *testing.B) {
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "levels/s")
 }
 
-// BenchmarkApply applies the four actions to a state, legal or not, with
-// and without PruneDeadlocks.
+// BenchmarkApply applies the four actions to a state, legal or not, one of
+// them a push, with and without PruneDeadlocks.
 func BenchmarkApply(b *testing.B) {
 	for _, pruned := range []bool{false, true} {
 		b.Run(fmt.Sprintf("pruned=%v", pruned), func(b *testing.B) {
@@ -710,7 +711,10 @@ func BenchmarkApply(b *testing.B) {
 			if pruned {
 				p = p.PruneDeadlocks()
 			}
-			s := p.Root()
+			s, ok := p.Apply(p.Root(), Left) // next to a box on its left
+			if !ok {
+				b.Fatal("the level has changed")
+			}
 			var sink State
 			for b.Loop() {
 				for a := range 4 {
