@@ -13,6 +13,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/phs-go/phs/nn"
@@ -179,6 +180,11 @@ type Config struct {
 	// their deadlocks pruned (phs -prune-deadlocks, Sokoban): searches
 	// with it prune them too.
 	PruneDeadlocks bool `json:"prune_deadlocks,omitempty"`
+	// Temperature is the temperature of the policy with which searches
+	// use the network unless told otherwise (search.Options.Temperature),
+	// chosen after training: finite and > 0, and only for a network with
+	// a policy; 0 means 1.
+	Temperature float64 `json:"temperature,omitempty"`
 	// Meta is free-form metadata, such as how the network was trained.
 	Meta map[string]string `json:"meta,omitempty"`
 }
@@ -218,6 +224,10 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("%d filters; want 1 to %d values per layer output", c.Filters, MaxSize)
 	case c.Hidden < 1 || c.Hidden > MaxSize:
 		return fmt.Errorf("hidden %d; want 1 to %d", c.Hidden, MaxSize)
+	case !(c.Temperature >= 0) || math.IsInf(c.Temperature, 1):
+		return fmt.Errorf("temperature %g; want a finite number > 0 (0: 1)", c.Temperature)
+	case !hasPolicy && c.Temperature != 0:
+		return fmt.Errorf("a temperature (%g) without a policy head", c.Temperature)
 	}
 	return nil
 }

@@ -207,7 +207,9 @@ func TestLearnsPolicy(t *testing.T) {
 
 func TestSaveLoad(t *testing.T) {
 	dir := t.TempDir()
-	m, _ := New(tinyConfig(t, "phsh"), 9)
+	cfg := tinyConfig(t, "phsh")
+	cfg.Temperature = 2.5
+	m, _ := New(cfg, 9)
 	ss := samples(t, 3, 10)
 	tr := NewTrainer(m, TrainConfig{})
 	tr.Step(ss[0])
@@ -235,7 +237,7 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m3.Config().Heads != Both || m3.Config().Algorithm != "phsh" {
+	if m3.Config().Heads != Both || m3.Config().Algorithm != "phsh" || m3.Config().Temperature != 2.5 {
 		t.Errorf("config %+v", m3.Config())
 	}
 	if err := m3.Check("stp", 9, 3, 3); err != nil {
@@ -377,6 +379,12 @@ func TestConfigErrors(t *testing.T) {
 		{"huge kernel", func(c *Config) { c.Kernel = 100 }, "kernel 100"},
 		{"too many actions", func(c *Config) { c.Actions = 256 }, "256 actions"},
 		{"small input", func(c *Config) { c.Height = 2 }, "too small"},
+		{"negative temperature", func(c *Config) { c.Temperature = -1 }, "temperature -1"},
+		{"infinite temperature", func(c *Config) { c.Temperature = math.Inf(1) }, "temperature +Inf"},
+		{"NaN temperature", func(c *Config) { c.Temperature = math.NaN() }, "temperature NaN"},
+		{"temperature without policy", func(c *Config) {
+			c.Heads, c.PolicyLoss, c.Temperature = Heuristic, 0, 2
+		}, "temperature (2) without a policy head"},
 	} {
 		cfg := good
 		tc.edit(&cfg)
@@ -652,6 +660,7 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown field", `{"domain":"stp","algorithm":"phsh","heads":"both","policy_loss":"levin","heuristic_loss":"squared-error","channels":9,"height":3,"width":3,"actions":4,"hiden":128}`, `unknown field "hiden"`},
 		{"huge hidden", `{"domain":"stp","algorithm":"phsh","heads":"both","policy_loss":"levin","heuristic_loss":"squared-error","channels":9,"height":3,"width":3,"actions":4,"hidden":100000000}`, "hidden 100000000"},
 		{"bad loss", `{"domain":"stp","algorithm":"phsh","heads":"both","policy_loss":"l1","heuristic_loss":"squared-error","channels":9,"height":3,"width":3,"actions":4}`, `loss "l1"`},
+		{"negative temperature", `{"domain":"stp","algorithm":"phsh","heads":"both","policy_loss":"levin","heuristic_loss":"squared-error","channels":9,"height":3,"width":3,"actions":4,"temperature":-2}`, "temperature -2"},
 		{"two objects", `{"domain":"stp","algorithm":"phsh","heads":"both","policy_loss":"levin","heuristic_loss":"squared-error","channels":9,"height":3,"width":3,"actions":4} {}`, "data after"},
 	} {
 		dir := filepath.Join(t.TempDir(), "m")

@@ -122,12 +122,11 @@ func TestTiles5(t *testing.T) {
 }
 
 // benchSearch runs alg on a fixed scrambled puzzle, with a reused solver or
-// a fresh one per search, within a budget, and reports expansions per
+// a fresh one per search, with opts (a budget), and reports expansions per
 // second and bytes allocated per generated node.
-func benchSearch(b *testing.B, alg search.Algorithm, fresh bool, budget int64) {
+func benchSearch(b *testing.B, alg search.Algorithm, fresh bool, opts search.Options) {
 	p := scrambled(rand.New(rand.NewPCG(1, 1)), 1000)
 	ctx := context.Background()
-	opts := search.Options{Budget: budget}
 	newSolver := func() *search.Solver[board] {
 		s, err := search.NewSolver[board](alg, search.DomainHeuristic[board]{}, opts)
 		if err != nil {
@@ -182,14 +181,20 @@ func benchSearch(b *testing.B, alg search.Algorithm, fresh bool, budget int64) {
 // a new solver per search. B/node is the memory allocated per generated
 // node, held-B/node what a fresh engine holds after a search.
 func BenchmarkWAStar(b *testing.B) {
-	b.Run("reused", func(b *testing.B) { benchSearch(b, search.WAStar(3), false, 1e6) })
-	b.Run("fresh", func(b *testing.B) { benchSearch(b, search.WAStar(3), true, 1e6) })
+	opts := search.Options{Budget: 1e6}
+	b.Run("reused", func(b *testing.B) { benchSearch(b, search.WAStar(3), false, opts) })
+	b.Run("fresh", func(b *testing.B) { benchSearch(b, search.WAStar(3), true, opts) })
 }
 
 // BenchmarkPHS measures PHS_h, PHS* and PHS with safe state pruning with a
-// uniform policy on the same puzzle, for 200,000 expansions (unsolved).
+// uniform policy on the same puzzle, for 200,000 expansions (unsolved),
+// and PHS* with the policy at temperature 5: the same search (a uniform
+// policy stays uniform), plus the cost of tempering.
 func BenchmarkPHS(b *testing.B) {
+	opts := search.Options{Budget: 2e5}
 	for _, alg := range []search.Algorithm{search.PHSh(), search.PHSStar(), search.PHSSafe()} {
-		b.Run(alg.String(), func(b *testing.B) { benchSearch(b, alg, false, 2e5) })
+		b.Run(alg.String(), func(b *testing.B) { benchSearch(b, alg, false, opts) })
 	}
+	opts.Temperature = 5
+	b.Run("phsstar/T=5", func(b *testing.B) { benchSearch(b, search.PHSStar(), false, opts) })
 }

@@ -287,6 +287,9 @@ func (e *bestFirst[S]) flush(res *Result[S]) error {
 	if err := e.ev.Evaluate(e.p, e.states, logPi, h); err != nil {
 		return fmt.Errorf("search: evaluate: %w", err)
 	}
+	if t := e.opts.Temperature; t != 1 {
+		temper(logPi, A, t)
+	}
 	res.Evaluations += int64(k)
 	loss := e.opts.NodeLoss
 	for i := range k {

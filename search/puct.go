@@ -49,7 +49,7 @@ func (t *puctTree[S]) search(p Problem[S], ev Evaluator[S], c float64, opts *Opt
 	maxNodes := lim.maxNodes(int(unsafe.Sizeof(puctNode[S]{})))
 	nextCheck := int64(0)
 	for {
-		if err := t.evaluate(p, ev, opts.Renormalize, res); err != nil {
+		if err := t.evaluate(p, ev, opts, res); err != nil {
 			return err
 		}
 		if t.nodes[0].dead {
@@ -124,7 +124,7 @@ func (t *puctTree[S]) reset(root S, A, batch int) {
 
 // evaluate evaluates the leaves of the batch, takes back the virtual losses,
 // expands the leaves and backs their values up.
-func (t *puctTree[S]) evaluate(p Problem[S], ev Evaluator[S], renormalize bool, res *Result[S]) error {
+func (t *puctTree[S]) evaluate(p Problem[S], ev Evaluator[S], opts *Options, res *Result[S]) error {
 	A, k := t.A, len(t.leaves)
 	t.states = t.states[:0]
 	for _, l := range t.leaves {
@@ -134,13 +134,16 @@ func (t *puctTree[S]) evaluate(p Problem[S], ev Evaluator[S], renormalize bool, 
 	if err := ev.Evaluate(p, t.states, logPi, h); err != nil {
 		return fmt.Errorf("search: puct: evaluate: %w", err)
 	}
+	if temp := opts.Temperature; temp != 1 {
+		temper(logPi, A, temp)
+	}
 	res.Evaluations += int64(k)
 	for _, i := range t.touched {
 		t.nodes[i].virtual = 0
 	}
 	t.touched = t.touched[:0]
 	for j, l := range t.leaves {
-		if err := t.expand(p, l, logPi[j*A:(j+1)*A], renormalize, res); err != nil {
+		if err := t.expand(p, l, logPi[j*A:(j+1)*A], opts.Renormalize, res); err != nil {
 			return err
 		}
 		if l == 0 {

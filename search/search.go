@@ -185,6 +185,18 @@ type Options struct {
 	// state. The reference implementation used the network's full softmax
 	// (false).
 	Renormalize bool
+	// Temperature is the temperature T of the policy: finite and > 0; 0
+	// means 1, the evaluator's policy as it is. The search uses in place
+	// of the evaluator's policy pi the policy pi^(1/T) normalised over the
+	// actions (temperature scaling of the network's logits): T > 1
+	// flattens pi, T < 1 sharpens it. A larger T gives the path cost g and
+	// the heuristic more weight against the policy, which can shorten the
+	// solutions (docs/RESULTS.md: Sokoban). The tempered policy is a
+	// policy, so every guarantee of the algorithms holds with it in place
+	// of pi, and Trajectory.LogPi holds its log-probabilities. Tempering
+	// costs A exponentials per evaluated state. Only the algorithms that
+	// read a policy (Algorithm.NeedsPolicy) take a T other than 1.
+	Temperature float64
 	// GoalAtExpansion tests the goal when a node is expanded, as in the
 	// paper's Algorithm 1, instead of when it is generated, as in the
 	// reference implementation (the default). The best-first algorithms
@@ -219,6 +231,10 @@ func (o Options) check(alg Algorithm) error {
 		return fmt.Errorf("search: batch size %d; want 1 to %d (0: 32)", o.BatchSize, MaxBatchSize)
 	case !(o.NodeLoss >= 0) || math.IsInf(o.NodeLoss, 1):
 		return fmt.Errorf("search: node loss %g; want a finite number >= 0 (0: 1)", o.NodeLoss)
+	case !(o.Temperature >= 0) || math.IsInf(o.Temperature, 1):
+		return fmt.Errorf("search: temperature %g; want a finite number > 0 (0: 1)", o.Temperature)
+	case o.Temperature != 0 && o.Temperature != 1 && !alg.NeedsPolicy():
+		return fmt.Errorf("search: %s reads no policy; temperature %g is for the algorithms that do", alg.Name(), o.Temperature)
 	case o.MaxMemory < 0:
 		return fmt.Errorf("search: max memory %d; want >= 0 (0: no bound)", o.MaxMemory)
 	case o.GoalAtExpansion && alg.IsPUCT():
@@ -236,7 +252,37 @@ func (o Options) withDefaults() Options {
 	if o.NodeLoss == 0 {
 		o.NodeLoss = 1
 	}
+	if o.Temperature == 0 {
+		o.Temperature = 1
+	}
 	return o
+}
+
+// temper replaces each of the rows of A log-probabilities in logPi with
+// the log-probabilities of its policy at temperature t: the row divided by
+// t, less the log of the sum of its exponentials. A row without a finite
+// largest entry is left as it is. It costs A exponentials per row and
+// allocates nothing.
+func temper(logPi []float64, A int, t float64) {
+	for r := 0; r+A <= len(logPi); r += A {
+		row := logPi[r : r+A]
+		m := math.Inf(-1)
+		for a := range row {
+			row[a] /= t
+			m = max(m, row[a])
+		}
+		if math.IsInf(m, 0) || math.IsNaN(m) {
+			continue
+		}
+		sum := 0.0
+		for _, l := range row {
+			sum += math.Exp(l - m)
+		}
+		logZ := m + math.Log(sum)
+		for a := range row {
+			row[a] -= logZ
+		}
+	}
 }
 
 // A Result is the outcome of one search. A search that ends without a

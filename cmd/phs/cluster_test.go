@@ -211,3 +211,54 @@ func TestTrainOverNATS(t *testing.T) {
 		}
 	}
 }
+
+// TestPruneDeadlocksOverNATS checks that "phs worker" searches the
+// problems of a run with -prune-deadlocks with their deadlocks pruned: one
+// iteration with the updates at its end (every search uses the initial
+// network) evaluates the same states over NATS as in one process, and
+// fewer than over NATS without pruning, which generates states below the
+// deadlocks.
+func TestPruneDeadlocksOverNATS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes for several seconds")
+	}
+	levels, err := filepath.Abs("../../domain/sokoban/testdata/boxoban-test-000-first40.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// evaluations runs one iteration of PHS* on the levels, over NATS with
+	// one worker if nats, and returns its states evaluated.
+	evaluations := func(nats bool, args ...string) int64 {
+		t.Helper()
+		dir := filepath.Join(t.TempDir(), "run")
+		args = append([]string{"train", "-domain", "sokoban", "-alg", "phsstar", "-dir", dir, "-budget", "300",
+			"-update-every", "1000", "-iterations", "1", "-async"}, args...)
+		var worker *proc
+		if nats {
+			addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+			args = append(args, "-listen", addr)
+			worker = startPHS(t, "worker", "-connect", "nats://"+addr, "-workers", "1")
+		}
+		learner := startPHS(t, append(args, levels)...)
+		if err := learner.wait(t, 120*time.Second); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, learner.out.String())
+		}
+		if worker != nil {
+			if err := worker.wait(t, 20*time.Second); err != nil {
+				t.Fatalf("worker: %v\n%s", err, worker.out.String())
+			}
+		}
+		its := readMetrics(t, dir)
+		if len(its) != 1 || its[0].Attempted != 40 || its[0].MaxStaleness != 0 {
+			t.Fatalf("%v: iterations %+v; want one of 40 problems, all searched before the first update", args, its)
+		}
+		return its[0].Evaluations
+	}
+	local := evaluations(false, "-prune-deadlocks", "-workers", "1")
+	pruned := evaluations(true, "-prune-deadlocks")
+	plain := evaluations(true)
+	if pruned != local || pruned >= plain {
+		t.Errorf("states evaluated: %d over NATS with -prune-deadlocks, %d in one process, %d over NATS without; want the first two equal and below the third",
+			pruned, local, plain)
+	}
+}

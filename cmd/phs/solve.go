@@ -41,6 +41,8 @@ type searchConfig struct {
 	logFormat     string
 	// pruneDeadlocks: search the problems with their deadlocks pruned.
 	pruneDeadlocks bool
+	// temperature of the policy; 0 until resolve: the model's, or 1.
+	temperature float64
 
 	// Set by check and resolve.
 	log        *slog.Logger
@@ -63,6 +65,7 @@ func (cfg *searchConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&cfg.out, "out", "", "write JSON lines to this file instead of standard output")
 	fs.BoolVar(&cfg.render, "render", false, "draw each solution step by step")
 	fs.BoolVar(&cfg.renormalize, "renormalize", false, "renormalise the policy over legal actions")
+	fs.Float64Var(&cfg.temperature, "temperature", 0, "temperature T of the policy: the search uses pi^(1/T), normalised; T > 1 gives the heuristic and the path cost more weight (0: the model's, or 1)")
 	fs.BoolVar(&cfg.pruneDeadlocks, "prune-deadlocks", false, "sokoban: refuse pushes into simple deadlocks (dead squares, frozen 2x2 blocks); the same solutions, shorter searches (always on with a model trained with it)")
 	fs.BoolVar(&cfg.noHeuristic, "no-heuristic", false, "without a model: use a zero heuristic instead of the domain's")
 	fs.DurationVar(&cfg.progressEvery, "progress", 10*time.Second, "interval of progress records on standard error (0: none)")
@@ -127,6 +130,9 @@ func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
 		return nil, usagef("%s: -alg: %v", cmd, err)
 	}
 	cfg.algorithm = alg
+	if cfg.temperature != 0 && cfg.temperature != 1 && !alg.NeedsPolicy() {
+		return nil, usagef("%s: -temperature %g: %s reads no policy", cmd, cfg.temperature, alg.Name())
+	}
 	if cfg.model != nil {
 		missing := model.HeadsFor(alg) &^ cfg.model.Config().Heads
 		if missing != 0 && cfg.modelPath == "" {
@@ -139,6 +145,9 @@ func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
 		case missing&model.Heuristic != 0:
 			return nil, fmt.Errorf("%s: %s needs a heuristic, and %s has none", cmd, alg.Name(), cfg.modelName)
 		}
+	}
+	if cfg.temperature == 0 && cfg.model != nil && alg.NeedsPolicy() {
+		cfg.temperature = cfg.model.Config().Temperature // 0 (1) if it has none
 	}
 	return d, nil
 }
@@ -159,6 +168,7 @@ func (cfg *searchConfig) options(budget int64) search.Options {
 		Timeout:     cfg.timeout,
 		BatchSize:   cfg.batch,
 		Renormalize: cfg.renormalize,
+		Temperature: cfg.temperature,
 		MaxMemory:   cfg.memoryMiB << 20,
 		Progress:    &cfg.expansions,
 	}
@@ -244,6 +254,8 @@ func (cfg *searchConfig) check(cmd string, files []string, stderr io.Writer) err
 		return usagef("%s: -workers %d: want >= 0 (0: all cores)", cmd, cfg.workers)
 	case cfg.progressEvery < 0:
 		return usagef("%s: -progress %v: want >= 0 (0: none)", cmd, cfg.progressEvery)
+	case !(cfg.temperature >= 0 && finite(cfg.temperature)):
+		return usagef("%s: -temperature %g: want a finite number > 0 (0: the model's, or 1)", cmd, cfg.temperature)
 	case cfg.memoryMiB < -1 || cfg.memoryMiB > math.MaxInt64>>20:
 		return usagef("%s: -memory %d: want a number of MiB >= 0, or -1", cmd, cfg.memoryMiB)
 	case len(files) == 0:

@@ -428,7 +428,8 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 // initModel returns the model of -init at path, a model or run directory,
 // after checking that it is a network for want's domain and algorithm,
 // with its heads, losses and input and output shapes; its layers' sizes
-// may differ from want's. The model returned has want's PruneDeadlocks.
+// may differ from want's. The model returned has want's PruneDeadlocks and
+// no temperature: one chosen for that network need not suit the new one.
 func initModel(path string, want model.Config) (*model.Model, error) {
 	m, err := loadModel(path)
 	if err != nil {
@@ -451,8 +452,8 @@ func initModel(path string, want model.Config) (*model.Model, error) {
 			return nil, fmt.Errorf("train: -init %s: a network with %s %v; the run needs %v", path, f.name, f.got, f.want)
 		}
 	}
-	if got.PruneDeadlocks != want.PruneDeadlocks {
-		got.PruneDeadlocks = want.PruneDeadlocks
+	if got.PruneDeadlocks != want.PruneDeadlocks || got.Temperature != 0 {
+		got.PruneDeadlocks, got.Temperature = want.PruneDeadlocks, 0
 		n, err := model.New(got, 0)
 		if err != nil {
 			return nil, fmt.Errorf("train: -init %s: %w", path, err)
