@@ -148,6 +148,8 @@ sokoban() {
 	row "WA*, w = 1.5, and a pass at 1e-5 (results/sokoban-wastar-lowlr/model)" "1,000 | 34.5 | 3,729.1 | 25.5" sokoban results/sokoban-wastar-lowlr/model wastar 0 "$test"
 	row "A* (results/sokoban-astar/model), 9 rounds" "995 | 32.7 | ≥8,696.8 | ≥61.7" sokoban results/sokoban-astar/model astar 9 "$test"
 	row "GBFS (results/sokoban-gbfs/model), 9 rounds" "914 | 36.4 | ≥5,040.0 | ≥34.0" sokoban results/sokoban-gbfs/model gbfs 9 "$test"
+	row "A*, and a pass at 1e-5 (results/sokoban-astar-lowlr/model), 9 rounds" "995 | 32.7 | ≥8,696.8 | ≥61.7" sokoban results/sokoban-astar-lowlr/model astar 9 "$test"
+	row "GBFS, and a pass at 1e-5 (results/sokoban-gbfs-lowlr/model), 9 rounds" "914 | 36.4 | ≥5,040.0 | ≥34.0" sokoban results/sokoban-gbfs-lowlr/model gbfs 9 "$test"
 	row "PUCT, c = 1 (results/sokoban-puct/model), 2 rounds" "229 | 24.9 | ≥10,021.3 | ≥39.7" sokoban results/sokoban-puct/model puct 2 "$test"
 	header "Sokoban, the PHS* network under every algorithm (paper: all rounds)"
 	row "PHS_h" "1,000 | 38.0 | 1,696.2 | 10.6" sokoban $m phsh 0 "$test"
@@ -167,6 +169,8 @@ sokoban() {
 	row "LevinTS (results/sokoban-levints/model)" "100 | 40.0 | 1,392.5 | 10.5" sokoban results/sokoban-levints/model levints fixed "$test"
 	row "A* (results/sokoban-astar/model)" "100 | 32.5 | 7,064.4 | 49.4" sokoban results/sokoban-astar/model astar fixed "$test"
 	row "GBFS (results/sokoban-gbfs/model)" "99 | 37.7 | 9,841.0 | 63.9" sokoban results/sokoban-gbfs/model gbfs fixed "$test"
+	row "A*, and a pass at 1e-5 (results/sokoban-astar-lowlr/model)" "100 | 32.5 | 7,064.4 | 49.4" sokoban results/sokoban-astar-lowlr/model astar fixed "$test"
+	row "GBFS, and a pass at 1e-5 (results/sokoban-gbfs-lowlr/model)" "99 | 37.7 | 9,841.0 | 63.9" sokoban results/sokoban-gbfs-lowlr/model gbfs fixed "$test"
 	row "PUCT, c = 1 (results/sokoban-puct/model)" "41 | 38.2 | 60,012.5 | 425.0" sokoban results/sokoban-puct/model puct fixed "$test"
 }
 
