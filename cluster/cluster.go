@@ -81,7 +81,8 @@ type Spec struct {
 	// pruned (phs -prune-deadlocks); a worker that cannot prune them must
 	// not join.
 	PruneDeadlocks bool `json:"prune_deadlocks,omitempty"`
-	// Model is the configuration of the network trained.
+	// Model is the configuration of the network trained; the searches use
+	// its temperature.
 	Model model.Config `json:"model"`
 	// Files are the names of the problem files, in order; ProblemsSHA256
 	// is the fingerprint (bootstrap.ProblemsHash) of the problems they hold.

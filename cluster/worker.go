@@ -177,7 +177,7 @@ func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []s
 	solvers := make([]*search.Solver[S], opts.Searches)
 	for i := range solvers {
 		evs[i] = model.NewEvaluator[S](w.weights)
-		solvers[i], err = search.NewSolver[S](alg, evs[i], search.Options{BatchSize: spec.BatchSize, Renormalize: spec.Renormalize})
+		solvers[i], err = search.NewSolver[S](alg, evs[i], search.Options{BatchSize: spec.BatchSize, Renormalize: spec.Renormalize, Temperature: spec.Model.Temperature})
 		if err != nil {
 			return fmt.Errorf("cluster: the run's spec: %w", err)
 		}

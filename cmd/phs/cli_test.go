@@ -99,6 +99,9 @@ func TestBadFlagValues(t *testing.T) {
 		{append(train, "-learner-threads", "65"), "-learner-threads 65"},
 		{append(train, "-lr", "-1"), "-lr -1"},
 		{append(train, "-prune-deadlocks"), "-prune-deadlocks"},
+		{append(train, "-temperature", "-1"), "-temperature -1"},
+		{append(train, "-temperature", "NaN"), "-temperature NaN"},
+		{append(train, "-alg", "astar", "-temperature", "1"), "-temperature 1: astar reads no policy"},
 		{append(train, "-lr", "NaN"), "-lr NaN"},
 		{append(train, "-iterations", "-1"), "-iterations -1"},
 		{append(train, "-time", "-1h"), "-time -1h"},
@@ -253,8 +256,10 @@ func TestPruneDeadlocks(t *testing.T) {
 
 // TestTemperature checks that a search with a model uses the temperature
 // of its config.json unless -temperature says otherwise, only for the
-// algorithms that read a policy, and that a run started from it with
-// -init trains a network without one.
+// algorithms that read a policy; and that training searches at
+// -temperature, which the network it trains records, and a run started
+// from a network with a temperature without -temperature trains one
+// without.
 func TestTemperature(t *testing.T) {
 	const levels = "../../domain/sokoban/testdata/boxoban-test-000-first40.txt"
 	// generated runs phs solve with -budget 1000 on the first 10 levels
@@ -291,13 +296,61 @@ func TestTemperature(t *testing.T) {
 		t.Errorf("A*, which reads no policy: %d states generated with the model's temperature, %d without", a, b)
 	}
 
-	dir := filepath.Join(t.TempDir(), "run")
-	if _, errOut, err := runPHS(t, "train", "-domain", "sokoban", "-alg", "phsstar", "-prune-deadlocks", "-init", "../../models/sokoban",
-		"-iterations", "1", "-budget", "1", "-dir", dir, levels); err != nil {
-		t.Fatalf("%v\n%s", err, errOut)
+	// trained runs one Bootstrap iteration from the shipped network at
+	// -budget 1000 on the 40 levels, the updates at its end (every search
+	// uses the initial network), and returns the run's directory and its
+	// expansions.
+	trained := func(args ...string) (string, int64) {
+		t.Helper()
+		dir := filepath.Join(t.TempDir(), "run")
+		args = append([]string{"train", "-domain", "sokoban", "-alg", "phsstar", "-prune-deadlocks", "-init", "../../models/sokoban",
+			"-iterations", "1", "-budget", "1000", "-update-every", "1000", "-workers", "1", "-dir", dir}, args...)
+		if _, errOut, err := runPHS(t, append(args, levels)...); err != nil {
+			t.Fatalf("%v\n%s", err, errOut)
+		}
+		its := readMetrics(t, dir)
+		if len(its) != 1 {
+			t.Fatalf("%d iterations, want 1", len(its))
+		}
+		return dir, its[0].Expansions
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "checkpoint", "config.json")); err != nil || strings.Contains(string(b), `"temperature":`) {
-		t.Errorf("a run started from a network with a temperature trains one with it: %s, %v", b, err)
+	config := func(dir string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, "checkpoint", "config.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	var solved int64 // expansions of phs solve at the shipped temperature
+	out, _, err := runPHS(t, "solve", "-budget", "1000", "-domain", "sokoban", "-workers", "1", "-progress", "0", levels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(out) {
+		var r struct{ Expansions int64 }
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		solved += r.Expansions
+	}
+	hot, hotExp := trained("-temperature", temp)
+	cold, coldExp := trained()
+	if hotExp != solved || coldExp == solved {
+		t.Errorf("expansions: %d training with -temperature %s, %d without, %d in phs solve with the shipped model (temperature %s); want the first equal to the last, the second not",
+			hotExp, temp, coldExp, solved, temp)
+	}
+	if !strings.Contains(config(hot), `"temperature": `+temp+",") {
+		t.Errorf("the network of a run with -temperature %s does not say so:\n%s", temp, config(hot))
+	}
+	if strings.Contains(config(cold), `"temperature":`) {
+		t.Errorf("a run started from a network with a temperature, without -temperature, trains one with it:\n%s", config(cold))
+	}
+	if b, err := os.ReadFile(filepath.Join(hot, runFile)); err != nil || !strings.Contains(string(b), `"temperature": `+temp+",") {
+		t.Errorf("run.json does not record -temperature %s: %s, %v", temp, b, err)
+	}
+	if _, _, err := runPHS(t, "train", "-resume", hot, "-temperature", "1"); err == nil || !strings.Contains(err.Error(), "-temperature") {
+		t.Errorf("changing -temperature on resume: %v", err)
 	}
 }
 

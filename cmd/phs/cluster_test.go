@@ -213,11 +213,11 @@ func TestTrainOverNATS(t *testing.T) {
 }
 
 // TestPruneDeadlocksOverNATS checks that "phs worker" searches the
-// problems of a run with -prune-deadlocks with their deadlocks pruned: one
-// iteration with the updates at its end (every search uses the initial
-// network) evaluates the same states over NATS as in one process, and
-// fewer than over NATS without pruning, which generates states below the
-// deadlocks.
+// problems of a run with -prune-deadlocks with their deadlocks pruned, and
+// at the run's -temperature: one iteration with the updates at its end
+// (every search uses the initial network) evaluates the same states over
+// NATS as in one process, and fewer than over NATS without pruning, which
+// generates states below the deadlocks.
 func TestPruneDeadlocksOverNATS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes for several seconds")
@@ -260,5 +260,14 @@ func TestPruneDeadlocksOverNATS(t *testing.T) {
 	if pruned != local || pruned >= plain {
 		t.Errorf("states evaluated: %d over NATS with -prune-deadlocks, %d in one process, %d over NATS without; want the first two equal and below the third",
 			pruned, local, plain)
+	}
+	// The searches use the run's temperature, from the shipped network.
+	hot := []string{"-init", "../../models/sokoban", "-prune-deadlocks", "-temperature", "3"}
+	hotLocal := evaluations(false, append(hot, "-workers", "1")...)
+	hotNATS := evaluations(true, hot...)
+	cold := evaluations(false, "-init", "../../models/sokoban", "-prune-deadlocks", "-workers", "1")
+	if hotNATS != hotLocal || hotLocal == cold {
+		t.Errorf("states evaluated from the shipped network: %d over NATS with -temperature 3, %d in one process, %d in one process without; want the first two equal, the third not",
+			hotNATS, hotLocal, cold)
 	}
 }

@@ -41,6 +41,7 @@ type trainConfig struct {
 	SkipSolvedAfter int      `json:"skip_solved_after"`
 	Batch           int      `json:"batch"`
 	Renormalize     bool     `json:"renormalize"`
+	Temperature     float64  `json:"temperature,omitempty"`
 	PruneDeadlocks  bool     `json:"prune_deadlocks,omitempty"`
 	Seed            uint64   `json:"seed"`
 	LearningRate    float64  `json:"learning_rate"`
@@ -109,6 +110,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&cfg.SkipSolvedAfter, "skip-solved", 0, "skip problems solved in each of the last K iterations (0: attempt all, the paper)")
 	fs.IntVar(&cfg.Batch, "batch", 32, "states evaluated per network call")
 	fs.BoolVar(&cfg.Renormalize, "renormalize", false, "renormalise the policy over legal actions")
+	fs.Float64Var(&cfg.Temperature, "temperature", 0, "temperature T of the policy in the training searches, recorded in the network's config.json so that searches with it use T too (0: 1)")
 	fs.BoolVar(&cfg.PruneDeadlocks, "prune-deadlocks", false, "sokoban: refuse pushes into simple deadlocks (dead squares, frozen 2x2 blocks); the same solutions, shorter searches")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the network's initialisation and of the updates")
 	fs.StringVar(&cfg.Init, "init", "", "start from this trained model (a model or run directory) instead of a fresh network: it must be made for the same domain and algorithm")
@@ -222,6 +224,10 @@ func (cfg *trainConfig) check(stderr io.Writer) error {
 		return usagef("train: -iterations %d: want >= 0 (0: no limit)", cfg.Iterations)
 	case cfg.TimeLimit < 0:
 		return usagef("train: -time %v: want >= 0 (0: no limit)", time.Duration(cfg.TimeLimit))
+	case !(cfg.Temperature >= 0 && finite(cfg.Temperature)):
+		return usagef("train: -temperature %g: want a finite number > 0 (0: 1)", cfg.Temperature)
+	case cfg.Temperature != 0 && !bc.Algorithm.NeedsPolicy():
+		return usagef("train: -temperature %g: %s reads no policy", cfg.Temperature, bc.Algorithm.Name())
 	case cfg.PruneDeadlocks && !domains[cfg.Domain].prunesDeadlocks():
 		return usagef("train: -prune-deadlocks: the %s domain has no deadlock pruning", cfg.Domain)
 	case cfg.workers < 0:
@@ -311,7 +317,7 @@ func (cfg *trainConfig) bootstrapConfig() (bootstrap.Config, error) {
 	}
 	bc := bootstrap.Config{
 		Algorithm:         alg,
-		Options:           search.Options{BatchSize: cfg.Batch, Renormalize: cfg.Renormalize},
+		Options:           search.Options{BatchSize: cfg.Batch, Renormalize: cfg.Renormalize, Temperature: cfg.Temperature},
 		Budget:            cfg.Budget,
 		BudgetGrowth:      cfg.Growth,
 		ProblemsPerUpdate: cfg.PerUpdate,
@@ -367,7 +373,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 			return fmt.Errorf("train: %s problems have no network encoding", cfg.Domain)
 		}
 		want := model.ConfigFor(cfg.Domain, bc.Algorithm, enc)
-		want.PruneDeadlocks = cfg.PruneDeadlocks
+		want.PruneDeadlocks, want.Temperature = cfg.PruneDeadlocks, cfg.Temperature
 		if cfg.Init != "" {
 			net, err = initModel(cfg.Init, want)
 		} else {
@@ -429,7 +435,8 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 // after checking that it is a network for want's domain and algorithm,
 // with its heads, losses and input and output shapes; its layers' sizes
 // may differ from want's. The model returned has want's PruneDeadlocks and
-// no temperature: one chosen for that network need not suit the new one.
+// Temperature, not its own: a temperature chosen for that network need not
+// suit the new one.
 func initModel(path string, want model.Config) (*model.Model, error) {
 	m, err := loadModel(path)
 	if err != nil {
@@ -452,8 +459,8 @@ func initModel(path string, want model.Config) (*model.Model, error) {
 			return nil, fmt.Errorf("train: -init %s: a network with %s %v; the run needs %v", path, f.name, f.got, f.want)
 		}
 	}
-	if got.PruneDeadlocks != want.PruneDeadlocks || got.Temperature != 0 {
-		got.PruneDeadlocks, got.Temperature = want.PruneDeadlocks, 0
+	if got.PruneDeadlocks != want.PruneDeadlocks || got.Temperature != want.Temperature {
+		got.PruneDeadlocks, got.Temperature = want.PruneDeadlocks, want.Temperature
 		n, err := model.New(got, 0)
 		if err != nil {
 			return nil, fmt.Errorf("train: -init %s: %w", path, err)
