@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/models"
 	"github.com/phs-go/phs/nn"
 )
@@ -340,11 +341,15 @@ func TestTemperature(t *testing.T) {
 		t.Errorf("expansions: %d training with -temperature %s, %d without, %d in phs solve with the shipped model (temperature %s); want the first equal to the last, the second not",
 			hotExp, temp, coldExp, solved, temp)
 	}
-	if !strings.Contains(config(hot), `"temperature": `+temp+",") {
+	var hotConfig model.Config
+	if err := json.Unmarshal([]byte(config(hot)), &hotConfig); err != nil || hotConfig.Temperature != shipped.Config().Temperature {
 		t.Errorf("the network of a run with -temperature %s does not say so:\n%s", temp, config(hot))
 	}
 	if strings.Contains(config(cold), `"temperature":`) {
 		t.Errorf("a run started from a network with a temperature, without -temperature, trains one with it:\n%s", config(cold))
+	}
+	if strings.Contains(config(cold), `"meta":`) {
+		t.Errorf("a run started from a network with notes on its training carries them over:\n%s", config(cold))
 	}
 	if b, err := os.ReadFile(filepath.Join(hot, runFile)); err != nil || !strings.Contains(string(b), `"temperature": `+temp+",") {
 		t.Errorf("run.json does not record -temperature %s: %s, %v", temp, b, err)

@@ -435,8 +435,8 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 // after checking that it is a network for want's domain and algorithm,
 // with its heads, losses and input and output shapes; its layers' sizes
 // may differ from want's. The model returned has want's PruneDeadlocks and
-// Temperature, not its own: a temperature chosen for that network need not
-// suit the new one.
+// Temperature, not its own (a temperature chosen for that network need not
+// suit the new one), and no Meta, which describes that network.
 func initModel(path string, want model.Config) (*model.Model, error) {
 	m, err := loadModel(path)
 	if err != nil {
@@ -459,8 +459,8 @@ func initModel(path string, want model.Config) (*model.Model, error) {
 			return nil, fmt.Errorf("train: -init %s: a network with %s %v; the run needs %v", path, f.name, f.got, f.want)
 		}
 	}
-	if got.PruneDeadlocks != want.PruneDeadlocks || got.Temperature != want.Temperature {
-		got.PruneDeadlocks, got.Temperature = want.PruneDeadlocks, want.Temperature
+	if got.PruneDeadlocks != want.PruneDeadlocks || got.Temperature != want.Temperature || got.Meta != nil {
+		got.PruneDeadlocks, got.Temperature, got.Meta = want.PruneDeadlocks, want.Temperature, nil
 		n, err := model.New(got, 0)
 		if err != nil {
 			return nil, fmt.Errorf("train: -init %s: %w", path, err)
