@@ -206,16 +206,8 @@ func TestPruneDeadlocks(t *testing.T) {
 	}
 
 	// Its network says so, and searches with it prune without the flag.
-	config := func(dir string) string {
-		t.Helper()
-		b, err := os.ReadFile(filepath.Join(dir, "checkpoint", "config.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	if !strings.Contains(config(dir), `"prune_deadlocks": true`) {
-		t.Errorf("the network of a run with -prune-deadlocks does not say so:\n%s", config(dir))
+	if !strings.Contains(checkpointConfig(t, dir), `"prune_deadlocks": true`) {
+		t.Errorf("the network of a run with -prune-deadlocks does not say so:\n%s", checkpointConfig(t, dir))
 	}
 	_, _, a := search(true, "-model", dir)
 	_, _, b := search(true, "-model", dir, "-prune-deadlocks")
@@ -233,8 +225,8 @@ func TestPruneDeadlocks(t *testing.T) {
 		"-dir", plainRun, levels); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	if strings.Contains(config(plainRun), "prune_deadlocks") {
-		t.Errorf("a run without -prune-deadlocks from a network with it trains one with it:\n%s", config(plainRun))
+	if strings.Contains(checkpointConfig(t, plainRun), "prune_deadlocks") {
+		t.Errorf("a run without -prune-deadlocks from a network with it trains one with it:\n%s", checkpointConfig(t, plainRun))
 	}
 	// A network of another domain that claims it is refused.
 	wit := t.TempDir()
@@ -253,6 +245,17 @@ func TestPruneDeadlocks(t *testing.T) {
 	if _, _, err := runPHS(t, "solve", "-domain", "witness", "-model", wit, "../../examples/witness-4x4.txt"); err == nil || !strings.Contains(err.Error(), "trained with deadlocks pruned") {
 		t.Errorf("a witness network trained with deadlocks pruned: %v", err)
 	}
+}
+
+// checkpointConfig returns the config.json of the checkpoint of the run
+// in dir.
+func checkpointConfig(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "checkpoint", "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // TestTemperature checks that a search with a model uses the temperature
@@ -315,14 +318,6 @@ func TestTemperature(t *testing.T) {
 		}
 		return dir, its[0].Expansions
 	}
-	config := func(dir string) string {
-		t.Helper()
-		b, err := os.ReadFile(filepath.Join(dir, "checkpoint", "config.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
 	var solved int64 // expansions of phs solve at the shipped temperature
 	out, _, err := runPHS(t, "solve", "-budget", "1000", "-domain", "sokoban", "-workers", "1", "-progress", "0", levels)
 	if err != nil {
@@ -342,14 +337,14 @@ func TestTemperature(t *testing.T) {
 			hotExp, temp, coldExp, solved, temp)
 	}
 	var hotConfig model.Config
-	if err := json.Unmarshal([]byte(config(hot)), &hotConfig); err != nil || hotConfig.Temperature != shipped.Config().Temperature {
-		t.Errorf("the network of a run with -temperature %s does not say so:\n%s", temp, config(hot))
+	if err := json.Unmarshal([]byte(checkpointConfig(t, hot)), &hotConfig); err != nil || hotConfig.Temperature != shipped.Config().Temperature {
+		t.Errorf("the network of a run with -temperature %s does not say so:\n%s", temp, checkpointConfig(t, hot))
 	}
-	if strings.Contains(config(cold), `"temperature":`) {
-		t.Errorf("a run started from a network with a temperature, without -temperature, trains one with it:\n%s", config(cold))
+	if strings.Contains(checkpointConfig(t, cold), `"temperature":`) {
+		t.Errorf("a run started from a network with a temperature, without -temperature, trains one with it:\n%s", checkpointConfig(t, cold))
 	}
-	if strings.Contains(config(cold), `"meta":`) {
-		t.Errorf("a run started from a network with notes on its training carries them over:\n%s", config(cold))
+	if strings.Contains(checkpointConfig(t, cold), `"meta":`) {
+		t.Errorf("a run started from a network with notes on its training carries them over:\n%s", checkpointConfig(t, cold))
 	}
 	if b, err := os.ReadFile(filepath.Join(hot, runFile)); err != nil || !strings.Contains(string(b), `"temperature": `+temp+",") {
 		t.Errorf("run.json does not record -temperature %s: %s, %v", temp, b, err)
