@@ -260,10 +260,10 @@ func checkpointConfig(t *testing.T, dir string) string {
 
 // TestTemperature checks that a search with a model uses the temperature
 // of its config.json unless -temperature says otherwise, only for the
-// algorithms that read a policy; and that training searches at
-// -temperature, which the network it trains records, and a run started
-// from a network with a temperature without -temperature trains one
-// without.
+// algorithms that read a policy. It also checks that phs train searches
+// at -temperature and records it in the network it trains, and that -init
+// without -temperature carries over neither the old network's temperature
+// nor its meta notes.
 func TestTemperature(t *testing.T) {
 	const levels = "../../domain/sokoban/testdata/boxoban-test-000-first40.txt"
 	// generated runs phs solve with -budget 1000 on the first 10 levels
