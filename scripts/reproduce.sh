@@ -53,15 +53,18 @@ trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/phs" ./cmd/phs
 mkdir -p "$OUT"
 
-# row NAME PAPER DOMAIN MODEL ALG ROUNDS FILES...: one table row. PAPER is
-# the paper's "solved | length | expansions | time" cells; ROUNDS 0 means
-# until every problem is solved, "fixed" the fixed-limit test.
+# row NAME PAPER DOMAIN MODEL ALG ROUNDS [FLAGS...] FILE: one table row.
+# PAPER is the paper's "solved | length | expansions | time" cells; ROUNDS 0
+# means until every problem is solved, "fixed" the fixed-limit test; FLAGS
+# are more flags of "phs test", which also name the row's output files.
 row() {
 	local name=$1 paper=$2 domain=$3 model=$4 alg=$5 rounds=$6
 	shift 6
-	local out="$OUT/${model//\//_}-$alg.jsonl" how=(-rounds "$rounds")
+	local tag
+	tag=$(printf '%s' "${@:1:$#-1}")
+	local out="$OUT/${model//\//_}-$alg$tag.jsonl" how=(-rounds "$rounds")
 	if [[ $rounds == fixed ]]; then
-		out="$OUT/${model//\//_}-$alg-fixed.jsonl" how=(-fixed -first 100 -timeout "$LIMIT")
+		out="$OUT/${model//\//_}-$alg$tag-fixed.jsonl" how=(-fixed -first 100 -timeout "$LIMIT")
 	fi
 	local summary
 	if ! summary=$("$bin/phs" test -domain "$domain" -model "$model" -alg "$alg" "${how[@]}" \
@@ -109,7 +112,8 @@ witness() {
 	row "LevinTS (models/witness)" "1,000 | 14.8 | 520.2 | 3.2" witness models/witness levints 0 "$test"
 	row "PHS_h (results/witness-phsh/model)" "1,000 | 15.0 | 408.1 | 3.0" witness results/witness-phsh/model phsh 0 "$test"
 	row "PHS* (results/witness-phsstar/model)" "1,000 | 15.0 | 781.5 | 5.4" witness results/witness-phsstar/model phsstar 0 "$test"
-	row "PUCT, c = 1 (results/witness-puct-t6/model, trained at T = 6)" "1,000 | 15.4 | 4,212.1 | 23.6" witness results/witness-puct-t6/model puct 0 "$test"
+	row "PUCT, c = 1 (results/witness-puct-budget16k/model, trained at T = 6)" "1,000 | 15.4 | 4,212.1 | 23.6" witness results/witness-puct-budget16k/model puct 0 "$test"
+	row "PUCT, c = 1 (results/witness-puct-budget16k/model), one descent at a time" "1,000 | 15.4 | 4,212.1 | 23.6" witness results/witness-puct-budget16k/model puct 0 -batch 1 "$test"
 	row "WA*, w = 1.5 (results/witness-wastar/model)" "999 | 14.6 | ≥18,345.2 | ≥71.5" witness results/witness-wastar/model wastar 0 "$test"
 	row "A* (results/witness-astar/model)" "878 | 13.6 | ≥9,022.3 | ≥53.9" witness results/witness-astar/model astar 0 "$test"
 	row "GBFS (results/witness-gbfs/model)" "290 | 13.3 | ≥10,127.9 | ≥44.6" witness results/witness-gbfs/model gbfs 0 "$test"
@@ -125,7 +129,8 @@ witness() {
 	row "LevinTS (models/witness)" "100 | 13.9 | 187.1 | 1.2" witness models/witness levints fixed "$test"
 	row "PHS_h (results/witness-phsh/model)" "100 | 13.8 | 193.6 | 1.3" witness results/witness-phsh/model phsh fixed "$test"
 	row "PHS* (results/witness-phsstar/model)" "100 | 13.7 | 181.1 | 1.4" witness results/witness-phsstar/model phsstar fixed "$test"
-	row "PUCT, c = 1 (results/witness-puct-t6/model, trained at T = 6)" "100 | 14.6 | 3,075.3 | 20.8" witness results/witness-puct-t6/model puct fixed "$test"
+	row "PUCT, c = 1 (results/witness-puct-budget16k/model, trained at T = 6)" "100 | 14.6 | 3,075.3 | 20.8" witness results/witness-puct-budget16k/model puct fixed "$test"
+	row "PUCT, c = 1 (results/witness-puct-budget16k/model), one descent at a time" "100 | 14.6 | 3,075.3 | 20.8" witness results/witness-puct-budget16k/model puct fixed -batch 1 "$test"
 	row "WA*, w = 1.5 (results/witness-wastar/model)" "100 | 13.8 | 11,503.8 | 39.9" witness results/witness-wastar/model wastar fixed "$test"
 	row "A* (results/witness-astar/model)" "100 | 13.6 | 11,337.7 | 52.0" witness results/witness-astar/model astar fixed "$test"
 	row "GBFS (results/witness-gbfs/model)" "100 | 14.7 | 44,428.2 | 135.7" witness results/witness-gbfs/model gbfs fixed "$test"
