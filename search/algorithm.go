@@ -81,8 +81,9 @@ func GBFS() Algorithm { return Algorithm{kind: gbfs} }
 //     closed after as many such failed descents as the batch size. The
 //     virtual losses are taken back before the evaluated leaves are
 //     expanded, so no node is ever evaluated twice. BatchSize 1 is PUCT
-//     one descent at a time, with no virtual loss, as the paper's text
-//     states it; the paper's experiments collected 32 (its appendix).
+//     one descent at a time, where virtual losses play no part, as the
+//     paper's text states it; the paper's experiments collected 32 (its
+//     appendix).
 //   - An evaluated leaf is expanded: its children are generated, one per
 //     legal action, with their probabilities under the leaf's policy; its
 //     heuristic value h is then added to every node on its path but the
