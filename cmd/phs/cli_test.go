@@ -206,8 +206,8 @@ func TestPruneDeadlocks(t *testing.T) {
 	}
 
 	// Its network says so, and searches with it prune without the flag.
-	if !strings.Contains(checkpointConfig(t, dir), `"prune_deadlocks": true`) {
-		t.Errorf("the network of a run with -prune-deadlocks does not say so:\n%s", checkpointConfig(t, dir))
+	if cfg := checkpointConfig(t, dir); !strings.Contains(cfg, `"prune_deadlocks": true`) {
+		t.Errorf("the network of a run with -prune-deadlocks does not say so:\n%s", cfg)
 	}
 	_, _, a := search(true, "-model", dir)
 	_, _, b := search(true, "-model", dir, "-prune-deadlocks")
@@ -225,8 +225,8 @@ func TestPruneDeadlocks(t *testing.T) {
 		"-dir", plainRun, levels); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	if strings.Contains(checkpointConfig(t, plainRun), "prune_deadlocks") {
-		t.Errorf("a run without -prune-deadlocks from a network with it trains one with it:\n%s", checkpointConfig(t, plainRun))
+	if cfg := checkpointConfig(t, plainRun); strings.Contains(cfg, "prune_deadlocks") {
+		t.Errorf("a run without -prune-deadlocks from a network with it trains one with it:\n%s", cfg)
 	}
 	// A network of another domain that claims it is refused.
 	wit := t.TempDir()
@@ -337,14 +337,15 @@ func TestTemperature(t *testing.T) {
 			hotExp, temp, coldExp, solved, temp)
 	}
 	var hotConfig model.Config
-	if err := json.Unmarshal([]byte(checkpointConfig(t, hot)), &hotConfig); err != nil || hotConfig.Temperature != shipped.Config().Temperature {
-		t.Errorf("the network of a run with -temperature %s does not say so:\n%s", temp, checkpointConfig(t, hot))
+	if cfg := checkpointConfig(t, hot); json.Unmarshal([]byte(cfg), &hotConfig) != nil || hotConfig.Temperature != shipped.Config().Temperature {
+		t.Errorf("the network of a run with -temperature %s does not say so:\n%s", temp, cfg)
 	}
-	if strings.Contains(checkpointConfig(t, cold), `"temperature":`) {
-		t.Errorf("a run started from a network with a temperature, without -temperature, trains one with it:\n%s", checkpointConfig(t, cold))
+	coldConfig := checkpointConfig(t, cold)
+	if strings.Contains(coldConfig, `"temperature":`) {
+		t.Errorf("a run started from a network with a temperature, without -temperature, trains one with it:\n%s", coldConfig)
 	}
-	if strings.Contains(checkpointConfig(t, cold), `"meta":`) {
-		t.Errorf("a run started from a network with notes on its training carries them over:\n%s", checkpointConfig(t, cold))
+	if strings.Contains(coldConfig, `"meta":`) {
+		t.Errorf("a run started from a network with notes on its training carries them over:\n%s", coldConfig)
 	}
 	if b, err := os.ReadFile(filepath.Join(hot, runFile)); err != nil || !strings.Contains(string(b), `"temperature": `+temp+",") {
 		t.Errorf("run.json does not record -temperature %s: %s, %v", temp, b, err)
