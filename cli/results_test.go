@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -19,21 +19,21 @@ import (
 // fixtures of the domains, keyed by the data file the records name.
 var committedProblems = map[string]func(t *testing.T) (replay func(i int, solution string) (int, error), n int){
 	"puzzles_4x4_test.txt": func(t *testing.T) (func(int, string) (int, error), int) {
-		ps, err := witness.ReadFile("../../domain/witness/testdata/puzzles_4x4_test-first40.txt")
+		ps, err := witness.ReadFile("../domain/witness/testdata/puzzles_4x4_test-first40.txt")
 		if err != nil {
 			t.Fatal(err)
 		}
 		return replayer[witness.State](ps), len(ps)
 	},
 	"000.txt": func(t *testing.T) (func(int, string) (int, error), int) {
-		ps, err := sokoban.ReadFile("../../domain/sokoban/testdata/boxoban-test-000-first40.txt")
+		ps, err := sokoban.ReadFile("../domain/sokoban/testdata/boxoban-test-000-first40.txt")
 		if err != nil {
 			t.Fatal(err)
 		}
 		return replayer[sokoban.State](ps), len(ps)
 	},
 	"puzzles_5x5_test.txt": func(t *testing.T) (func(int, string) (int, error), int) {
-		ps, err := stp.ReadFile("../../domain/stp/testdata/puzzles_5x5_test-first40.txt")
+		ps, err := stp.ReadFile("../domain/stp/testdata/puzzles_5x5_test-first40.txt")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func replayer[S comparable, P search.Problem[S]](ps []P) func(int, string) (int,
 // the goal.
 func TestCommittedResults(t *testing.T) {
 	var files []string
-	for _, pattern := range []string{"../../results/*/test*.jsonl", "../../results/*/fixed*.jsonl"} {
+	for _, pattern := range []string{"../results/*/test*.jsonl", "../results/*/fixed*.jsonl"} {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)

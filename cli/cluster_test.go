@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -23,7 +23,7 @@ import (
 // that the tests start with PHS_TEST_MAIN=1.
 func TestMain(m *testing.M) {
 	if os.Getenv("PHS_TEST_MAIN") == "1" {
-		main()
+		Main()
 	}
 	os.Exit(m.Run())
 }
@@ -157,7 +157,7 @@ func TestTrainOverNATS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes for several seconds")
 	}
-	puzzles, err := filepath.Abs("../../domain/witness/testdata/puzzles_4x4_test-first40.txt")
+	puzzles, err := filepath.Abs("../domain/witness/testdata/puzzles_4x4_test-first40.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestPruneDeadlocksOverNATS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes for several seconds")
 	}
-	levels, err := filepath.Abs("../../domain/sokoban/testdata/boxoban-test-000-first40.txt")
+	levels, err := filepath.Abs("../domain/sokoban/testdata/boxoban-test-000-first40.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,10 +262,10 @@ func TestPruneDeadlocksOverNATS(t *testing.T) {
 			pruned, local, plain)
 	}
 	// The searches use the run's temperature, from the shipped network.
-	hot := []string{"-init", "../../models/sokoban", "-prune-deadlocks", "-temperature", "3"}
+	hot := []string{"-init", "../models/sokoban", "-prune-deadlocks", "-temperature", "3"}
 	hotLocal := evaluations(false, append(hot, "-workers", "1")...)
 	hotNATS := evaluations(true, hot...)
-	cold := evaluations(false, "-init", "../../models/sokoban", "-prune-deadlocks", "-workers", "1")
+	cold := evaluations(false, "-init", "../models/sokoban", "-prune-deadlocks", "-workers", "1")
 	if hotNATS != hotLocal || hotLocal == cold {
 		t.Errorf("states evaluated from the shipped network: %d over NATS with -temperature 3, %d in one process, %d in one process without; want the first two equal, the third not",
 			hotNATS, hotLocal, cold)

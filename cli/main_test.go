@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -125,8 +125,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"solve", "-domain", "sokoban", "missing.txt"}, false, "missing.txt"},
 		// The shipped model takes 10x10 levels; these are smaller.
 		{[]string{"solve", "-domain", "sokoban", sok}, false, "levels.txt#0: shipped sokoban model: model: the model takes inputs of 4x10x10, the problems give 4x4x6 (-model none goes without it)"},
-		{[]string{"solve", "-domain", "witness", "-model", "../../models/witness", "-alg", "phsh", "../../examples/witness-4x4.txt"}, false, "phsh needs a heuristic"},
-		{[]string{"solve", "-domain", "witness", "-model", "../../models/witness", "-alg", "gbfs", "../../examples/witness-4x4.txt"}, false, "gbfs needs a heuristic"},
+		{[]string{"solve", "-domain", "witness", "-model", "../models/witness", "-alg", "phsh", "../examples/witness-4x4.txt"}, false, "phsh needs a heuristic"},
+		{[]string{"solve", "-domain", "witness", "-model", "../models/witness", "-alg", "gbfs", "../examples/witness-4x4.txt"}, false, "gbfs needs a heuristic"},
 		{[]string{"generate", "witness", "-size", "4by4"}, true, "bad -size"},
 		{[]string{"generate", "stp", "-walk", "9:3"}, true, "bad range"},
 		{[]string{"generate", "witness", "-size", "8x8"}, true, "more than 64 vertices"},
@@ -256,7 +256,7 @@ func TestTrainTestPlot(t *testing.T) {
 // TestShippedModelFallback checks that an algorithm reading an output the
 // shipped model lacks runs without the model, and says so.
 func TestShippedModelFallback(t *testing.T) {
-	stdout, stderr, err := runPHS(t, "solve", "-domain", "witness", "-alg", "astar", "-progress", "0", "../../examples/witness-4x4.txt")
+	stdout, stderr, err := runPHS(t, "solve", "-domain", "witness", "-alg", "astar", "-progress", "0", "../examples/witness-4x4.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
