@@ -184,8 +184,9 @@ func TestPruneDeadlocks(t *testing.T) {
 		}
 		return solved, expanded, generated
 	}
-	// The network of the paper's domain (models/sokoban prunes anyway).
-	const paperNet = "../results/sokoban-phsstar/model"
+	// A network that does not prune by itself: the shipped one, its
+	// config.json without prune_deadlocks (models/sokoban prunes anyway).
+	paperNet := withoutPruning(t, "../models/sokoban")
 	n, plain, _ := search(false, "-model", paperNet)
 	m, pruned, _ := search(false, "-model", paperNet, "-prune-deadlocks")
 	if n != 20 || m != 20 || pruned >= plain {
@@ -634,4 +635,34 @@ func TestTrainInit(t *testing.T) {
 			t.Errorf("train %v: %v; want an error with %q", tc.args, err, tc.want)
 		}
 	}
+}
+
+// withoutPruning returns a copy, in a temporary directory, of the model
+// directory dir with the prune_deadlocks field removed from its config.json.
+func withoutPruning(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	delete(cfg, "prune_deadlocks")
+	if b, err = json.Marshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+	weights, err := os.ReadFile(filepath.Join(dir, "weights.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := os.WriteFile(filepath.Join(out, "config.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "weights.safetensors"), weights, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -262,16 +262,17 @@ func TestLoadTrainerShapes(t *testing.T) {
 	}
 }
 
-// The golden files: encoded states of The Witness, and the outputs of the
-// two Witness models of the repository on them, as docs/MODEL_FORMAT.md
-// and scripts/model_reference.py describe them.
+// The golden files: encoded states of The Witness, and the outputs on them
+// of the shipped Witness model (a policy) and of testdata/witness-both (a
+// small untrained network with both heads, made by New with seed 1), as
+// docs/MODEL_FORMAT.md and scripts/model_reference.py describe them.
 const (
 	goldenInputs  = "testdata/witness-inputs.npy"
 	goldenOutputs = "testdata/witness-outputs.json"
 )
 
 // goldenModels are the model directories of the golden outputs.
-var goldenModels = []string{"../models/witness", "../results/witness-phsh/model"}
+var goldenModels = []string{"../models/witness", "testdata/witness-both"}
 
 // golden is the content of goldenOutputs.
 type golden struct {
@@ -287,7 +288,7 @@ type goldenOutput struct {
 	H         []float32   `json:"h,omitempty"`
 }
 
-// TestGoldenOutputs checks the outputs of the repository's Witness models
+// TestGoldenOutputs checks the outputs of the golden models
 // on fixed inputs against the golden file, which holds what this code
 // computed when it was written (go test ./model -run Golden -update
 // rewrites both files). Other implementations of the forward pass, such as
