@@ -19,8 +19,9 @@ var repo, _ = filepath.Abs("../..")
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // fixture writes the first 40 STP test puzzles under the test set's name
-// and the records of those puzzles from each committed results file named, and
-// returns the puzzle file and the results files.
+// and the records of those puzzles from each results file named in
+// testdata (records of the lab's stp-phsstar row), and returns the puzzle
+// file and the results files.
 func fixture(t *testing.T, results ...string) (string, []string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -35,7 +36,7 @@ func fixture(t *testing.T, results ...string) (string, []string) {
 	}
 	var files []string
 	for _, name := range results {
-		f, err := os.Open(filepath.Join(repo, "results", name))
+		f, err := os.Open(filepath.Join(repo, "cmd/stpbound/testdata", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +55,7 @@ func fixture(t *testing.T, results ...string) (string, []string) {
 				}
 			}
 		}
-		out := strings.ReplaceAll(name, "/", "-")
+		out := name
 		if err := os.WriteFile(out, b.Bytes(), 0o666); err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +65,7 @@ func fixture(t *testing.T, results ...string) (string, []string) {
 }
 
 func TestGolden(t *testing.T) {
-	pf, files := fixture(t, "stp-phsstar/test.jsonl", "stp-phsstar/test-astar.jsonl")
+	pf, files := fixture(t, "stp-phsstar-test.jsonl", "stp-phsstar-test-astar.jsonl")
 	var out bytes.Buffer
 	if err := run(append([]string{pf}, files...), &out); err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	pf, files := fixture(t, "stp-phsstar/test.jsonl")
+	pf, files := fixture(t, "stp-phsstar-test.jsonl")
 	good, err := os.ReadFile(files[0])
 	if err != nil {
 		t.Fatal(err)
