@@ -8,7 +8,7 @@ and the heuristic h. The file format and the architecture are described in
 docs/MODEL_FORMAT.md.
 
     scripts/model_reference.py models/witness model/testdata/witness-inputs.npy
-    scripts/model_reference.py --torch --json results/witness-phsh/model x.f32
+    scripts/model_reference.py --torch --json lab/witness-phsh/model x.f32
 
 The input is a .npy file of float32 (or any real dtype), of shape
 [N, C, H, W] or [C, H, W], or any other file read as raw little-endian

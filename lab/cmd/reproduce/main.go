@@ -1,0 +1,179 @@
+// Command reproduce runs the tests behind docs/RESULTS.md again from the
+// lab's networks and writes each row's per-problem results in the lab's
+// layout: for each row of Table 1 (package lab), the paper's Bootstrap
+// test of its network (ROW/test.jsonl) and the fixed-limit test
+// (ROW/fixed.jsonl), and for each PHS* row its network under the other
+// algorithms (ROW/test-ALG.jsonl). A file larger than 64 KiB is gzipped
+// (FILE.jsonl.gz), as in the lab. Run it in the lab's directory:
+//
+//	go run ./cmd/reproduce [-root ..] [-data DIR] [-out DIR] [-workers N] [-limit D] [-first N] [DOMAIN...]
+//
+// With -out . it rewrites the lab's results, from which "go run
+// ./cmd/results" then rebuilds the page. After each test it prints the
+// summary line of phs test, the row's figures.
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/phs-go/phs/lab"
+)
+
+// gzipAbove is the size above which a results file is gzipped.
+const gzipAbove = 64 << 10
+
+// A job is one phs test whose results go to Out (without .jsonl).
+type job struct {
+	Out  string
+	Args []string
+}
+
+// config holds the flags.
+type config struct {
+	root, data, out, limit string
+	workers, first         int
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.root, "root", "..", "the repository's root, where phs is built")
+	flag.StringVar(&c.data, "data", "data", `the data sets, as "phs data fetch" lays them out`)
+	flag.StringVar(&c.out, "out", "reproduce-out", "the directory of the results, in the lab's layout (.: the lab)")
+	flag.StringVar(&c.limit, "limit", "10s", "the time limit per problem of the fixed-limit tests")
+	flag.IntVar(&c.workers, "workers", 0, "searches in parallel (0: all cores)")
+	flag.IntVar(&c.first, "first", 0, "test only the first N problems of each test set (0: all; for a quick check)")
+	flag.Parse()
+	domains := flag.Args()
+	if len(domains) == 0 {
+		domains = lab.Domains
+	}
+	for _, d := range domains {
+		if !slices.Contains(lab.Domains, d) {
+			fmt.Fprintf(os.Stderr, "reproduce: unknown domain %q; want one of %s\n", d, strings.Join(lab.Domains, ", "))
+			os.Exit(2)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, c, domains); err != nil {
+		fmt.Fprintln(os.Stderr, "reproduce:", err)
+		os.Exit(1)
+	}
+}
+
+// jobs returns the tests of the rows of domains.
+func jobs(c config, domains []string) []job {
+	var js []job
+	for _, r := range lab.Rows {
+		if !slices.Contains(domains, r.Domain) {
+			continue
+		}
+		test := filepath.Join(c.data, lab.TestFiles[r.Domain])
+		common := []string{"-domain", r.Domain, "-model", r.Model, "-workers", strconv.Itoa(c.workers), "-progress", "0"}
+		if c.first > 0 {
+			common = append(common, "-first", strconv.Itoa(c.first))
+		}
+		with := func(args ...string) []string { return append(append(slices.Clone(common), args...), test) }
+		js = append(js,
+			job{filepath.Join(r.Final, "test"), with("-alg", r.Algorithm, "-rounds", strconv.Itoa(r.Rounds))},
+			job{filepath.Join(r.Final, "fixed"), with("-alg", r.Algorithm, "-fixed", "-first", first(c.first, 100), "-timeout", c.limit)})
+		if r.Algorithm != "phsstar" {
+			continue
+		}
+		for _, alg := range lab.Algorithms {
+			if alg != "phsstar" {
+				js = append(js, job{filepath.Join(r.Final, "test-"+alg),
+					with("-alg", alg, "-rounds", strconv.Itoa(lab.FixedNetworkRounds[r.Domain][alg]))})
+			}
+		}
+	}
+	return js
+}
+
+// first returns the number of problems of a fixed-limit test: n, the
+// -first flag, if set and below the paper's max.
+func first(n, max int) string {
+	if n > 0 && n < max {
+		return strconv.Itoa(n)
+	}
+	return strconv.Itoa(max)
+}
+
+func run(ctx context.Context, c config, domains []string) error {
+	bin, err := os.MkdirTemp("", "reproduce")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(bin)
+	phs := filepath.Join(bin, "phs")
+	// Built in the library's module, with its go.sum.
+	build := exec.CommandContext(ctx, "go", "build", "-C", c.root, "-o", phs, "./cmd/phs")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("building phs: %w", err)
+	}
+	for _, d := range domains {
+		if _, err := os.Stat(filepath.Join(c.data, lab.TestFiles[d])); err != nil {
+			return fmt.Errorf("%w: fetch the data sets (phs data fetch) or set -data", err)
+		}
+	}
+	for _, j := range jobs(c, domains) {
+		out := filepath.Join(c.out, j.Out)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		tmp := out + ".jsonl.tmp"
+		args := append([]string{"test", "-out", tmp}, j.Args...)
+		var stdout, stderr bytes.Buffer
+		cmd := exec.CommandContext(ctx, phs, args...)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			os.Stderr.Write(stderr.Bytes())
+			return fmt.Errorf("phs %s: %w", strings.Join(args, " "), err)
+		}
+		if err := finish(tmp, out); err != nil {
+			return err
+		}
+		lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+		fmt.Printf("%-40s %s\n", j.Out, lines[len(lines)-1])
+	}
+	return nil
+}
+
+// finish moves the results tmp to out.jsonl, or gzips them to
+// out.jsonl.gz if they are larger than gzipAbove, and removes the other.
+func finish(tmp, out string) error {
+	b, err := os.ReadFile(tmp)
+	if err != nil {
+		return err
+	}
+	plain, gz := out+".jsonl", out+".jsonl.gz"
+	if len(b) <= gzipAbove {
+		os.Remove(gz)
+		return os.Rename(tmp, plain)
+	}
+	var z bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if err := os.WriteFile(gz, z.Bytes(), 0o644); err != nil {
+		return err
+	}
+	os.Remove(plain)
+	return os.Remove(tmp)
+}

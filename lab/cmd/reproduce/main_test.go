@@ -1,0 +1,39 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/phs-go/phs/lab"
+)
+
+// TestJobs checks the tests of one domain: the Bootstrap and the
+// fixed-limit test of each row, and the PHS* network under the other
+// algorithms, each writing its own file of the row.
+func TestJobs(t *testing.T) {
+	js := jobs(config{data: "data", limit: "10s"}, []string{"stp"})
+	if want := 2*len(lab.Algorithms) + len(lab.Algorithms) - 1; len(js) != want {
+		t.Fatalf("%d jobs; want %d", len(js), want)
+	}
+	outs := map[string]bool{}
+	for _, j := range js {
+		if outs[j.Out] {
+			t.Errorf("two jobs write %s", j.Out)
+		}
+		outs[j.Out] = true
+		if !strings.HasPrefix(j.Out, "stp-") || j.Args[len(j.Args)-1] != "data/stp/puzzles_5x5_test.txt" {
+			t.Errorf("job %s: %v", j.Out, j.Args)
+		}
+	}
+	for _, out := range []string{"stp-wastar/lowlr/test", "stp-wastar/lowlr/fixed", "stp-phsstar/test-puct", "stp-gbfs/test"} {
+		if !outs[out] {
+			t.Errorf("no job writes %s", out)
+		}
+	}
+	for _, j := range js {
+		if j.Out == "stp-wastar/lowlr/test" && !slices.Contains(j.Args, "../models/stp") {
+			t.Errorf("stp-wastar: %v; want the shipped model", j.Args)
+		}
+	}
+}

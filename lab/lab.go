@@ -1,0 +1,252 @@
+// Package lab describes the experiments behind docs/RESULTS.md: one
+// directory per row of the paper's Table 1 (Orseau and Lelis, AAAI 2021),
+// named DOMAIN-ALGORITHM, with the row's network, the metrics and logs of
+// the training runs that made it, and the per-problem results (JSONL,
+// gzipped when large) of its tests; experiments that are no row are under
+// experiments/. The lab is a Go module of its own, so that fetching the
+// library (github.com/phs-go/phs) does not fetch it.
+//
+// Rows lists the rows; Paper, PaperFixedNetwork and PaperFixedLimit hold
+// the paper's figures. The command ./cmd/results writes docs/RESULTS.md
+// and the README's table from them.
+package lab
+
+import (
+	"compress/gzip"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/phs-go/phs/report"
+)
+
+// Domains are the domains of Table 1, in the order of the pages.
+var Domains = []string{"witness", "sokoban", "stp"}
+
+// DomainNames are the domains' names on the pages.
+var DomainNames = map[string]string{
+	"witness": "The Witness 4x4",
+	"sokoban": "Sokoban 10x10 (Boxoban)",
+	"stp":     "Sliding-tile puzzle 5x5",
+}
+
+// TestFiles are the test sets of the domains, relative to the directory
+// of the data sets as "phs data fetch" lays them out.
+var TestFiles = map[string]string{
+	"witness": "witness/puzzles_4x4_test.txt",
+	"sokoban": "boxoban/unfiltered/test/000.txt",
+	"stp":     "stp/puzzles_5x5_test.txt",
+}
+
+// Algorithms are the algorithms of Table 1, in the order of the pages,
+// with their names on the pages.
+var Algorithms = []string{"phsstar", "phsh", "levints", "wastar", "astar", "gbfs", "puct"}
+
+// AlgorithmNames are the algorithms' names on the pages.
+var AlgorithmNames = map[string]string{
+	"phsstar": "PHS*",
+	"phsh":    "PHS_h",
+	"levints": "LevinTS",
+	"wastar":  "WA*, w = 1.5",
+	"astar":   "A*",
+	"gbfs":    "GBFS",
+	"puct":    "PUCT, c = 1",
+}
+
+// A Row is one row of Table 1: an algorithm trained and tested on a
+// domain. Paths are relative to the lab's directory.
+type Row struct {
+	Domain, Algorithm string
+	// Dir is the row's directory, DOMAIN-ALGORITHM.
+	Dir string
+	// Final is the directory of the tests of the row's network:
+	// test.jsonl (the paper's Bootstrap test) and fixed.jsonl (the
+	// fixed-limit test), each possibly gzipped. It is Dir, or the
+	// directory of the last training pass inside it.
+	Final string
+	// Model is the row's network: Final/model, or a shipped model.
+	Model string
+	// Training are the run directories, in order, whose metrics.csv
+	// record the training of Model from scratch.
+	Training []string
+	// Wall, if not 0, is the wall time of the training of Model in
+	// seconds, for a network that is a checkpoint taken before its run's
+	// last metrics row.
+	Wall float64
+	// Rounds is the rounds of the Bootstrap test (0: until every problem
+	// is solved).
+	Rounds int
+}
+
+// Rows are the rows of Table 1, by domain, then in the order of Algorithms.
+var Rows = []Row{
+	{Domain: "witness", Algorithm: "phsstar", Dir: "witness-phsstar", Training: []string{"witness-phsstar"}},
+	{Domain: "witness", Algorithm: "phsh", Dir: "witness-phsh", Training: []string{"witness-phsh"}},
+	{Domain: "witness", Algorithm: "levints", Dir: "witness-levints", Model: "../models/witness", Training: []string{"witness-levints"}},
+	{Domain: "witness", Algorithm: "wastar", Dir: "witness-wastar", Training: []string{"witness-wastar"}},
+	{Domain: "witness", Algorithm: "astar", Dir: "witness-astar", Training: []string{"witness-astar"}},
+	{Domain: "witness", Algorithm: "gbfs", Dir: "witness-gbfs", Training: []string{"witness-gbfs"}},
+	{Domain: "witness", Algorithm: "puct", Dir: "witness-puct", Training: []string{
+		"witness-puct/first", "witness-puct/init", "witness-puct/lowlr/pass1", "witness-puct/lowlr/pass2",
+		"witness-puct/temperature/pass", "witness-puct/t6/pass1", "witness-puct/t6/pass2", "witness-puct/pass"}},
+
+	// The network is the checkpoint of 3 h 06 min of a run that went on to
+	// 4 h 16 min (sokoban-phsstar/README.md).
+	{Domain: "sokoban", Algorithm: "phsstar", Dir: "sokoban-phsstar", Training: []string{"sokoban-phsstar/run"}, Wall: 3*3600 + 6*60},
+	{Domain: "sokoban", Algorithm: "phsh", Dir: "sokoban-phsh", Final: "sokoban-phsh/lowlr", Training: []string{"sokoban-phsh/run", "sokoban-phsh/lowlr"}},
+	{Domain: "sokoban", Algorithm: "levints", Dir: "sokoban-levints", Final: "sokoban-levints/lowlr", Training: []string{"sokoban-levints/run", "sokoban-levints/lowlr"}},
+	{Domain: "sokoban", Algorithm: "wastar", Dir: "sokoban-wastar", Final: "sokoban-wastar/lowlr", Training: []string{"sokoban-wastar/run", "sokoban-wastar/lowlr"}},
+	{Domain: "sokoban", Algorithm: "astar", Dir: "sokoban-astar", Final: "sokoban-astar/lowlr", Training: []string{"sokoban-astar/run", "sokoban-astar/lowlr"}, Rounds: 9},
+	{Domain: "sokoban", Algorithm: "gbfs", Dir: "sokoban-gbfs", Final: "sokoban-gbfs/lowlr", Training: []string{"sokoban-gbfs/run", "sokoban-gbfs/lowlr"}, Rounds: 9},
+	{Domain: "sokoban", Algorithm: "puct", Dir: "sokoban-puct", Training: []string{"sokoban-puct/run"}, Rounds: 2},
+
+	{Domain: "stp", Algorithm: "phsstar", Dir: "stp-phsstar", Training: []string{"stp-phsstar"}},
+	{Domain: "stp", Algorithm: "phsh", Dir: "stp-phsh", Training: []string{"stp-phsh/run"}, Rounds: 2},
+	{Domain: "stp", Algorithm: "levints", Dir: "stp-levints", Training: []string{"stp-levints/run"}, Rounds: 2},
+	{Domain: "stp", Algorithm: "wastar", Dir: "stp-wastar", Final: "stp-wastar/lowlr", Model: "../models/stp",
+		Training: []string{"stp-wastar", "stp-wastar/lowlr/pass1", "stp-wastar/lowlr/pass2"}},
+	{Domain: "stp", Algorithm: "astar", Dir: "stp-astar", Training: []string{"stp-astar/run"}, Rounds: 2},
+	{Domain: "stp", Algorithm: "gbfs", Dir: "stp-gbfs", Training: []string{"stp-gbfs/run"}, Rounds: 2},
+	{Domain: "stp", Algorithm: "puct", Dir: "stp-puct", Training: []string{"stp-puct/run"}, Rounds: 2},
+}
+
+// FixedNetworkRounds are the rounds of the Bootstrap tests of each
+// domain's PHS* network under the other algorithms (DOMAIN-phsstar/
+// test-ALG.jsonl), by domain and algorithm; 0 or missing: until every
+// problem is solved.
+var FixedNetworkRounds = map[string]map[string]int{
+	"witness": {"phsh": 3, "levints": 3, "puct": 3, "astar": 3, "wastar": 3, "gbfs": 3},
+	"sokoban": {"wastar": 4, "astar": 4, "gbfs": 4, "puct": 4},
+	"stp":     {"puct": 9},
+}
+
+func init() {
+	for i := range Rows {
+		r := &Rows[i]
+		if r.Final == "" {
+			r.Final = r.Dir
+		}
+		if r.Model == "" {
+			r.Model = r.Final + "/model"
+		}
+	}
+}
+
+// FindRow returns the row of domain and algorithm.
+func FindRow(domain, alg string) (Row, bool) {
+	i := slices.IndexFunc(Rows, func(r Row) bool { return r.Domain == domain && r.Algorithm == alg })
+	if i < 0 {
+		return Row{}, false
+	}
+	return Rows[i], true
+}
+
+// ResultFile returns the path of the per-problem results dir/name.jsonl,
+// or of dir/name.jsonl.gz if only that exists.
+func ResultFile(dir, name string) (string, error) {
+	p := filepath.Join(dir, name+".jsonl")
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	if _, err := os.Stat(p + ".gz"); err == nil {
+		return p + ".gz", nil
+	}
+	return "", fmt.Errorf("lab: no %s.jsonl or %[2]s.jsonl.gz in %s", name, name, dir)
+}
+
+// ReadRecords reads the records of a JSONL file of per-problem results,
+// gunzipping it if its name ends in ".gz".
+func ReadRecords(name string) ([]report.Record, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("lab: %w", err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if filepath.Ext(name) == ".gz" {
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("lab: %s: %w", name, err)
+		}
+		defer z.Close()
+		r = z
+	}
+	recs, err := report.ReadJSONL(r, name)
+	if err != nil {
+		return nil, fmt.Errorf("lab: %w", err)
+	}
+	return recs, nil
+}
+
+// Summarize reads the per-problem results dir/name.jsonl (or .jsonl.gz)
+// and returns their summary.
+func Summarize(dir, name string) (report.Summary, error) {
+	p, err := ResultFile(dir, name)
+	if err != nil {
+		return report.Summary{}, err
+	}
+	recs, err := ReadRecords(p)
+	if err != nil {
+		return report.Summary{}, err
+	}
+	if len(recs) == 0 {
+		return report.Summary{}, fmt.Errorf("lab: %s: no records", p)
+	}
+	s := report.Summary{Name: recs[0].Algorithm}
+	for _, r := range recs {
+		s.Add(r)
+	}
+	return s, nil
+}
+
+// TrainingSeconds returns the wall time of a training run: the wall_s of
+// the last row of dir/metrics.csv.
+func TrainingSeconds(dir string) (float64, error) {
+	f, err := os.Open(filepath.Join(dir, "metrics.csv"))
+	if err != nil {
+		return 0, fmt.Errorf("lab: %w", err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return 0, fmt.Errorf("lab: %s: %w", f.Name(), err)
+	}
+	if len(rows) < 2 {
+		return 0, fmt.Errorf("lab: %s: no iteration", f.Name())
+	}
+	col := slices.Index(rows[0], "wall_s")
+	if col < 0 {
+		return 0, fmt.Errorf("lab: %s: no wall_s column", f.Name())
+	}
+	last := rows[len(rows)-1]
+	s, err := strconv.ParseFloat(last[col], 64)
+	if err != nil || s < 0 {
+		return 0, fmt.Errorf("lab: %s:%d: bad wall_s %q", f.Name(), len(rows), last[col])
+	}
+	return s, nil
+}
+
+// TrainingSeconds returns the wall time of all the training runs of r, in
+// seconds; lab is the lab's directory.
+func (r Row) TrainingSeconds(lab string) (float64, error) {
+	if len(r.Training) == 0 {
+		return 0, errors.New("lab: " + r.Dir + ": no training run")
+	}
+	var sum float64
+	for _, d := range r.Training {
+		s, err := TrainingSeconds(filepath.Join(lab, d))
+		if err != nil {
+			return 0, err
+		}
+		sum += s
+	}
+	if r.Wall != 0 {
+		return r.Wall, nil
+	}
+	return sum, nil
+}

@@ -1,0 +1,59 @@
+package lab_test
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/phs-go/phs/lab"
+	"github.com/phs-go/phs/model"
+)
+
+// TestNetworks checks that the lab holds the network of each row of Table
+// 1 and no other: each loads, is the row's domain and algorithm, and its
+// weights file is in the current layout (each tensor in its parameter's
+// real shape, not the flattened legacy one that Load also accepts).
+func TestNetworks(t *testing.T) {
+	want := map[string]bool{}
+	for _, r := range lab.Rows {
+		want[filepath.Clean(r.Model)] = true
+		m, err := model.Load(r.Model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := m.Config(); c.Domain != r.Domain || c.Algorithm != r.Algorithm {
+			t.Errorf("%s: a network of %s %s, in the row of %s %s", r.Model, c.Domain, c.Algorithm, r.Domain, r.Algorithm)
+		}
+		b, err := os.ReadFile(filepath.Join(r.Model, model.WeightsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var header map[string]struct {
+			Shape []int `json:"shape"`
+		}
+		if n := binary.LittleEndian.Uint64(b); n > uint64(len(b)-8) || json.Unmarshal(b[8:8+n], &header) != nil {
+			t.Fatalf("%s: bad header", r.Model)
+		}
+		for _, p := range m.Params() {
+			if got := header[p.Name].Shape; !slices.Equal(got, p.Shape) {
+				t.Errorf("%s: %s has shape %v, want %v", r.Model, p.Name, got, p.Shape)
+			}
+		}
+	}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Name() == model.WeightsFile && !want[filepath.Dir(path)] {
+			t.Errorf("%s: a network of no row of Table 1", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

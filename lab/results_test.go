@@ -1,0 +1,169 @@
+package lab_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/phs-go/phs/domain/sokoban"
+	"github.com/phs-go/phs/domain/stp"
+	"github.com/phs-go/phs/domain/witness"
+	"github.com/phs-go/phs/lab"
+	"github.com/phs-go/phs/search"
+)
+
+// committedProblems are the test problems of the lab's results that the
+// repository holds: the first 40 of each test set, as fixtures of the
+// domains, keyed by the data file the records name.
+var committedProblems = map[string]func(t *testing.T) (replay func(i int, solution string) (int, error), n int){
+	"puzzles_4x4_test.txt": func(t *testing.T) (func(int, string) (int, error), int) {
+		ps, err := witness.ReadFile("../domain/witness/testdata/puzzles_4x4_test-first40.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return replayer[witness.State](ps), len(ps)
+	},
+	"000.txt": func(t *testing.T) (func(int, string) (int, error), int) {
+		ps, err := sokoban.ReadFile("../domain/sokoban/testdata/boxoban-test-000-first40.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return replayer[sokoban.State](ps), len(ps)
+	},
+	"puzzles_5x5_test.txt": func(t *testing.T) (func(int, string) (int, error), int) {
+		ps, err := stp.ReadFile("../domain/stp/testdata/puzzles_5x5_test-first40.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return replayer[stp.State](ps), len(ps)
+	},
+}
+
+// replayer returns a function that replays a solution of the i-th of ps,
+// as the records spell it, and returns its length.
+func replayer[S comparable, P search.Problem[S]](ps []P) func(int, string) (int, error) {
+	return func(i int, solution string) (int, error) {
+		actions, err := search.ParseActions[S](ps[i], solution)
+		if err != nil {
+			return 0, err
+		}
+		return len(actions), search.Replay[S](ps[i], actions)
+	}
+}
+
+// resultName matches the files of per-problem test results: test*.jsonl
+// (Bootstrap tests) and fixed*.jsonl (fixed-limit tests), maybe gzipped.
+var resultName = regexp.MustCompile(`^(test|fixed).*\.jsonl(\.gz)?$`)
+
+// resultFiles returns the per-problem test results of the lab.
+func resultFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && resultName.MatchString(d.Name()) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no committed test results")
+	}
+	return files
+}
+
+// TestCommittedResults replays the solutions of the lab's test results
+// (test*.jsonl and fixed*.jsonl, maybe gzipped) whose problems the
+// repository holds: the first 40 of each test set. Each file must have
+// records of some of them (a weak model may solve none), each solved
+// record a solution of its length that reaches the goal.
+func TestCommittedResults(t *testing.T) {
+	type fixture struct {
+		replay func(int, string) (int, error)
+		n      int
+	}
+	loaded := map[string]*fixture{}
+	for _, name := range resultFiles(t) {
+		recs, err := lab.ReadRecords(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		covered, replayed := 0, 0
+		for _, r := range recs {
+			file, index, ok := strings.Cut(r.Problem, "#")
+			i, err := strconv.Atoi(index)
+			if !ok || err != nil || committedProblems[file] == nil {
+				t.Fatalf("%s: %s: no fixture for this problem", name, r.Problem)
+			}
+			if loaded[file] == nil {
+				replay, n := committedProblems[file](t)
+				loaded[file] = &fixture{replay, n}
+			}
+			fx := loaded[file]
+			if i >= fx.n {
+				continue
+			}
+			covered++
+			if !r.Solved {
+				continue
+			}
+			length, err := fx.replay(i, r.Solution)
+			if err != nil {
+				t.Errorf("%s: %s: %v", name, r.Problem, err)
+			} else if length != r.Length {
+				t.Errorf("%s: %s: a solution of %d actions, length %d", name, r.Problem, length, r.Length)
+			}
+			replayed++
+		}
+		if covered == 0 {
+			t.Errorf("%s: no record of the first 40 problems", name)
+		}
+		t.Logf("%s: %d solutions replayed", name, replayed)
+	}
+}
+
+// TestRowFiles checks that each row of Table 1 has its directory, its
+// README, the Bootstrap test and the fixed-limit test of its network, on
+// the row's domain with the row's algorithm, and the metrics of each of
+// its training runs.
+func TestRowFiles(t *testing.T) {
+	if len(lab.Rows) != len(lab.Domains)*len(lab.Algorithms) {
+		t.Errorf("%d rows; want %d", len(lab.Rows), len(lab.Domains)*len(lab.Algorithms))
+	}
+	for _, r := range lab.Rows {
+		if r.Dir != r.Domain+"-"+r.Algorithm {
+			t.Errorf("row %s %s in %s", r.Domain, r.Algorithm, r.Dir)
+		}
+		if _, err := fs.Stat(os.DirFS("."), r.Dir+"/README.md"); err != nil {
+			t.Error(err)
+		}
+		for _, name := range []string{"test", "fixed"} {
+			p, err := lab.ResultFile(r.Final, name)
+			if err != nil {
+				t.Error(err)
+				continue
+			}
+			recs, err := lab.ReadRecords(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rec := range recs {
+				if rec.Domain != r.Domain || rec.Algorithm != r.Algorithm {
+					t.Fatalf("%s: %s: %s %s; want %s %s", p, rec.Problem, rec.Domain, rec.Algorithm, r.Domain, r.Algorithm)
+				}
+			}
+		}
+		if _, err := r.TrainingSeconds("."); err != nil {
+			t.Error(err)
+		}
+	}
+}
