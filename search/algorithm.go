@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -129,6 +130,14 @@ func PUCT(c float64) Algorithm { return Algorithm{kind: puct, param: c} }
 // other options it behaves as the other algorithms do.
 func PHSSafe() Algorithm { return Algorithm{kind: phsSafe} }
 
+// The parameters that the plain names "wastar" and "puct" stand for.
+const (
+	// DefaultW is the weight of h of WA* when the text names none.
+	DefaultW = 1.5
+	// DefaultC is PUCT's exploration constant when the text names none.
+	DefaultC = 1.0
+)
+
 // ErrUnknownAlgorithm is the error of Parse for a name it does not know.
 var ErrUnknownAlgorithm = errors.New("unknown algorithm")
 
@@ -136,12 +145,15 @@ var ErrUnknownAlgorithm = errors.New("unknown algorithm")
 // no shell quoting: a new slice at each call.
 func AlgorithmNames() []string { return slices.Clone(names[:]) }
 
-// Parse returns the algorithm called name, one of AlgorithmNames, with the
-// weight w if it is wastar and the exploration constant c if it is puct
-// (the other algorithms ignore them). It also takes the usual spellings
-// phs*, phs_star, phs_h, a* and wa*, in any case. It is the one place that
-// turns a name into an Algorithm.
-func Parse(name string, w, c float64) (Algorithm, error) {
+// Parse returns the algorithm of text, its name (one of AlgorithmNames)
+// followed, for wastar and puct, by an optional ":" and its parameter:
+// "wastar:3" is WAStar(3), "puct:2" is PUCT(2); "wastar" alone is
+// WAStar(DefaultW) and "puct" alone PUCT(DefaultC). It also takes the
+// usual spellings phs*, phs_star, phs_h, a* and wa*, in any case. It is
+// the inverse of Algorithm.String (and MarshalText), and the one place
+// that turns text into an Algorithm.
+func Parse(text string) (Algorithm, error) {
+	name, param, hasParam := strings.Cut(text, ":")
 	var a Algorithm
 	switch strings.ToLower(name) {
 	case "phsstar", "phs*", "phs_star":
@@ -153,15 +165,25 @@ func Parse(name string, w, c float64) (Algorithm, error) {
 	case "astar", "a*":
 		a = AStar()
 	case "wastar", "wa*":
-		a = WAStar(w)
+		a = WAStar(DefaultW)
 	case "gbfs":
 		a = GBFS()
 	case "puct":
-		a = PUCT(c)
+		a = PUCT(DefaultC)
 	case "phssafe":
 		a = PHSSafe()
 	default:
 		return Algorithm{}, fmt.Errorf("search: %w %q (want %s)", ErrUnknownAlgorithm, name, strings.Join(names[:], ", "))
+	}
+	if hasParam {
+		if a.kind != wAStar && a.kind != puct {
+			return Algorithm{}, fmt.Errorf("search: %q: %s takes no parameter", text, a.Name())
+		}
+		p, err := strconv.ParseFloat(param, 64)
+		if err != nil {
+			return Algorithm{}, fmt.Errorf("search: %q: bad parameter %q", text, param)
+		}
+		a.param = p
 	}
 	return a, a.check()
 }
@@ -179,19 +201,38 @@ func (a Algorithm) check() error {
 	return nil
 }
 
-// Name returns the algorithm's name, as Parse takes it.
+// Name returns the algorithm's name, as Parse takes it, without the
+// parameter.
 func (a Algorithm) Name() string { return names[a.kind] }
 
-// String returns the name, with the parameter of WA* and PUCT: "wastar
-// w=1.5", "puct c=1".
+// String returns the text form of a, which Parse reads back: the name,
+// with the parameter of WA* and PUCT after a colon ("wastar:1.5",
+// "puct:1") in the shortest spelling that reads back exactly.
 func (a Algorithm) String() string {
 	switch a.kind {
-	case wAStar:
-		return fmt.Sprintf("wastar w=%g", a.param)
-	case puct:
-		return fmt.Sprintf("puct c=%g", a.param)
+	case wAStar, puct:
+		return a.Name() + ":" + strconv.FormatFloat(a.param, 'g', -1, 64)
 	}
 	return a.Name()
+}
+
+// MarshalText returns the text form of a, String.
+func (a Algorithm) MarshalText() ([]byte, error) {
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	return []byte(a.String()), nil
+}
+
+// UnmarshalText sets a to the algorithm of the text form b, as Parse
+// reads it.
+func (a *Algorithm) UnmarshalText(b []byte) error {
+	x, err := Parse(string(b))
+	if err != nil {
+		return err
+	}
+	*a = x
+	return nil
 }
 
 // W returns the weight of h of A* (1) and WA*, and 0 for the others.

@@ -296,48 +296,56 @@ func TestRenormalize(t *testing.T) {
 
 func TestParse(t *testing.T) {
 	for _, tc := range []struct {
-		name string
+		text string
 		want search.Algorithm
 	}{
 		{"phsstar", search.PHSStar()}, {"phs*", search.PHSStar()}, {"PHS_star", search.PHSStar()},
 		{"phsh", search.PHSh()}, {"phs_h", search.PHSh()}, {"levints", search.LevinTS()},
-		{"astar", search.AStar()}, {"a*", search.AStar()}, {"wastar", search.WAStar(2)}, {"WA*", search.WAStar(2)},
-		{"gbfs", search.GBFS()}, {"puct", search.PUCT(3)}, {"PUCT", search.PUCT(3)}, {"phssafe", search.PHSSafe()},
+		{"astar", search.AStar()}, {"a*", search.AStar()},
+		{"wastar", search.WAStar(search.DefaultW)}, {"WA*", search.WAStar(1.5)}, {"wastar:2", search.WAStar(2)}, {"wastar:0", search.WAStar(0)},
+		{"gbfs", search.GBFS()}, {"puct", search.PUCT(1)}, {"PUCT:3", search.PUCT(3)}, {"puct:0.25", search.PUCT(0.25)}, {"phssafe", search.PHSSafe()},
 	} {
-		got, err := search.Parse(tc.name, 2, 3)
+		got, err := search.Parse(tc.text)
 		if err != nil || got != tc.want {
-			t.Errorf("Parse(%q) = %v, %v; want %v", tc.name, got, err, tc.want)
+			t.Errorf("Parse(%q) = %v, %v; want %v", tc.text, got, err, tc.want)
 		}
-		if again, err := search.Parse(got.Name(), 2, 3); err != nil || again != got {
-			t.Errorf("Parse(%q) = %v, %v; want %v", got.Name(), again, err, got)
+		b, err := got.MarshalText()
+		if err != nil || string(b) != got.String() {
+			t.Errorf("%v.MarshalText() = %s, %v", got, b, err)
+		}
+		var again search.Algorithm
+		if err := again.UnmarshalText(b); err != nil || again != got {
+			t.Errorf("UnmarshalText(%s) = %v, %v; want %v", b, again, err, got)
 		}
 	}
 	if got := search.AlgorithmNames(); len(got) != 8 {
 		t.Errorf("AlgorithmNames() = %v, want 8 names", got)
 	}
-	for _, name := range []string{"", "bfs", "phs"} {
-		if _, err := search.Parse(name, 2, 3); !errors.Is(err, search.ErrUnknownAlgorithm) {
-			t.Errorf("%q: error %v, want ErrUnknownAlgorithm", name, err)
+	for _, text := range []string{"", "bfs", "phs", ":1"} {
+		if _, err := search.Parse(text); !errors.Is(err, search.ErrUnknownAlgorithm) {
+			t.Errorf("%q: error %v, want ErrUnknownAlgorithm", text, err)
 		}
 	}
-	for _, tc := range []struct {
-		name string
-		w, c float64
-	}{
-		{"wastar", -1, 1}, {"wastar", math.NaN(), 1}, {"wastar", math.Inf(1), 1},
-		{"puct", 1, 0}, {"puct", 1, -1}, {"puct", 1, math.NaN()}, {"puct", 1, math.Inf(1)},
-	} {
-		if _, err := search.Parse(tc.name, tc.w, tc.c); err == nil {
-			t.Errorf("Parse(%q, %g, %g): no error", tc.name, tc.w, tc.c)
+	for _, text := range []string{"wastar:-1", "wastar:NaN", "wastar:Inf", "wastar:", "wastar:x", "wastar:1:2",
+		"puct:0", "puct:-1", "puct:NaN", "puct:+Inf", "astar:1", "phsh:1", "gbfs:"} {
+		if _, err := search.Parse(text); err == nil {
+			t.Errorf("Parse(%q): no error", text)
 		}
+	}
+	var a search.Algorithm
+	if err := a.UnmarshalText([]byte("wastar:-1")); err == nil || a != search.PHSStar() {
+		t.Errorf("UnmarshalText(wastar:-1) = %v, %v; want an error and no change", a, err)
+	}
+	if _, err := search.WAStar(-1).MarshalText(); err == nil {
+		t.Error("WAStar(-1).MarshalText: no error")
 	}
 	if (search.Algorithm{}) != search.PHSStar() {
 		t.Error("the zero Algorithm is not PHS*")
 	}
-	if a := search.WAStar(1.5); a.String() != "wastar w=1.5" || a.W() != 1.5 || a.C() != 0 || !a.NeedsHeuristic() || a.NeedsPolicy() {
+	if a := search.WAStar(1.5); a.String() != "wastar:1.5" || a.W() != 1.5 || a.C() != 0 || !a.NeedsHeuristic() || a.NeedsPolicy() {
 		t.Errorf("WAStar(1.5): %v, w %g, c %g", a, a.W(), a.C())
 	}
-	if a := search.PUCT(2); a.String() != "puct c=2" || a.C() != 2 || !a.IsPUCT() || !a.NeedsPolicy() || !a.NeedsHeuristic() {
+	if a := search.PUCT(2); a.String() != "puct:2" || a.C() != 2 || !a.IsPUCT() || !a.NeedsPolicy() || !a.NeedsHeuristic() {
 		t.Errorf("PUCT(2): %v, c %g", a, a.C())
 	}
 	if a := search.LevinTS(); a.NeedsHeuristic() || !a.NeedsPolicy() || a.IsPUCT() {

@@ -19,7 +19,7 @@ func Example() {
 		".####.#.",
 		"......#G",
 	)
-	alg, err := search.Parse("phs*", 0, 0)
+	alg, err := search.Parse("phs*")
 	if err != nil {
 		panic(err)
 	}
@@ -59,10 +59,10 @@ func ExampleSolver() {
 	}
 	// Output:
 	// astar      lengths [4 11]
-	// wastar w=3 lengths [4 11]
+	// wastar:3   lengths [4 11]
 	// gbfs       lengths [4 11]
 	// levints    lengths [4 11]
-	// puct c=1   lengths [4 11]
+	// puct:1     lengths [4 11]
 }
 
 // SolveAll runs tasks on several solvers at once, with the results in input

@@ -20,7 +20,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -169,22 +168,29 @@ func Replay[S comparable](p Problem[S], actions []int) error {
 	return nil
 }
 
-// Options control a search. The zero value is usable: no budget, batches of
-// 32, the reference implementation's choices. NewSolver rejects values out
-// of range.
+// Options are the settings of a search, exactly those that change its
+// results: a small comparable value (==), which encoding/json writes with
+// the field names of its tags (a Bootstrap checkpoint and a cluster's run
+// spec carry it whole; Timeout in nanoseconds). The zero value is usable:
+// no budget, batches of 32, the reference implementation's choices.
+// NewSolver rejects values out of range. What does not change results,
+// such as a progress counter (Solver.SetProgress), is set on the Solver.
 type Options struct {
 	// Budget is the maximum number of expansions, ≥ 0; 0 means no limit.
-	Budget int64
+	// It is the initial budget of a schedule that changes it between
+	// searches, through Solver.SetBudget (the Bootstrap process, the
+	// Bootstrap test).
+	Budget int64 `json:"budget,omitempty"`
 	// Timeout is a wall-clock limit, ≥ 0; 0 means none. A context passed to
 	// the search may end it earlier.
-	Timeout time.Duration
+	Timeout time.Duration `json:"timeout,omitempty"`
 	// BatchSize is the number of states evaluated per Evaluator call, from
 	// 0 to MaxBatchSize; 0 means 32. 1 evaluates every child on its own.
-	BatchSize int
+	BatchSize int `json:"batch_size,omitempty"`
 	// Renormalize renormalises the policy over the legal actions of each
 	// state. The reference implementation used the network's full softmax
 	// (false).
-	Renormalize bool
+	Renormalize bool `json:"renormalize,omitempty"`
 	// Temperature is the temperature T of the policy: finite and > 0; 0
 	// means 1, the evaluator's policy as it is. The search uses in place
 	// of the evaluator's policy pi the policy pi^(1/T) normalised over the
@@ -196,25 +202,20 @@ type Options struct {
 	// of pi, and Trajectory.LogPi holds its log-probabilities. Tempering
 	// costs A exponentials per evaluated state. Only the algorithms that
 	// read a policy (Algorithm.NeedsPolicy) take a T other than 1.
-	Temperature float64
+	Temperature float64 `json:"temperature,omitempty"`
 	// GoalAtExpansion tests the goal when a node is expanded, as in the
 	// paper's Algorithm 1, instead of when it is generated, as in the
 	// reference implementation (the default). The best-first algorithms
 	// only: PUCT tests a node when a descent first reaches it.
-	GoalAtExpansion bool
+	GoalAtExpansion bool `json:"goal_at_expansion,omitempty"`
 	// NodeLoss is the loss L(n) incurred by a node, which its g accumulates:
 	// finite and ≥ 0; 0 means 1 (the paper's experiments).
-	NodeLoss float64
+	NodeLoss float64 `json:"node_loss,omitempty"`
 	// MaxMemory bounds the memory of the search tree, in bytes, ≥ 0; 0
 	// means no bound. The search estimates its memory from its number of
 	// nodes and their size (Solver.Solve) and ends without a solution,
 	// Result.OutOfMemory, when the estimate would pass the bound.
-	MaxMemory int64
-	// Progress, if not nil, counts the expansions of the search as it goes,
-	// for progress reports from another goroutine: the search adds to it
-	// every few hundred expansions and when it ends. Solvers that run in
-	// parallel may share one.
-	Progress *atomic.Int64
+	MaxMemory int64 `json:"max_memory,omitempty"`
 }
 
 // MaxBatchSize is the largest Options.BatchSize.

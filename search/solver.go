@@ -21,6 +21,8 @@ type Solver[S comparable] struct {
 	ev    Evaluator[S]
 	check Checker[S] // ev, if it is a Checker
 	opts  Options    // with the defaults filled in
+	// progress, if not nil, counts the expansions (SetProgress).
+	progress *atomic.Int64
 	bf    bestFirst[S]
 	pt    puctTree[S]
 }
@@ -50,13 +52,21 @@ func (s *Solver[S]) Algorithm() Algorithm { return s.alg }
 func (s *Solver[S]) Options() Options { return s.opts }
 
 // SetBudget sets the expansion budget of the next searches (Options.Budget):
-// n ≥ 0, 0 for no limit. It panics if n is negative.
+// n ≥ 0, 0 for no limit. It is how a schedule changes the budget between
+// searches. It panics if n is negative.
 func (s *Solver[S]) SetBudget(n int64) {
 	if n < 0 {
 		panic(fmt.Sprintf("search: SetBudget(%d)", n))
 	}
 	s.opts.Budget = n
 }
+
+// SetProgress makes the next searches count their expansions in c as
+// they go, for progress reports from another goroutine: a search adds to
+// c every few hundred expansions and when it ends. Solvers that run in
+// parallel may share one counter; nil counts nothing. The counter does
+// not change the results.
+func (s *Solver[S]) SetProgress(c *atomic.Int64) { s.progress = c }
 
 // Check returns an error unless s can search p: p has 1 to 255 actions and,
 // if the evaluator is a Checker, the evaluator accepts p.
@@ -126,7 +136,7 @@ func (s *Solver[S]) Solve(ctx context.Context, p Problem[S]) (res Result[S], err
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	lim := limits{ctx: ctx, budget: s.opts.Budget, memory: s.opts.MaxMemory, progress: s.opts.Progress}
+	lim := limits{ctx: ctx, budget: s.opts.Budget, memory: s.opts.MaxMemory, progress: s.progress}
 	if s.opts.Timeout > 0 {
 		lim.deadline = start.Add(s.opts.Timeout)
 	}

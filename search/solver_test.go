@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -358,10 +359,11 @@ func TestProgress(t *testing.T) {
 	var progress atomic.Int64
 	var ss []*search.Solver[int32]
 	for range 2 {
-		s, err := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{Progress: &progress})
+		s, err := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		s.SetProgress(&progress)
 		ss = append(ss, s)
 	}
 	var total int64
@@ -371,5 +373,27 @@ func TestProgress(t *testing.T) {
 	})
 	if err != nil || total == 0 || progress.Load() != total {
 		t.Errorf("progress %d, expansions %d, %v", progress.Load(), total, err)
+	}
+}
+
+// TestOptionsJSON checks that Options survive JSON whole, with the names
+// of their tags.
+func TestOptionsJSON(t *testing.T) {
+	o := search.Options{Budget: 7, Timeout: time.Second, BatchSize: 4, Renormalize: true, Temperature: 2,
+		GoalAtExpansion: true, NodeLoss: 0.5, MaxMemory: 1 << 20}
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"budget":7,"timeout":1000000000,"batch_size":4,"renormalize":true,"temperature":2,"goal_at_expansion":true,"node_loss":0.5,"max_memory":1048576}`
+	if string(b) != want {
+		t.Errorf("JSON %s, want %s", b, want)
+	}
+	var again search.Options
+	if err := json.Unmarshal(b, &again); err != nil || again != o {
+		t.Errorf("read back %+v, %v; want %+v", again, err, o)
+	}
+	if b, _ := json.Marshal(search.Options{}); string(b) != "{}" {
+		t.Errorf("zero Options: %s", b)
 	}
 }
