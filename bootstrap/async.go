@@ -10,18 +10,18 @@ import (
 // iterationAsync attempts the problems of order from st.Next on, as
 // iteration does, but the pool's workers search on while the learner
 // learns: a dispatcher submits the problems in order, at most two groups
-// and a problem per worker (Config.Workers) ahead of the learner; each
-// search uses the weights published last; the learner takes the reports
-// of each group, in order, learns from them and publishes the new weights.
+// and a problem per worker (Env.Workers) ahead of the learner; each
+// search uses the snapshot published last; the learner takes the reports
+// of each group, in order, learns from them and publishes the new snapshot.
 func (r *run[S]) iterationAsync(ctx context.Context, pool Pool, order []int) error {
 	st := r.st
-	if err := pool.Publish(ctx, r.version, r.tr.Model()); err != nil {
+	if err := pool.Publish(ctx, r.version, r.l.Snapshot()); err != nil {
 		return fmt.Errorf("bootstrap: publish: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	// ahead holds a token for each problem submitted and not yet learned
 	// from.
-	ahead := make(chan struct{}, r.cfg.window())
+	ahead := make(chan struct{}, r.window())
 	d := &dispatch{done: make(chan struct{})}
 	go d.submit(ctx, pool, ahead, Job{Run: r.id, Iteration: st.Iteration, Budget: st.Budget}, order, st.Next)
 	defer func() {
@@ -39,13 +39,13 @@ func (r *run[S]) iterationAsync(ctx context.Context, pool Pool, order []int) err
 		versions := make([]int64, len(group))
 		err := r.collect(ctx, pool.Reports(), d, held, order, res, versions)
 		if err == nil {
-			err = r.learn(group, res, versions)
+			err = r.learn(ctx, group, res, versions)
 			for range group {
 				<-ahead
 			}
 		}
 		if err == nil {
-			if perr := pool.Publish(ctx, r.version, r.tr.Model()); perr != nil {
+			if perr := pool.Publish(ctx, r.version, r.l.Snapshot()); perr != nil {
 				err = fmt.Errorf("bootstrap: publish: %w", perr)
 			}
 		}
@@ -58,7 +58,7 @@ func (r *run[S]) iterationAsync(ctx context.Context, pool Pool, order []int) err
 
 // window returns how many problems an asynchronous run submits ahead of
 // the learner: two groups and one per worker.
-func (c *Config) window() int { return 2*c.ProblemsPerUpdate + c.Workers }
+func (r *run[S]) window() int { return 2*r.cfg.ProblemsPerUpdate + r.env.Workers }
 
 // A dispatch submits the jobs of an iteration; done is closed when it
 // stops, and err then says why, if it failed.
@@ -141,7 +141,7 @@ func (r *run[S]) collect(ctx context.Context, reports <-chan Report, d *dispatch
 
 // warn logs a warning, if the run has a logger.
 func (r *run[S]) warn(msg string, args ...any) {
-	if r.cfg.Logger != nil {
-		r.cfg.Logger.Warn(msg, args...)
+	if r.env.Logger != nil {
+		r.env.Logger.Warn(msg, args...)
 	}
 }

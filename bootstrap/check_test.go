@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -21,40 +22,53 @@ func TestTrainRejects(t *testing.T) {
 	tasks := mazes(4, 5)
 	for _, tc := range []struct {
 		name string
-		edit func(*Config)
+		edit func(*setup)
 		msg  string
 	}{
-		{"no budget", func(c *Config) { c.Budget = 0 }, "budget 0"},
-		{"options budget", func(c *Config) { c.Options.Budget = 5 }, "Options.Budget"},
-		{"negative growth", func(c *Config) { c.BudgetGrowth = -1 }, "budget growth -1"},
-		{"shrinking growth", func(c *Config) { c.BudgetGrowth = 0.5 }, "budget growth 0.5"},
-		{"infinite growth", func(c *Config) { c.BudgetGrowth = math.Inf(1) }, "budget growth"},
-		{"negative update", func(c *Config) { c.ProblemsPerUpdate = -1 }, "problems per update"},
-		{"negative passes", func(c *Config) { c.Passes = -1 }, "passes"},
-		{"negative lr", func(c *Config) { c.LearningRate = -1 }, "learning rate"},
-		{"NaN lr", func(c *Config) { c.LearningRate = math.NaN() }, "learning rate"},
-		{"negative iterations", func(c *Config) { c.MaxIterations = -1 }, "max iterations"},
-		{"no dir", func(c *Config) { c.Dir = "" }, "no run directory"},
-		{"bad batch", func(c *Config) { c.Options.BatchSize = -3 }, "batch size"},
-		{"bad weight", func(c *Config) { c.Algorithm = search.WAStar(-1) }, "weight"},
-		{"policy for A*'s network", func(c *Config) { c.Algorithm = search.PHSStar() }, "reads a policy output"},
+		{"no budget", func(s *setup) { s.cfg.Options.Budget = 0 }, "budget 0"},
+		{"negative growth", func(s *setup) { s.cfg.BudgetGrowth = -1 }, "budget growth -1"},
+		{"shrinking growth", func(s *setup) { s.cfg.BudgetGrowth = 0.5 }, "budget growth 0.5"},
+		{"infinite growth", func(s *setup) { s.cfg.BudgetGrowth = math.Inf(1) }, "budget growth"},
+		{"negative update", func(s *setup) { s.cfg.ProblemsPerUpdate = -1 }, "problems per update"},
+		{"negative iterations", func(s *setup) { s.cfg.MaxIterations = -1 }, "max iterations"},
+		{"negative workers", func(s *setup) { s.env.Workers = -1 }, "workers -1"},
+		{"pool without async", func(s *setup) { s.env.Pool = &localWorkers[int32]{} }, "a pool without Async"},
+		{"no dir", func(s *setup) { s.dir = "" }, "no run directory"},
+		{"bad batch", func(s *setup) { s.cfg.Options.BatchSize = -3 }, "batch size"},
+		{"bad weight", func(s *setup) { s.cfg.Algorithm = search.WAStar(-1) }, "weight"},
+		{"policy for A*'s network", func(s *setup) { s.cfg.Algorithm = search.PHSStar() }, "reads a policy output"},
 	} {
-		cfg := trainConfig(t, "astar")
-		tc.edit(&cfg)
-		if _, err := Train(context.Background(), tasks, newModel(t, "astar"), cfg); err == nil || !strings.Contains(err.Error(), tc.msg) {
+		s := newSetup(t, "astar")
+		tc.edit(s)
+		if _, _, err := s.train(t, context.Background(), tasks); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.msg)
 		}
-		if entries, _ := os.ReadDir(cfg.Dir); len(entries) > 0 {
+		if entries, _ := os.ReadDir(s.dir); len(entries) > 0 {
 			t.Errorf("%s: the run directory holds %d entries", tc.name, len(entries))
 		}
 	}
+	for _, tc := range []struct {
+		name    string
+		cfg     NetworkConfig
+		threads int
+		msg     string
+	}{
+		{"negative passes", NetworkConfig{Passes: -1}, 0, "passes"},
+		{"negative lr", NetworkConfig{LearningRate: -1}, 0, "learning rate"},
+		{"NaN lr", NetworkConfig{LearningRate: math.NaN()}, 0, "learning rate"},
+		{"threads", NetworkConfig{}, -1, "threads"},
+	} {
+		if _, err := NewNetwork[int32](newModel(t, "astar"), tc.cfg, tc.threads); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.msg)
+		}
+	}
 	// A maze of another size than the network's, at the end of the set.
-	cfg := trainConfig(t, "astar")
+	s := newSetup(t, "astar")
 	bad := append(mazes(3, 6), search.Task[int32]{ID: "big#0", Problem: searchtest.ParseMaze("S......", ".......", ".......", ".......", ".......", ".......", "......G")})
-	if _, err := Train(context.Background(), bad, newModel(t, "astar"), cfg); err == nil || !strings.HasPrefix(err.Error(), "bootstrap: big#0: ") {
+	if _, _, err := s.train(t, context.Background(), bad); err == nil || !strings.HasPrefix(err.Error(), "bootstrap: big#0: ") {
 		t.Errorf("a maze of another size: err = %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Dir, checkpointDir)); err == nil {
+	if _, err := os.Stat(filepath.Join(s.dir, checkpointDir)); err == nil {
 		t.Error("a checkpoint was written")
 	}
 }
@@ -63,17 +77,17 @@ func TestTrainRejects(t *testing.T) {
 // range is reported with the file and the field, not a panic.
 func TestResumeBadState(t *testing.T) {
 	tasks := mazes(8, 7)
-	cfg := trainConfig(t, "levints")
-	cfg.MaxIterations = 1
-	if _, err := Train(context.Background(), tasks, newModel(t, "levints"), cfg); err != nil {
+	s := newSetup(t, "levints")
+	s.cfg.MaxIterations = 1
+	if _, _, err := s.train(t, context.Background(), tasks); err != nil {
 		t.Fatal(err)
 	}
-	name := filepath.Join(cfg.Dir, checkpointDir, stateFile)
+	name := filepath.Join(s.dir, checkpointDir, stateFile)
 	good, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.MaxIterations = 2
+	s.env.Limits = &Limits{MaxIterations: 2}
 	for _, tc := range []struct {
 		field string
 		value any
@@ -86,6 +100,9 @@ func TestResumeBadState(t *testing.T) {
 		{"solved_now", "AAA=", "solved_now has 2 entries"},
 		{"problems", 7, "7 problems"},
 		{"bogus", 1, "unknown field"},
+		{"config", map[string]any{"algorithm": "wastar:-1", "options": map[string]any{"budget": 8}}, "weight -1"},
+		{"config", map[string]any{"algorithm": "levints"}, "config: budget 0"},
+		{"config", nil, "config: budget 0"},
 	} {
 		var st map[string]any
 		if err := json.Unmarshal(good, &st); err != nil {
@@ -96,7 +113,7 @@ func TestResumeBadState(t *testing.T) {
 		if err := os.WriteFile(name, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := Resume(context.Background(), tasks, cfg)
+		_, _, err := s.resume(context.Background(), tasks)
 		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s = %v: err = %v, want %s and %q", tc.field, tc.value, err, name, tc.msg)
 		}
@@ -109,49 +126,64 @@ func TestResumeBadState(t *testing.T) {
 // that cannot be written is an error before any search.
 func TestRunDirectory(t *testing.T) {
 	tasks := mazes(8, 8)
-	cfg := trainConfig(t, "levints")
-	cfg.MaxIterations = 1
+	s := newSetup(t, "levints")
+	s.cfg.MaxIterations = 1
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Train(ctx, tasks, newModel(t, "levints"), cfg); !errors.Is(err, context.Canceled) {
+	if _, _, err := s.train(t, ctx, tasks); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled before the first update: %v", err)
 	}
-	m, metrics, err := Resume(context.Background(), tasks, cfg)
+	m, metrics, err := s.resume(context.Background(), tasks)
 	if err != nil || len(metrics) != 1 || m == nil {
 		t.Fatalf("resume of a run cancelled before its first update: %d iterations, %v", len(metrics), err)
 	}
+	// The checkpoint holds the configuration whole.
+	if got, err := ReadConfig(s.dir); err != nil || !reflect.DeepEqual(got, withDefaults(t, s.cfg)) {
+		t.Errorf("ReadConfig = %+v, %v; want %+v", got, err, s.cfg)
+	}
 
-	unlock, err := lockRun(cfg.Dir)
+	unlock, err := lockRun(s.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.MaxIterations = 2
-	if _, _, err := Resume(context.Background(), tasks, cfg); !errors.Is(err, ErrLocked) {
+	s.env.Limits = &Limits{MaxIterations: 2}
+	if _, _, err := s.resume(context.Background(), tasks); !errors.Is(err, ErrLocked) {
 		t.Errorf("resume of a locked run: %v, want ErrLocked", err)
 	}
-	other := trainConfig(t, "levints")
-	other.Dir = cfg.Dir
-	if _, err := Train(context.Background(), tasks, newModel(t, "levints"), other); !errors.Is(err, ErrLocked) {
+	other := newSetup(t, "levints")
+	other.dir = s.dir
+	if _, _, err := other.train(t, context.Background(), tasks); !errors.Is(err, ErrLocked) {
 		t.Errorf("train in a locked directory: %v, want ErrLocked", err)
 	}
 	unlock()
 
-	if _, _, err := Resume(context.Background(), mazes(8, 9), cfg); err == nil || !strings.Contains(err.Error(), "other problems") {
+	if _, _, err := s.resume(context.Background(), mazes(8, 9)); err == nil || !strings.Contains(err.Error(), "other problems") {
 		t.Errorf("resume with other problems: %v", err)
 	}
-	astar := cfg
-	astar.Algorithm = search.AStar()
-	if _, _, err := Resume(context.Background(), tasks, astar); err == nil || !strings.Contains(err.Error(), "made for levints, not astar") {
-		t.Errorf("resume with another algorithm: %v", err)
+	// Raised limits go on, and are saved.
+	if _, metrics, err := s.resume(context.Background(), tasks); err != nil || len(metrics) != 2 {
+		t.Errorf("resume with 2 iterations: %d iterations, %v", len(metrics), err)
+	}
+	if got, err := ReadConfig(s.dir); err != nil || got.MaxIterations != 2 {
+		t.Errorf("the checkpoint's limit after a resumption that raised it: %d, %v", got.MaxIterations, err)
 	}
 
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bad := trainConfig(t, "levints")
-	bad.Dir = filepath.Join(file, "run")
-	if _, err := Train(context.Background(), tasks, newModel(t, "levints"), bad); err == nil {
+	bad := newSetup(t, "levints")
+	bad.dir = filepath.Join(file, "run")
+	if _, _, err := bad.train(t, context.Background(), tasks); err == nil {
 		t.Error("a run directory below a file: no error")
 	}
+}
+
+// withDefaults returns cfg with its defaults filled in.
+func withDefaults(t *testing.T, cfg Config) Config {
+	t.Helper()
+	if err := cfg.check(); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

@@ -9,19 +9,19 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/phs-go/phs/internal/atomicfile"
-	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
 
 // state is everything a training run needs to go on after a restart,
-// besides the model and the optimiser: the checkpoint's state.json.
+// besides the learner: the checkpoint's state.json.
 type state struct {
+	// Config is the run's configuration.
+	Config Config `json:"config"`
 	// Iteration is the current iteration, from 1; Next is the position in
 	// its list of problems of the next one to attempt.
 	Iteration int   `json:"iteration"`
@@ -40,8 +40,6 @@ type state struct {
 	Metrics []Iteration `json:"metrics"`
 	// ElapsedS is the run's wall time so far in seconds.
 	ElapsedS float64 `json:"elapsed_s"`
-	// RNG is the state of the update shuffler.
-	RNG []byte `json:"rng"`
 	// Done reports that training reached a stopping condition.
 	Done bool `json:"done"`
 	// Problems is the number of training problems and ProblemsSHA256 the
@@ -89,26 +87,31 @@ var ErrLocked = errors.New("another training run is using the directory")
 // finished: every problem solved, or a limit of its Config reached.
 var ErrTrainingDone = errors.New("bootstrap: training already finished")
 
-// newState returns the state of a fresh run over n problems of
+// newState returns the state of a fresh run of cfg over n problems of
 // fingerprint hash.
-func newState(cfg *Config, n int, hash string) *state {
-	rng := rand.NewPCG(cfg.Seed, 0x5eed)
-	b, _ := rng.MarshalBinary()
+func newState(cfg Config, n int, hash string) *state {
 	return &state{
+		Config:         cfg,
 		Iteration:      1,
-		Budget:         cfg.Budget,
+		Budget:         cfg.Options.Budget,
 		Solved:         make([]byte, n),
 		SolvedNow:      make([]byte, n),
 		Streak:         make([]byte, n),
-		RNG:            b,
 		Problems:       n,
 		ProblemsSHA256: hash,
 	}
 }
 
 // check returns an error naming the first field of st that cannot be the
-// state of a run over n problems.
+// state of a run over n problems (any number if n < 0), and otherwise
+// fills in the defaults of its configuration.
 func (st *state) check(n int) error {
+	if err := st.Config.check(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if n < 0 {
+		n = st.Problems
+	}
 	flags := func(name string, b []byte) error {
 		if len(b) != n {
 			return fmt.Errorf("%s has %d entries for %d problems", name, len(b), n)
@@ -143,9 +146,9 @@ func (st *state) check(n int) error {
 	return nil
 }
 
-// loadCheckpoint reads the checkpoint in run directory dir: the trainer
-// (model and optimiser) and the state, checked for a run over n problems.
-func loadCheckpoint(dir string, lc model.TrainConfig, n int) (*model.Trainer, *state, error) {
+// loadState returns the directory of the checkpoint in run directory dir
+// and its state, checked for a run over n problems (any number if n < 0).
+func loadState(dir string, n int) (string, *state, error) {
 	cp := filepath.Join(dir, checkpointDir)
 	if _, err := os.Stat(cp); errors.Is(err, os.ErrNotExist) {
 		// A crash between the two renames of writeCheckpoint leaves the
@@ -154,30 +157,27 @@ func loadCheckpoint(dir string, lc model.TrainConfig, n int) (*model.Trainer, *s
 			cp += ".old"
 		}
 	}
-	tr, err := model.LoadTrainer(cp, lc)
-	if err != nil {
-		return nil, nil, fmt.Errorf("bootstrap: resume %s: %w", dir, err)
-	}
 	name := filepath.Join(cp, stateFile)
 	b, err := os.ReadFile(name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("bootstrap: resume %s: %w", dir, err)
+		return "", nil, fmt.Errorf("bootstrap: resume %s: %w", dir, err)
 	}
 	var st state
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&st); err != nil {
-		return nil, nil, fmt.Errorf("bootstrap: resume: %s: %w", name, err)
+		return "", nil, fmt.Errorf("bootstrap: resume: %s: %w", name, err)
 	}
 	if err := st.check(n); err != nil {
-		return nil, nil, fmt.Errorf("bootstrap: resume: %s: %w", name, err)
+		return "", nil, fmt.Errorf("bootstrap: resume: %s: %w", name, err)
 	}
-	return tr, &st, nil
+	return cp, &st, nil
 }
 
 // finished reports whether training is over, after elapsed seconds: every
-// problem solved, or a limit of cfg reached.
-func (st *state) finished(cfg *Config, elapsed float64) bool {
+// problem solved, or a limit of the run reached.
+func (st *state) finished(elapsed float64) bool {
+	cfg := &st.Config
 	return st.totalSolved() == len(st.Solved) ||
 		(cfg.MaxIterations > 0 && len(st.Metrics) >= cfg.MaxIterations) ||
 		(cfg.TimeLimit > 0 && elapsed >= cfg.TimeLimit.Seconds())
@@ -225,18 +225,21 @@ func (st *state) totalSolved() int {
 	return n
 }
 
-// writeCheckpoint writes the trainer and the state to dir/checkpoint and the
+// writeCheckpoint writes the learner and the state to dir/checkpoint and the
 // metrics to dir/metrics.csv and dir/metrics.jsonl. The checkpoint is
 // written to a new directory that then replaces the old one, so that a
 // crash at any moment leaves a complete checkpoint.
-func writeCheckpoint(dir string, tr *model.Trainer, st *state) error {
+func writeCheckpoint[S comparable](dir string, l Learner[S], st *state) error {
 	wrap := func(err error) error { return fmt.Errorf("bootstrap: checkpoint of %s: %w", dir, err) }
 	cp := filepath.Join(dir, checkpointDir)
 	tmp, old := cp+".new", cp+".old"
 	if err := os.RemoveAll(tmp); err != nil {
 		return wrap(err)
 	}
-	if err := tr.Save(tmp); err != nil {
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return wrap(err)
+	}
+	if err := l.Save(tmp); err != nil {
 		return wrap(err)
 	}
 	b, err := json.Marshal(st)

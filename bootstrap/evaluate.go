@@ -11,11 +11,9 @@ import (
 	"github.com/phs-go/phs/search"
 )
 
-// TestConfig sets up the Bootstrap test procedure of the paper's Table 1.
+// TestConfig sets up the Bootstrap test procedure of the paper's Table 1;
+// the budget of the first round is the solvers' (search.Options.Budget).
 type TestConfig struct {
-	// Budget is the expansion budget of the first round; it doubles at
-	// every round. It must be positive.
-	Budget int64
 	// TimeLimit ends the test when the next round would start after it
 	// (0: none); MaxRounds after that many rounds (0: no limit). A round
 	// in progress is not cut short by TimeLimit; set a per-search Timeout
@@ -40,8 +38,9 @@ type Outcome[S comparable] struct {
 // BootstrapTest runs the paper's test procedure with solvers, one per
 // worker: no learning; every still-unsolved problem is attempted again in
 // each round, with the budget doubled each round, until every problem is
-// solved or a limit of cfg is reached. It sets the solvers' budget for each
-// round. At the end of each round, emit receives the problems that round
+// solved or a limit of cfg is reached. The first round's budget is that
+// of the solvers' options, which must be positive and the same for all;
+// BootstrapTest sets their budget for each round (Solver.SetBudget). At the end of each round, emit receives the problems that round
 // solved, in input order; when the test ends, it receives the unsolved
 // ones with their last attempt. Every problem is checked against the
 // solvers before the first search (search.SolveAll). If ctx is cancelled,
@@ -49,11 +48,20 @@ type Outcome[S comparable] struct {
 // ctx.Err().
 func BootstrapTest[S comparable](ctx context.Context, tasks []search.Task[S], solvers []*search.Solver[S], cfg TestConfig,
 	emit func(Outcome[S]) error) error {
+	if len(solvers) == 0 {
+		panic("bootstrap: BootstrapTest without solvers")
+	}
+	budget := solvers[0].Options().Budget
 	switch {
-	case cfg.Budget <= 0:
-		return fmt.Errorf("bootstrap: test: budget %d; want > 0", cfg.Budget)
+	case budget <= 0:
+		return fmt.Errorf("bootstrap: test: budget %d; want > 0", budget)
 	case cfg.TimeLimit < 0 || cfg.MaxRounds < 0:
 		return errors.New("bootstrap: test: negative limit")
+	}
+	for _, s := range solvers {
+		if b := s.Options().Budget; b != budget {
+			return fmt.Errorf("bootstrap: test: solvers of budgets %d and %d", budget, b)
+		}
 	}
 	start := time.Now()
 	remaining := make([]int, len(tasks))
@@ -61,7 +69,6 @@ func BootstrapTest[S comparable](ctx context.Context, tasks []search.Task[S], so
 		remaining[i] = i
 	}
 	last := make([]Outcome[S], len(tasks))
-	budget := cfg.Budget
 	for round := 1; len(remaining) > 0; round++ {
 		if (cfg.MaxRounds > 0 && round > cfg.MaxRounds) || (cfg.TimeLimit > 0 && time.Since(start) >= cfg.TimeLimit) {
 			break

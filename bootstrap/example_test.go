@@ -120,8 +120,12 @@ func Example() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	cfg := bootstrap.Config{Algorithm: alg, Budget: 16, MaxIterations: 20, Workers: 1, Dir: dir, LearningRate: 1e-3}
-	metrics, err := bootstrap.Train(ctx, tasks, net, cfg)
+	learner, err := bootstrap.NewNetwork[int8](net, bootstrap.NetworkConfig{LearningRate: 1e-3}, 1)
+	if err != nil {
+		panic(err)
+	}
+	cfg := bootstrap.Config{Algorithm: alg, Options: search.Options{Budget: 16}, Limits: bootstrap.Limits{MaxIterations: 20}}
+	metrics, err := bootstrap.Train(ctx, dir, tasks, learner, cfg, bootstrap.Env{Workers: 1})
 	if err != nil {
 		panic(err)
 	}

@@ -2,11 +2,11 @@ package bootstrap
 
 import (
 	"context"
+	"encoding"
 	"errors"
 	"fmt"
 	"sync"
 
-	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
 
@@ -27,7 +27,7 @@ type Job struct {
 // A Report is the outcome of a Job.
 type Report struct {
 	Job
-	// Version is the version of the weights the search used.
+	// Version is the version of the snapshot the search used.
 	Version int64 `json:"version"`
 	Solved  bool  `json:"solved"`
 	// Expansions and Evaluations are those of the search.
@@ -43,19 +43,19 @@ type Report struct {
 }
 
 // A Pool carries out the searches of an asynchronous run (Config.Async):
-// the learner's process has one of Config.Workers goroutines; Config.Pool
-// may run them elsewhere, such as on the worker processes of package
-// cluster.
+// the learner's process has one of Env.Workers goroutines; Env.Pool may
+// run them elsewhere, such as on the worker processes of package cluster.
 //
 // A Pool must deliver a report of each submitted job at least once;
 // the learner counts one report per job and drops the others: reports of
 // another Job.Run, of an iteration other than the current one, and of
 // positions already reported.
 type Pool interface {
-	// Publish makes m, at version v, the weights of the searches that
-	// start from now on. m is the learner's model: Publish must copy what
-	// it keeps before it returns.
-	Publish(ctx context.Context, v int64, m *model.Model) error
+	// Publish makes snap, at version v, the learner of the searches that
+	// start from now on. snap is the learner's Snapshot[S], for the S of
+	// the run's problems; nothing changes it. A pool of other processes
+	// sends snap.MarshalBinary() to workers that decode it.
+	Publish(ctx context.Context, v int64, snap encoding.BinaryMarshaler) error
 	// Submit asks for the search of j. It may block until a worker can
 	// take it.
 	Submit(ctx context.Context, j Job) error
@@ -64,36 +64,36 @@ type Pool interface {
 }
 
 // localWorkers are the Pool of the learner's process: goroutines that
-// search with the weights published last, which they share.
+// search with the snapshot published last, which they share.
 type localWorkers[S comparable] struct {
 	tasks   []search.Task[S]
 	jobs    chan Job
 	reports chan Report
 
 	mu      sync.Mutex
-	latest  *model.Model // a copy of the weights published last, never changed
+	latest  Snapshot[S] // the snapshot published last
 	version int64
 
 	wg sync.WaitGroup // of the goroutines
 }
 
 // startLocal starts n local workers that search tasks with alg and opts,
-// until ctx is done; the weights are those of m until the first Publish.
+// until ctx is done; the snapshot is snap until the first Publish.
 // Up to queued reports wait for the learner without holding up a worker:
 // the learner reads none while it learns, so queued should be at least
 // the number of jobs that may be under way at once. wait waits for the
 // workers to stop.
-func startLocal[S comparable](ctx context.Context, tasks []search.Task[S], n, queued int, alg search.Algorithm, opts search.Options, m *model.Model) (*localWorkers[S], error) {
+func startLocal[S comparable](ctx context.Context, tasks []search.Task[S], n, queued int, alg search.Algorithm, opts search.Options, snap Snapshot[S]) (*localWorkers[S], error) {
 	lw := &localWorkers[S]{
 		tasks:   tasks,
 		jobs:    make(chan Job),
 		reports: make(chan Report, queued),
-		latest:  m.Clone(),
+		latest:  snap,
 	}
-	evs := make([]*model.Evaluator[S], n)
+	evs := make([]*Evaluator[S], n)
 	solvers := make([]*search.Solver[S], n)
 	for i := range n {
-		evs[i] = model.NewEvaluator[S](lw.latest)
+		evs[i] = NewEvaluator(snap)
 		s, err := search.NewSolver[S](alg, evs[i], opts)
 		if err != nil {
 			return nil, fmt.Errorf("bootstrap: %w", err)
@@ -106,13 +106,17 @@ func startLocal[S comparable](ctx context.Context, tasks []search.Task[S], n, qu
 	return lw, nil
 }
 
-// Publish makes a copy of m the weights of the searches that start from
-// now on; the searches under way keep theirs.
-func (lw *localWorkers[S]) Publish(_ context.Context, v int64, m *model.Model) error {
+// Publish makes snap, a Snapshot[S], the snapshot of the searches that
+// start from now on; the searches under way keep theirs.
+func (lw *localWorkers[S]) Publish(_ context.Context, v int64, snap encoding.BinaryMarshaler) error {
+	s, ok := snap.(Snapshot[S])
+	if !ok {
+		return fmt.Errorf("bootstrap: publish: a %T is not a snapshot of the run's learner", snap)
+	}
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
 	if v != lw.version {
-		lw.latest = m.Clone()
+		lw.latest = s
 		lw.version = v
 	}
 	return nil
@@ -133,7 +137,8 @@ func (lw *localWorkers[S]) wait() { lw.wg.Wait() }
 
 // work runs the jobs with solver s, whose evaluator is ev, until ctx is
 // done.
-func (lw *localWorkers[S]) work(ctx context.Context, s *search.Solver[S], ev *model.Evaluator[S]) {
+func (lw *localWorkers[S]) work(ctx context.Context, s *search.Solver[S], ev *Evaluator[S]) {
+	version := int64(0)
 	for {
 		var j Job
 		select {
@@ -142,8 +147,11 @@ func (lw *localWorkers[S]) work(ctx context.Context, s *search.Solver[S], ev *mo
 			return
 		}
 		lw.mu.Lock()
-		ev.SetModel(lw.latest)
-		rep := Report{Job: j, Version: lw.version}
+		if lw.version != version {
+			ev.Set(lw.latest)
+			version = lw.version
+		}
+		rep := Report{Job: j, Version: version}
 		lw.mu.Unlock()
 		s.SetBudget(j.Budget)
 		res, err := s.Solve(ctx, lw.tasks[j.Problem].Problem)

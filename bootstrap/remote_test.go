@@ -22,7 +22,7 @@ type relayPool struct {
 func (p *relayPool) Reports() <-chan Report { return p.out }
 
 func newRelayPool(ctx context.Context, t *testing.T, tasks []search.Task[int32], cfg *Config, m *model.Model, relay func(Report) []Report) *relayPool {
-	lw, err := startLocal(ctx, tasks, 2, cfg.window(), cfg.Algorithm, cfg.Options, m)
+	lw, err := startLocal(ctx, tasks, 2, 2*cfg.ProblemsPerUpdate+2, cfg.Algorithm, cfg.Options, Snapshot[int32](networkSnapshot[int32]{m.Clone()}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,15 +68,14 @@ func noisy(rep Report) []Report {
 // that does not replay to the goal as unsolved, with a warning.
 func TestPoolReports(t *testing.T) {
 	tasks := mazes(40, 8)
-	m := newModel(t, "levints")
-	cfg := trainConfig(t, "levints")
-	cfg.Async, cfg.MaxIterations = true, 2
+	s := newSetup(t, "levints")
+	s.cfg.Async, s.cfg.MaxIterations = true, 2
 	var log bytes.Buffer
-	cfg.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	s.env.Logger = slog.New(slog.NewTextHandler(&log, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cfg.Pool = newRelayPool(ctx, t, tasks, &cfg, m, noisy)
-	metrics, err := Train(context.Background(), tasks, m, cfg)
+	s.env.Pool = newRelayPool(ctx, t, tasks, &s.cfg, newModel(t, "levints"), noisy)
+	_, metrics, err := s.train(t, context.Background(), tasks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,16 +98,15 @@ func TestPoolReports(t *testing.T) {
 // with its error.
 func TestPoolError(t *testing.T) {
 	tasks := mazes(8, 8)
-	m := newModel(t, "levints")
-	cfg := trainConfig(t, "levints")
-	cfg.Async = true
+	s := newSetup(t, "levints")
+	s.cfg.Async = true
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cfg.Pool = newRelayPool(ctx, t, tasks, &cfg, m, func(rep Report) []Report {
+	s.env.Pool = newRelayPool(ctx, t, tasks, &s.cfg, newModel(t, "levints"), func(rep Report) []Report {
 		rep.Err, rep.Worker = "out of luck", "w1"
 		return []Report{rep}
 	})
-	if _, err := Train(ctx, tasks, m, cfg); err == nil || !strings.Contains(err.Error(), "worker w1: out of luck") {
+	if _, _, err := s.train(t, ctx, tasks); err == nil || !strings.Contains(err.Error(), "worker w1: out of luck") {
 		t.Errorf("Train: %v, want the worker's error", err)
 	}
 }
@@ -119,22 +117,22 @@ func TestPoolError(t *testing.T) {
 func TestLocalQueue(t *testing.T) {
 	tasks := mazes(8, 8)
 	m := newModel(t, "levints")
-	cfg := trainConfig(t, "levints")
-	cfg.Workers = 2
+	s := newSetup(t, "levints")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	lw, err := startLocal(ctx, tasks, cfg.Workers, cfg.window(), cfg.Algorithm, cfg.Options, m)
+	window := 2*s.cfg.ProblemsPerUpdate + 2
+	lw, err := startLocal(ctx, tasks, 2, window, s.cfg.Algorithm, s.cfg.Options, Snapshot[int32](networkSnapshot[int32]{m}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lw.wait()
 	defer cancel()
-	for pos := range cfg.window() {
+	for pos := range window {
 		if err := lw.Submit(ctx, Job{Pos: pos, Problem: pos % len(tasks), Budget: 1000}); err != nil {
-			t.Fatalf("job %d of a window of %d: %v (the workers wait for the learner)", pos, cfg.window(), err)
+			t.Fatalf("job %d of a window of %d: %v (the workers wait for the learner)", pos, window, err)
 		}
 	}
-	for range cfg.window() {
+	for range window {
 		<-lw.Reports()
 	}
 }

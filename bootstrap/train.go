@@ -1,9 +1,11 @@
 // Package bootstrap implements the Bootstrap process of Orseau & Lelis
-// (AAAI 2021), which trains a network on the problems that the search
+// (AAAI 2021), which trains a learner on the problems that the search
 // guided by it solves (Train, Resume), and the Bootstrap test procedure of
-// the paper's Table 1 (BootstrapTest). Runs are written to a directory:
-// checkpoints, from which an interrupted run resumes exactly, and the
-// learning curve in metrics.csv and metrics.jsonl.
+// the paper's Table 1 (BootstrapTest). The learner is any Learner: the
+// paper's network (Network) or one of the caller's own. Runs are written
+// to a directory: checkpoints, which hold the run's whole Config and from
+// which an interrupted run resumes exactly with nothing but the directory,
+// and the learning curve in metrics.csv and metrics.jsonl.
 package bootstrap
 
 import (
@@ -13,70 +15,73 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
-	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
 
 // Train runs the Bootstrap process of Orseau & Lelis (2021) on tasks from
-// scratch, training m in place for cfg.Algorithm, until a stopping
-// condition of cfg holds or ctx is done. It returns the metrics of the
-// finished iterations. It writes a checkpoint and the metrics to cfg.Dir
-// after every iteration, at least every cfg.CheckpointEvery, and when it
-// stops; Resume continues the run from there. It returns ctx.Err() if
-// interrupted, after writing the checkpoint.
+// scratch in run directory dir, training l for cfg.Algorithm, until a
+// stopping condition of cfg holds or ctx is done. It returns the metrics
+// of the finished iterations. It writes a checkpoint (cfg, the learner,
+// the run's state) and the metrics to dir after every iteration, at least
+// every env.CheckpointEvery, and when it stops; Resume continues the run
+// from there with nothing but the directory and the environment. It
+// returns ctx.Err() if interrupted, after writing the checkpoint.
 //
-// Train refuses a configuration out of range, a model that lacks a head
-// the algorithm reads, tasks that the model cannot evaluate, a directory
-// that already holds a checkpoint and one that another training uses
-// (ErrLocked), before it starts; it then writes a first checkpoint, before
-// any search.
+// Train refuses a configuration out of range, a learner that cannot guide
+// the algorithm (AlgorithmChecker), tasks that the learner's evaluator
+// cannot evaluate (search.Checker), a directory that already holds a
+// checkpoint and one that another training uses (ErrLocked), before it
+// starts; it then writes a first checkpoint, before any search.
 //
 // Every iteration attempts the problems in input order (skipping, with
 // SkipSolvedAfter, the long-solved ones), in consecutive groups of
 // ProblemsPerUpdate. The searches of a group run in parallel on
-// cfg.Workers workers against the same weights; when the whole group is done,
-// the solved problems' trajectories, taken in input order and shuffled
-// with the seeded generator at each of the Passes passes, update the model,
-// one optimiser step per trajectory (or per StepTrajectories of them),
-// with the losses of the model's configuration. Because a group's searches all see the weights left by
-// the previous group, and a search is deterministic given its weights, the
-// run does not depend on the number of workers or on the order in which
-// searches finish. If an iteration solves no problem that was never solved
-// before, the budget grows by BudgetGrowth.
+// env.Workers workers against the same snapshot of the learner; when the
+// whole group is done, the solved problems' trajectories, taken in input
+// order, update the learner (Learner.Learn). Because a group's searches
+// all see the learner left by the previous group, and a search is
+// deterministic given its evaluator, the run does not depend on the
+// number of workers or on the order in which searches finish. If an
+// iteration solves no problem that was never solved before, the budget
+// grows by BudgetGrowth (Solver.SetBudget).
 //
 // With cfg.Async, the workers do not wait for the updates: they take the
 // iteration's problems in order, as many as two groups and one per worker
-// ahead of the learner, and search each with the weights the learner
+// ahead of the learner, and search each with the snapshot the learner
 // published last (it publishes after each group's update). The groups,
-// their updates and the schedule are as above; the weights a search used
+// their updates and the schedule are as above; the snapshot a search used
 // may be a few updates old (its staleness, in the metrics), so the run
 // depends on the timing of the searches. An interruption or a checkpoint
 // keeps only the groups already learned from; searches under way are lost.
-// The searches run on cfg.Workers goroutines, or on cfg.Pool: the learner
+// The searches run on env.Workers goroutines, or on env.Pool: the learner
 // counts one report per problem and iteration, checks each solution by
 // replaying it, and counts one that does not reach the goal as unsolved.
-func Train[S comparable](ctx context.Context, tasks []search.Task[S], m *model.Model, cfg Config) ([]Iteration, error) {
+func Train[S comparable](ctx context.Context, dir string, tasks []search.Task[S], l Learner[S], cfg Config, env Env) ([]Iteration, error) {
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("bootstrap: train: %w", err)
 	}
-	r, err := newRun(tasks, model.NewTrainer(m, cfg.optimizer()), cfg, newState(&cfg, len(tasks), ProblemsHash(tasks)))
+	if err := env.check(&cfg); err != nil {
+		return nil, fmt.Errorf("bootstrap: train: %w", err)
+	}
+	if dir == "" {
+		return nil, errors.New("bootstrap: train: no run directory")
+	}
+	r, err := newRun(dir, tasks, l, env, newState(cfg, len(tasks), ProblemsHash(tasks)))
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lockRun(cfg.Dir)
+	unlock, err := lockRun(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
 	for _, name := range []string{checkpointDir, checkpointDir + ".old"} {
-		if _, err := os.Stat(filepath.Join(cfg.Dir, name)); err == nil {
-			return nil, fmt.Errorf("bootstrap: train: %s already holds a run; resume it or choose another directory", cfg.Dir)
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return nil, fmt.Errorf("bootstrap: train: %s already holds a run; resume it or choose another directory", dir)
 		}
 	}
 	// A first checkpoint: the directory is writable, and a run killed
@@ -88,61 +93,74 @@ func Train[S comparable](ctx context.Context, tasks []search.Task[S], m *model.M
 	return r.st.Metrics, err
 }
 
-// Resume continues the run in cfg.Dir on the same tasks, from its last
-// checkpoint, and returns the model being trained and the metrics of the
-// finished iterations so far. cfg must be the run's configuration, but
-// for the limits (MaxIterations, TimeLimit), which it may raise, and the
-// settings that do not change the results (Workers, CheckpointEvery,
-// Logger, LogEvery). The checkpoint's algorithm must be cfg's, and its
-// problems those of tasks (the same IDs and start states, in the same
-// order). It returns ErrTrainingDone, with the model and the metrics, if
-// the run had already finished within cfg's limits. Resume takes the run
-// directory's lock, as Train does: it fails with ErrLocked while another
-// training uses the directory.
-func Resume[S comparable](ctx context.Context, tasks []search.Task[S], cfg Config) (*model.Model, []Iteration, error) {
-	if err := cfg.check(); err != nil {
-		return nil, nil, fmt.Errorf("bootstrap: resume: %w", err)
-	}
-	unlock, err := lockRun(cfg.Dir)
+// Resume continues the run in directory dir on the same tasks, from its
+// last checkpoint, which holds the run's Config; load reads the learner
+// that Learner.Save wrote to the directory it is given (such as
+// LoadNetwork). It returns the learner being trained and the metrics of
+// the finished iterations so far. env is the environment of the run from
+// now on; its Limits, if not nil, replace the run's. The checkpoint's
+// problems must be those of tasks (the same IDs and start states, in the
+// same order). It returns ErrTrainingDone, with the learner and the
+// metrics, if the run had already finished within its limits. Resume
+// takes the run directory's lock, as Train does: it fails with ErrLocked
+// while another training uses the directory.
+func Resume[S comparable](ctx context.Context, dir string, tasks []search.Task[S], load func(dir string) (Learner[S], error), env Env) (Learner[S], []Iteration, error) {
+	unlock, err := lockRun(dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer unlock()
-	tr, st, err := loadCheckpoint(cfg.Dir, cfg.optimizer(), len(tasks))
+	cp, st, err := loadState(dir, len(tasks))
 	if err != nil {
 		return nil, nil, err
 	}
-	if a := tr.Model().Config().Algorithm; a != cfg.Algorithm.Name() {
-		return nil, nil, fmt.Errorf("bootstrap: resume %s: the checkpoint's model was made for %s, not %s", cfg.Dir, a, cfg.Algorithm.Name())
+	if env.Limits != nil {
+		st.Config.Limits = *env.Limits
+	}
+	if err := env.check(&st.Config); err != nil {
+		return nil, nil, fmt.Errorf("bootstrap: resume: %w", err)
 	}
 	if st.ProblemsSHA256 != ProblemsHash(tasks) {
-		return nil, nil, fmt.Errorf("bootstrap: resume %s: the checkpoint is for other problems (their IDs or start states differ)", cfg.Dir)
+		return nil, nil, fmt.Errorf("bootstrap: resume %s: the checkpoint is for other problems (their IDs or start states differ)", dir)
 	}
-	if st.Done && st.finished(&cfg, st.ElapsedS) {
-		return tr.Model(), st.Metrics, ErrTrainingDone
+	l, err := load(cp)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bootstrap: resume %s: %w", dir, err)
+	}
+	if st.Done && st.finished(st.ElapsedS) {
+		return l, st.Metrics, ErrTrainingDone
 	}
 	st.Done = false // the limits were raised
-	r, err := newRun(tasks, tr, cfg, st)
+	r, err := newRun(dir, tasks, l, env, st)
 	if err != nil {
 		return nil, nil, err
 	}
 	err = r.loop(ctx)
-	return tr.Model(), st.Metrics, err
+	return l, st.Metrics, err
+}
+
+// ReadConfig returns the configuration of the run in directory dir, as
+// its last checkpoint holds it.
+func ReadConfig(dir string) (Config, error) {
+	_, st, err := loadState(dir, -1)
+	if err != nil {
+		return Config{}, err
+	}
+	return st.Config, nil
 }
 
 // A run is a training run under way.
 type run[S comparable] struct {
-	tasks   []search.Task[S]
-	cfg     Config
-	tr      *model.Trainer
-	st      *state
-	rng     rand.PCG
-	shuffle *rand.Rand
-	// solvers run the searches, one per worker; their evaluators read the
-	// trainer's weights directly, since searches run only while the
-	// learner waits.
+	dir   string
+	tasks []search.Task[S]
+	cfg   *Config // st.Config
+	env   Env
+	l     Learner[S]
+	st    *state
+	// solvers run the searches of a synchronous run, one per worker,
+	// with the evaluators evs of the learner's last snapshot.
 	solvers []*search.Solver[S]
-	samples []model.Sample
+	evs     []*Evaluator[S]
 	// version counts the updates of the run under way (one per group).
 	version int64
 	// id tells the jobs of this process from those of earlier ones.
@@ -154,24 +172,25 @@ type run[S comparable] struct {
 	lastCheckpoint, lastLog time.Time
 }
 
-// newRun checks that the model fits the algorithm and the tasks, and
-// returns a run of them from state st. It writes nothing.
-func newRun[S comparable](tasks []search.Task[S], tr *model.Trainer, cfg Config, st *state) (*run[S], error) {
-	mc := tr.Model().Config()
-	if missing := model.HeadsFor(cfg.Algorithm) &^ mc.Heads; missing != 0 {
-		return nil, fmt.Errorf("bootstrap: %s reads a %v output, which the %s model lacks", cfg.Algorithm.Name(), missing, mc.Heads)
+// newRun checks that the learner fits the algorithm and the tasks, and
+// returns a run of them in dir from state st, whose Config is checked.
+// It writes nothing.
+func newRun[S comparable](dir string, tasks []search.Task[S], l Learner[S], env Env, st *state) (*run[S], error) {
+	cfg := &st.Config
+	if c, ok := l.(AlgorithmChecker); ok {
+		if err := c.CheckAlgorithm(cfg.Algorithm); err != nil {
+			return nil, fmt.Errorf("bootstrap: %w", err)
+		}
 	}
-	r := &run[S]{tasks: tasks, cfg: cfg, tr: tr, st: st, id: crand.Text(), clock: newClock(st)}
-	if err := r.rng.UnmarshalBinary(st.RNG); err != nil {
-		return nil, fmt.Errorf("bootstrap: rng state: %w", err)
-	}
-	r.shuffle = rand.New(&r.rng)
-	for range cfg.Workers {
-		s, err := search.NewSolver[S](cfg.Algorithm, model.NewEvaluator[S](tr.Model()), cfg.Options)
+	r := &run[S]{dir: dir, tasks: tasks, cfg: cfg, env: env, l: l, st: st, id: crand.Text(), clock: newClock(st)}
+	snap := l.Snapshot()
+	for range env.Workers {
+		ev := NewEvaluator(snap)
+		s, err := search.NewSolver[S](cfg.Algorithm, ev, cfg.Options)
 		if err != nil {
 			return nil, fmt.Errorf("bootstrap: %w", err)
 		}
-		r.solvers = append(r.solvers, s)
+		r.solvers, r.evs = append(r.solvers, s), append(r.evs, ev)
 	}
 	r.nodeLoss = r.solvers[0].Options().NodeLoss
 	for _, t := range tasks {
@@ -207,10 +226,10 @@ func (c *clock) nextIteration() { c.iterStart, c.iterBase = time.Now(), 0 }
 // loop runs iterations until training is over or ctx is done.
 func (r *run[S]) loop(ctx context.Context) error {
 	st := r.st
-	pool := r.cfg.Pool
+	pool := r.env.Pool
 	if r.cfg.Async && pool == nil {
 		ctx, cancel := context.WithCancel(ctx)
-		lw, err := startLocal(ctx, r.tasks, r.cfg.Workers, r.cfg.window(), r.cfg.Algorithm, r.cfg.Options, r.tr.Model())
+		lw, err := startLocal(ctx, r.tasks, r.env.Workers, r.window(), r.cfg.Algorithm, r.cfg.Options, r.l.Snapshot())
 		if err != nil {
 			cancel()
 			return err
@@ -262,7 +281,13 @@ func (r *run[S]) iteration(ctx context.Context, order []int) error {
 			return nil
 		})
 		if err == nil {
-			err = r.learn(group, results, nil)
+			err = r.learn(ctx, group, results, nil)
+		}
+		if err == nil {
+			snap := r.l.Snapshot()
+			for _, ev := range r.evs {
+				ev.Set(snap)
+			}
 		}
 		if err := r.afterGroup(ctx, len(order), err); err != nil {
 			return err
@@ -306,18 +331,18 @@ func (r *run[S]) afterGroup(ctx context.Context, n int, err error) error {
 		return ctx.Err()
 	}
 	checkpointed := false
-	if time.Since(r.lastCheckpoint) >= r.cfg.CheckpointEvery {
+	if time.Since(r.lastCheckpoint) >= r.env.CheckpointEvery {
 		if err := r.checkpoint(); err != nil {
 			return err
 		}
 		checkpointed = true
 	}
-	if r.cfg.Logger != nil && time.Since(r.lastLog) >= r.cfg.LogEvery {
+	if r.env.Logger != nil && time.Since(r.lastLog) >= r.env.LogEvery {
 		r.lastLog = time.Now()
-		st.logProgress(r.cfg.Logger, n, r.clock.iteration(), r.clock.elapsed())
+		st.logProgress(r.env.Logger, n, r.clock.iteration(), r.clock.elapsed())
 	}
-	if r.cfg.afterChunk != nil {
-		r.cfg.afterChunk(st, checkpointed)
+	if r.env.afterChunk != nil {
+		r.env.afterChunk(st, checkpointed)
 	}
 	if err := ctx.Err(); err != nil {
 		if cerr := r.checkpoint(); cerr != nil {
@@ -328,14 +353,32 @@ func (r *run[S]) afterGroup(ctx context.Context, n int, err error) error {
 	return nil
 }
 
-// learn counts the results of the searches of group (indices into the
-// tasks), updates the model on their solutions and moves st.Next past the
-// group. versions, if not nil, holds the version of the weights each
-// search used, for the staleness.
-func (r *run[S]) learn(group []int, results []search.Result[S], versions []int64) error {
+// learn updates the learner on the solutions of the searches of group
+// (indices into the tasks), counts their results and moves st.Next past
+// the group. versions, if not nil, holds the version of the snapshot each
+// search used, for the staleness. If the learner fails, the state is as
+// it was.
+func (r *run[S]) learn(ctx context.Context, group []int, results []search.Result[S], versions []int64) error {
 	st := r.st
-	r.samples = r.samples[:0]
+	var batch []Solution[S]
+	for i, res := range results {
+		if res.Solved {
+			batch = append(batch, Solution[S]{Problem: r.tasks[group[i]].Problem, Trajectory: res.Trajectory})
+		}
+	}
 	cur := &st.Current
+	if len(batch) > 0 {
+		u, err := r.l.Learn(ctx, batch)
+		if err != nil {
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				return err
+			}
+			return fmt.Errorf("bootstrap: learn: %w", err)
+		}
+		cur.Updates += u.Steps
+		cur.PolicyLoss += u.PolicyLoss
+		cur.HeuristicLoss += u.HeuristicLoss
+	}
 	for i, res := range results {
 		k := group[i]
 		cur.Attempted++
@@ -354,23 +397,6 @@ func (r *run[S]) learn(group []int, results []search.Result[S], versions []int64
 		if st.Solved[k] == 0 {
 			st.Solved[k] = 1
 			cur.New++
-		}
-		s, err := sample(r.tasks[k].Problem, res.Trajectory)
-		if err != nil {
-			return fmt.Errorf("bootstrap: %s: %w", r.tasks[k].ID, err)
-		}
-		r.samples = append(r.samples, s)
-	}
-	for range r.cfg.Passes {
-		r.shuffle.Shuffle(len(r.samples), func(i, j int) { r.samples[i], r.samples[j] = r.samples[j], r.samples[i] })
-		for batch := range slices.Chunk(r.samples, r.cfg.StepTrajectories) {
-			l, err := r.tr.StepBatch(batch)
-			if err != nil {
-				return fmt.Errorf("bootstrap: %w", err)
-			}
-			cur.Updates++
-			cur.PolicyLoss += l.Policy
-			cur.HeuristicLoss += l.Heuristic
 		}
 	}
 	r.version++
@@ -402,28 +428,23 @@ func (r *run[S]) endIteration(order []int) error {
 	st.Next = 0
 	st.Current = Iteration{}
 	r.clock.nextIteration()
-	if r.cfg.Logger != nil {
-		r.cfg.Logger.Info("iteration done", "iteration", it.Iteration, "budget", it.Budget,
+	if r.env.Logger != nil {
+		r.env.Logger.Info("iteration done", "iteration", it.Iteration, "budget", it.Budget,
 			"attempted", it.Attempted, "solved", it.Solved, "new", it.New, "solved_so_far", it.TotalSolved,
 			"problems", len(r.tasks), "expansions", it.Expansions, "elapsed", seconds(it.WallS))
 	}
-	st.Done = st.finished(&r.cfg, r.clock.elapsed())
+	st.Done = st.finished(r.clock.elapsed())
 	return r.checkpoint()
 }
 
-// checkpoint writes the state, the trainer and the metrics to the run
-// directory.
+// checkpoint writes the state, with the configuration, the learner and
+// the metrics to the run directory.
 func (r *run[S]) checkpoint() error {
 	st := r.st
 	st.ElapsedS = r.clock.elapsed()
 	st.Current.IterationS = r.clock.iteration()
-	b, err := r.rng.MarshalBinary()
-	if err != nil {
-		return fmt.Errorf("bootstrap: checkpoint: rng state: %w", err)
-	}
-	st.RNG = b
 	r.lastCheckpoint = time.Now()
-	return writeCheckpoint(r.cfg.Dir, r.tr, st)
+	return writeCheckpoint(r.dir, r.l, st)
 }
 
 // logProgress logs the progress of the iteration under way, which attempts
@@ -437,26 +458,4 @@ func (st *state) logProgress(l *slog.Logger, n int, iterS, elapsed float64) {
 // seconds returns s seconds as a duration rounded to the second.
 func seconds(s float64) time.Duration {
 	return time.Duration(s * float64(time.Second)).Round(time.Second)
-}
-
-// sample turns a solution trajectory into a training sample.
-func sample[S comparable](p search.Problem[S], t *search.Trajectory[S]) (model.Sample, error) {
-	enc, ok := p.(search.Encoder[S])
-	if !ok {
-		return model.Sample{}, errors.New("the problem has no network encoding")
-	}
-	c, h, w := enc.InputShape()
-	size := c * h * w
-	n := len(t.States)
-	s := model.Sample{
-		Inputs:     make([]float32, n*size),
-		Actions:    t.Actions,
-		CostToGo:   make([]float32, n),
-		Expansions: t.Expansions,
-	}
-	for i, x := range t.States {
-		enc.Encode(x, s.Inputs[i*size:(i+1)*size])
-		s.CostToGo[i] = float32(t.CostToGo(i))
-	}
-	return s, nil
 }

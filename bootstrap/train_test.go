@@ -23,7 +23,7 @@ func mazes(n int, seed uint64) []search.Task[int32] { return searchtest.Mazes(n,
 // parse returns the algorithm called name.
 func parse(t *testing.T, name string) search.Algorithm {
 	t.Helper()
-	alg, err := search.Parse(name, 1.5, 1)
+	alg, err := search.Parse(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,9 +42,47 @@ func newModel(t *testing.T, alg string) *model.Model {
 	return m
 }
 
-func trainConfig(t *testing.T, alg string) Config {
-	return Config{Algorithm: parse(t, alg), Budget: 8, ProblemsPerUpdate: 8, Passes: 2, Seed: 3,
-		Workers: 2, MaxIterations: 3, Dir: t.TempDir(), LearningRate: 1e-3}
+// A setup is a training run of the tests: its directory, configuration,
+// environment, and the settings of its network for alg.
+type setup struct {
+	dir     string
+	alg     string
+	cfg     Config
+	env     Env
+	net     NetworkConfig
+	threads int
+}
+
+func newSetup(t *testing.T, alg string) *setup {
+	return &setup{
+		dir: t.TempDir(), alg: alg,
+		cfg: Config{Algorithm: parse(t, alg), Options: search.Options{Budget: 8}, ProblemsPerUpdate: 8, Limits: Limits{MaxIterations: 3}},
+		env: Env{Workers: 2},
+		net: NetworkConfig{Passes: 2, Seed: 3, LearningRate: 1e-3},
+	}
+}
+
+// train trains a fresh network of s.alg as s says.
+func (s *setup) train(t *testing.T, ctx context.Context, tasks []search.Task[int32]) (*model.Model, []Iteration, error) {
+	t.Helper()
+	n, err := NewNetwork[int32](newModel(t, s.alg), s.net, s.threads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := Train(ctx, s.dir, tasks, n, s.cfg, s.env)
+	return n.Model(), ms, err
+}
+
+// loadNetwork is the loader of the networks of the tests.
+func loadNetwork(dir string) (Learner[int32], error) { return LoadNetwork[int32](dir, 0) }
+
+// resume resumes the run in s.dir with s.env.
+func (s *setup) resume(ctx context.Context, tasks []search.Task[int32]) (*model.Model, []Iteration, error) {
+	l, ms, err := Resume(ctx, s.dir, tasks, loadNetwork, s.env)
+	if l == nil {
+		return nil, ms, err
+	}
+	return l.(*Network[int32]).Model(), ms, err
 }
 
 // withoutTimes returns the metrics with the wall times zeroed.
@@ -97,15 +135,15 @@ func sameRun(t *testing.T, metrics []Iteration, m *model.Model, refMetrics []Ite
 
 func TestTrainCadenceAndBudget(t *testing.T) {
 	tasks := mazes(20, 1)
-	cfg := trainConfig(t, "levints")
-	cfg.Budget = 1 // too small for any maze: the budget must double
+	s := newSetup(t, "levints")
+	s.cfg.Options.Budget = 1 // too small for any maze: the budget must double
 	var nexts []int
-	cfg.afterChunk = func(st *state, _ bool) {
+	s.env.afterChunk = func(st *state, _ bool) {
 		if st.Iteration == 1 {
 			nexts = append(nexts, st.Next)
 		}
 	}
-	metrics, err := Train(context.Background(), tasks, newModel(t, "levints"), cfg)
+	_, metrics, err := s.train(t, context.Background(), tasks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,15 +164,15 @@ func TestTrainCadenceAndBudget(t *testing.T) {
 		if m.Attempted != len(tasks) {
 			t.Errorf("iteration %d: attempted %d, want %d", i+1, m.Attempted, len(tasks))
 		}
-		if m.Updates != cfg.Passes*m.Solved {
-			t.Errorf("iteration %d: %d updates for %d solved, want %d", i+1, m.Updates, m.Solved, cfg.Passes*m.Solved)
+		if m.Updates != s.net.Passes*m.Solved {
+			t.Errorf("iteration %d: %d updates for %d solved, want %d", i+1, m.Updates, m.Solved, s.net.Passes*m.Solved)
 		}
 	}
 	if metrics[0].New != 0 || metrics[1].Budget != 2 {
 		t.Errorf("budget 1 solved %d mazes; the test needs none", metrics[0].New)
 	}
 	for _, f := range []string{MetricsCSV, MetricsJSONL} {
-		b, err := os.ReadFile(filepath.Join(cfg.Dir, f))
+		b, err := os.ReadFile(filepath.Join(s.dir, f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,10 +180,10 @@ func TestTrainCadenceAndBudget(t *testing.T) {
 			t.Errorf("%s has %d lines", f, n)
 		}
 	}
-	if _, _, err := Resume(context.Background(), tasks, cfg); !errors.Is(err, ErrTrainingDone) {
+	if _, _, err := s.resume(context.Background(), tasks); !errors.Is(err, ErrTrainingDone) {
 		t.Errorf("resuming a finished run: %v, want ErrTrainingDone", err)
 	}
-	if _, err := Train(context.Background(), tasks, newModel(t, "levints"), cfg); err == nil || !strings.Contains(err.Error(), "already holds a run") {
+	if _, _, err := s.train(t, context.Background(), tasks); err == nil || !strings.Contains(err.Error(), "already holds a run") {
 		t.Errorf("a fresh run in the directory of another: %v", err)
 	}
 }
@@ -155,10 +193,9 @@ func TestTrainDeterministicAndResumable(t *testing.T) {
 	for _, alg := range []string{"phsh", "astar"} {
 		t.Run(alg, func(t *testing.T) {
 			// Reference: an uninterrupted run with one worker.
-			ref := trainConfig(t, alg)
-			ref.Workers = 1
-			refModel := newModel(t, alg)
-			refMetrics, err := Train(context.Background(), tasks, refModel, ref)
+			ref := newSetup(t, alg)
+			ref.env.Workers = 1
+			refModel, refMetrics, err := ref.train(t, context.Background(), tasks)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,20 +205,19 @@ func TestTrainDeterministicAndResumable(t *testing.T) {
 
 			// Same run with two workers, interrupted (Ctrl-C) after its
 			// fourth update, then resumed from the checkpoint.
-			cfg := trainConfig(t, alg)
+			s := newSetup(t, alg)
 			ctx, cancel := context.WithCancel(context.Background())
 			chunks := 0
-			cfg.afterChunk = func(*state, bool) {
+			s.env.afterChunk = func(*state, bool) {
 				if chunks++; chunks == 4 {
 					cancel()
 				}
 			}
-			_, err = Train(ctx, tasks, newModel(t, alg), cfg)
+			_, _, err = s.train(t, ctx, tasks)
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("interrupted run: %v, want context.Canceled", err)
 			}
-			cfg.afterChunk = nil
-			_, st, err := loadCheckpoint(cfg.Dir, cfg.optimizer(), len(tasks))
+			_, st, err := loadState(s.dir, len(tasks))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,17 +225,19 @@ func TestTrainDeterministicAndResumable(t *testing.T) {
 				t.Errorf("checkpoint at iteration %d, problem %d; want 2, 8", st.Iteration, st.Next)
 			}
 			// The metrics end with the iteration under way.
-			ms := readMetrics(t, cfg.Dir)
+			ms := readMetrics(t, s.dir)
 			if len(ms) != 2 || ms[0].Partial || !ms[1].Partial || ms[1].Iteration != 2 || ms[1].Attempted != 8 ||
 				ms[1].TotalSolved != st.totalSolved() || ms[1].TotalExpansions != ms[0].TotalExpansions+ms[1].Expansions {
 				t.Errorf("metrics of the interrupted run:\n%+v", ms)
 			}
-			m, metrics, err := Resume(context.Background(), tasks, cfg)
+			// The resumption needs the directory alone, and the
+			// environment.
+			l, metrics, err := Resume(context.Background(), s.dir, tasks, loadNetwork, Env{Workers: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
-			sameRun(t, metrics, m, refMetrics, refModel)
-			if ms := readMetrics(t, cfg.Dir); !reflect.DeepEqual(ms, metrics) {
+			sameRun(t, metrics, l.(*Network[int32]).Model(), refMetrics, refModel)
+			if ms := readMetrics(t, s.dir); !reflect.DeepEqual(ms, metrics) {
 				t.Errorf("metrics file of the finished run\n%+v\nwant\n%+v", ms, metrics)
 			}
 		})
@@ -211,35 +249,35 @@ func TestTrainDeterministicAndResumable(t *testing.T) {
 // the checkpoint reproduces the uninterrupted run.
 func TestTrainKilled(t *testing.T) {
 	tasks := mazes(16, 3)
-	cfg := trainConfig(t, "phsh")
-	cfg.CheckpointEvery = 1 // every update
+	s := newSetup(t, "phsh")
+	s.env.CheckpointEvery = 1 // every update
 	snapshot := t.TempDir()
-	cfg.afterChunk = func(st *state, checkpointed bool) {
+	s.env.afterChunk = func(st *state, checkpointed bool) {
 		if checkpointed && st.Iteration == 2 && st.Next == 8 {
-			if err := os.CopyFS(snapshot, os.DirFS(cfg.Dir)); err != nil {
+			if err := os.CopyFS(snapshot, os.DirFS(s.dir)); err != nil {
 				t.Error(err)
 			}
 		}
 	}
-	refModel := newModel(t, "phsh")
-	refMetrics, err := Train(context.Background(), tasks, refModel, cfg)
+	refModel, refMetrics, err := s.train(t, context.Background(), tasks)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.afterChunk = nil
-	cfg.Dir = snapshot
-	m, metrics, err := Resume(context.Background(), tasks, cfg)
+	s.env.afterChunk = nil
+	s.dir = snapshot
+	m, metrics, err := s.resume(context.Background(), tasks)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameRun(t, metrics, m, refMetrics, refModel)
 }
 
-// astarSolvers returns n A* solvers with a zero heuristic.
-func astarSolvers(t *testing.T, n int) []*search.Solver[int32] {
+// astarSolvers returns n A* solvers with a zero heuristic and the given
+// budget.
+func astarSolvers(t *testing.T, n int, budget int64) []*search.Solver[int32] {
 	var ss []*search.Solver[int32]
 	for range n {
-		s, err := search.NewSolver[int32](search.AStar(), search.Uniform[int32]{}, search.Options{})
+		s, err := search.NewSolver[int32](search.AStar(), search.Uniform[int32]{}, search.Options{Budget: budget})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,10 +288,10 @@ func astarSolvers(t *testing.T, n int) []*search.Solver[int32] {
 
 func TestBootstrapTest(t *testing.T) {
 	tasks := mazes(12, 4)
-	solvers := astarSolvers(t, 2)
+	solvers := astarSolvers(t, 2, 1)
 	seen := map[int]Outcome[int32]{}
 	rounds := 0
-	err := BootstrapTest(context.Background(), tasks, solvers, TestConfig{Budget: 1}, func(o Outcome[int32]) error {
+	err := BootstrapTest(context.Background(), tasks, solvers, TestConfig{}, func(o Outcome[int32]) error {
 		if _, dup := seen[o.Index]; dup {
 			t.Errorf("problem %d emitted twice", o.Index)
 		}
@@ -284,7 +322,7 @@ func TestBootstrapTest(t *testing.T) {
 	// their attempt of the last round.
 	seen = map[int]Outcome[int32]{}
 	var order []Outcome[int32]
-	err = BootstrapTest(context.Background(), tasks, solvers, TestConfig{Budget: 1, MaxRounds: 2}, func(o Outcome[int32]) error {
+	err = BootstrapTest(context.Background(), tasks, astarSolvers(t, 2, 1), TestConfig{MaxRounds: 2}, func(o Outcome[int32]) error {
 		seen[o.Index] = o
 		order = append(order, o)
 		return nil
@@ -312,9 +350,17 @@ func TestBootstrapTest(t *testing.T) {
 	if !unsolved {
 		t.Error("every problem solved within 2 rounds; the test needs some unsolved")
 	}
-	for _, cfg := range []TestConfig{{}, {Budget: -1}, {Budget: 1, MaxRounds: -1}, {Budget: 1, TimeLimit: -time.Second}} {
-		if err := BootstrapTest(context.Background(), tasks, solvers, cfg, func(Outcome[int32]) error { return nil }); err == nil {
-			t.Errorf("%+v: no error", cfg)
+	for _, tc := range []struct {
+		solvers []*search.Solver[int32]
+		cfg     TestConfig
+	}{
+		{astarSolvers(t, 1, 0), TestConfig{}},
+		{append(astarSolvers(t, 1, 1), astarSolvers(t, 1, 2)...), TestConfig{}},
+		{astarSolvers(t, 1, 1), TestConfig{MaxRounds: -1}},
+		{astarSolvers(t, 1, 1), TestConfig{TimeLimit: -time.Second}},
+	} {
+		if err := BootstrapTest(context.Background(), tasks, tc.solvers, tc.cfg, func(Outcome[int32]) error { return nil }); err == nil {
+			t.Errorf("budget %d, %+v: no error", tc.solvers[0].Options().Budget, tc.cfg)
 		}
 	}
 }
@@ -324,25 +370,25 @@ func TestBootstrapTest(t *testing.T) {
 // searches, and resumes after an interruption.
 func TestTrainAsync(t *testing.T) {
 	tasks := mazes(48, 5)
-	cfg := trainConfig(t, "phsh")
-	cfg.Async = true
-	cfg.MaxIterations = 4
+	s := newSetup(t, "phsh")
+	s.cfg.Async = true
+	s.cfg.MaxIterations = 4
 	ctx, cancel := context.WithCancel(context.Background())
 	groups := 0
-	cfg.afterChunk = func(st *state, _ bool) {
+	s.env.afterChunk = func(st *state, _ bool) {
 		if groups++; groups == 3 {
 			cancel()
 		}
 	}
-	if _, err := Train(ctx, tasks, newModel(t, "phsh"), cfg); !errors.Is(err, context.Canceled) {
+	if _, _, err := s.train(t, ctx, tasks); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted run: %v", err)
 	}
-	cfg.afterChunk = nil
-	_, st, err := loadCheckpoint(cfg.Dir, cfg.optimizer(), len(tasks))
+	s.env.afterChunk = nil
+	_, st, err := loadState(s.dir, len(tasks))
 	if err != nil || st.Iteration != 1 || st.Next != 24 {
 		t.Fatalf("checkpoint at iteration %d, problem %d, %v; want 1, 24 (three groups of 8)", st.Iteration, st.Next, err)
 	}
-	_, metrics, err := Resume(context.Background(), tasks, cfg)
+	_, metrics, err := s.resume(context.Background(), tasks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +400,7 @@ func TestTrainAsync(t *testing.T) {
 		t.Errorf("solved %d in the first iteration, %d by the last: nothing learned", first.TotalSolved, last.TotalSolved)
 	}
 	for _, m := range metrics {
-		if m.Attempted != len(tasks) || m.Updates != cfg.Passes*m.Solved || m.MaxStaleness < 0 || m.MeanStaleness > float64(m.MaxStaleness) {
+		if m.Attempted != len(tasks) || m.Updates != s.net.Passes*m.Solved || m.MaxStaleness < 0 || m.MeanStaleness > float64(m.MaxStaleness) {
 			t.Errorf("iteration %d: %+v", m.Iteration, m)
 		}
 	}
@@ -367,21 +413,21 @@ func TestTrainAsync(t *testing.T) {
 func TestStepTrajectories(t *testing.T) {
 	for _, tc := range []struct{ perStep, threads int }{{4, 1}, {16, 2}} {
 		tasks := mazes(32, 6)
-		cfg := trainConfig(t, "phsh")
-		cfg.StepTrajectories, cfg.LearnerThreads = tc.perStep, tc.threads
-		cfg.MaxIterations = 4
+		s := newSetup(t, "phsh")
+		s.net.StepTrajectories, s.threads = tc.perStep, tc.threads
+		s.cfg.MaxIterations = 4
 		iteration, solved, updates := 0, 0, 0
-		cfg.afterChunk = func(st *state, _ bool) {
+		s.env.afterChunk = func(st *state, _ bool) {
 			if st.Iteration != iteration {
 				iteration, solved, updates = st.Iteration, 0, 0
 			}
 			ds, du := st.Current.Solved-solved, st.Current.Updates-updates
-			if want := cfg.Passes * ((ds + tc.perStep - 1) / tc.perStep); du != want {
+			if want := s.net.Passes * ((ds + tc.perStep - 1) / tc.perStep); du != want {
 				t.Errorf("%+v: iteration %d: %d steps for a group of %d solutions, want %d", tc, st.Iteration, du, ds, want)
 			}
 			solved, updates = st.Current.Solved, st.Current.Updates
 		}
-		metrics, err := Train(context.Background(), tasks, newModel(t, "phsh"), cfg)
+		_, metrics, err := s.train(t, context.Background(), tasks)
 		if err != nil {
 			t.Fatal(err)
 		}

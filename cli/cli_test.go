@@ -7,13 +7,17 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/models"
 	"github.com/phs-go/phs/nn"
+	"github.com/phs-go/phs/search"
 )
 
 // TestHelp checks that "phs help CMD", "phs CMD -h" and "phs -version"
@@ -107,7 +111,9 @@ func TestBadFlagValues(t *testing.T) {
 		{append(train, "-iterations", "-1"), "-iterations -1"},
 		{append(train, "-time", "-1h"), "-time -1h"},
 		{append(train, "-batch", "0"), "-batch 0"},
-		{append(train, "-alg", "wastar", "-w", "-2"), "-alg"},
+		{append(train, "-alg", "wastar", "-w", "-2"), "-w -2"},
+		{append(train, "-alg", "wastar:-2"), "-alg"},
+		{append(train, "-alg", "astar:2"), "-alg"},
 		{append(train, "-ack-wait", "0s"), "-ack-wait 0s"},
 		{append(train, "-listen", ":4222"), "-listen"},
 		{append(train, "-listen", "0.0.0.0:4222"), "needs a token"},
@@ -348,8 +354,8 @@ func TestTemperature(t *testing.T) {
 	if strings.Contains(coldConfig, `"meta":`) {
 		t.Errorf("a run started from a network with notes on its training carries them over:\n%s", coldConfig)
 	}
-	if b, err := os.ReadFile(filepath.Join(hot, runFile)); err != nil || !strings.Contains(string(b), `"temperature": `+temp+",") {
-		t.Errorf("run.json does not record -temperature %s: %s, %v", temp, b, err)
+	if bc, err := bootstrap.ReadConfig(hot); err != nil || strconv.FormatFloat(bc.Options.Temperature, 'g', -1, 64) != temp {
+		t.Errorf("the checkpoint does not record -temperature %s: %+v, %v", temp, bc.Options, err)
 	}
 	if _, _, err := runPHS(t, "train", "-resume", hot, "-temperature", "1"); err == nil || !strings.Contains(err.Error(), "-temperature") {
 		t.Errorf("changing -temperature on resume: %v", err)
@@ -410,34 +416,23 @@ func TestTrainRunDirectory(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(run, runFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var saved map[string]any
-	if err := json.Unmarshal(b, &saved); err != nil || saved["time_limit"] != "2h0m0s" {
-		t.Errorf("run.json time_limit = %v (%v), want \"2h0m0s\"", saved["time_limit"], err)
+	if bc, err := bootstrap.ReadConfig(run); err != nil || bc.TimeLimit != 2*time.Hour {
+		t.Errorf("the checkpoint's time limit = %v (%v), want 2h", bc.TimeLimit, err)
 	}
 	if _, _, err := runPHS(t, "train", "-resume", run); err == nil || !strings.Contains(err.Error(), "already finished: the limit of 1 iterations reached; to go on, raise the limit: phs train -resume "+run+" -iterations 2") {
 		t.Errorf("resume of a finished run: %v", err)
 	}
 
-	// A run killed as it started: run.json, no checkpoint; and a run.json
-	// of before, with the time limit in nanoseconds.
+	// A run killed as it started: run.json, no checkpoint.
 	killed := filepath.Join(dir, "killed")
 	if err := os.MkdirAll(killed, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	legacy := strings.Replace(string(b), `"2h0m0s"`, "7200000000000", 1)
-	if err := os.WriteFile(filepath.Join(killed, runFile), []byte(legacy), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(killed, runFile), []byte(`{"domain": "witness", "files": []}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, errOut, err = runPHS(t, "train", "-resume", killed)
-	if err != nil || !strings.Contains(errOut, "no checkpoint: the run stopped as it started") {
-		t.Fatalf("resume of a run without a checkpoint: %v\n%s", err, errOut)
-	}
-	if _, err := os.Stat(filepath.Join(killed, "checkpoint")); err != nil {
-		t.Error(err)
+	if _, _, err = runPHS(t, "train", "-resume", killed); err == nil || !strings.Contains(err.Error(), "holds no checkpoint: the run stopped as it started") {
+		t.Errorf("resume of a run without a checkpoint: %v", err)
 	}
 }
 
@@ -545,31 +540,38 @@ func TestSolveProgress(t *testing.T) {
 }
 
 // TestResumeOtherAlgorithm checks that a run.json changed to another
-// algorithm than its checkpoint's is refused on -resume.
-func TestResumeOtherAlgorithm(t *testing.T) {
+// TestResumeReadsCheckpoint checks that -resume goes on with the
+// configuration of the run's checkpoint, and that run.json holds only
+// what the checkpoint does not.
+func TestResumeReadsCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")
-	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "levints", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "wastar", "-w", "3", "-batch", "4", "-growth", "1.5", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	name := filepath.Join(run, runFile)
-	b, err := os.ReadFile(name)
+	b, err := os.ReadFile(filepath.Join(run, runFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b = bytes.Replace(b, []byte(`"algorithm": "levints"`), []byte(`"algorithm": "phsh"`), 1)
-	b = bytes.Replace(b, []byte(`"max_iterations": 1`), []byte(`"max_iterations": 2`), 1)
-	if err := os.WriteFile(name, b, 0o644); err != nil {
+	var saved map[string]any
+	if err := json.Unmarshal(b, &saved); err != nil || len(saved) != 2 || saved["domain"] != "witness" || saved["files"] == nil {
+		t.Errorf("run.json holds more than the domain and the files: %s", b)
+	}
+	if _, errOut, err := runPHS(t, "train", "-resume", run, "-iterations", "2"); err != nil {
+		t.Fatalf("resume: %v\n%s", err, errOut)
+	}
+	bc, err := bootstrap.ReadConfig(run)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := runPHS(t, "train", "-resume", run); err == nil || !strings.Contains(err.Error(), "made for levints, not phsh") {
-		t.Errorf("resume with another algorithm in run.json: %v", err)
+	if bc.Algorithm != search.WAStar(3) || bc.Options.BatchSize != 4 || bc.BudgetGrowth != 1.5 || bc.Options.Budget != 50 || bc.MaxIterations != 2 {
+		t.Errorf("the checkpoint's configuration after -resume: %+v", bc)
 	}
 }
 
 // TestTrainAsync checks that phs train -async trains, saves the mode in
-// run.json and resumes in it.
+// the checkpoint and resumes in it.
 func TestTrainAsync(t *testing.T) {
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
@@ -577,9 +579,8 @@ func TestTrainAsync(t *testing.T) {
 	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "levints", "-async", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	b, err := os.ReadFile(filepath.Join(run, runFile))
-	if err != nil || !strings.Contains(string(b), `"async": true`) {
-		t.Fatalf("run.json: %s, %v", b, err)
+	if bc, err := bootstrap.ReadConfig(run); err != nil || !bc.Async {
+		t.Fatalf("the checkpoint's configuration: %+v, %v", bc, err)
 	}
 	if _, errOut, err := runPHS(t, "train", "-resume", run, "-iterations", "2"); err != nil {
 		t.Fatalf("resume: %v\n%s", err, errOut)
@@ -665,4 +666,38 @@ func withoutPruning(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestTrainRecordsW trains a WA* network with -w 3 and checks that its
+// config.json records the weight, and that a search with the network and
+// no -w searches at w = 3, not at the flag's default.
+func TestTrainRecordsW(t *testing.T) {
+	dir := t.TempDir()
+	wit := trainingSet(t, dir)
+	run := filepath.Join(dir, "run")
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "wastar", "-w", "3", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut)
+	}
+	if cfg := checkpointConfig(t, run); !strings.Contains(cfg, `"algorithm": "wastar:3"`) {
+		t.Errorf("config.json does not record w = 3:\n%s", cfg)
+	}
+	expansions := func(args ...string) []int64 {
+		t.Helper()
+		out, errOut, err := runPHS(t, append([]string{"test", "-domain", "witness", "-model", run, "-fixed", "-budget", "200"}, append(args, wit)...)...)
+		if err != nil {
+			t.Fatalf("test %v: %v\n%s", args, err, errOut)
+		}
+		var e []int64
+		for _, r := range decodeRecords(t, out) {
+			e = append(e, r.Expansions)
+		}
+		return e
+	}
+	got, at3, at15 := expansions(), expansions("-w", "3"), expansions("-w", "1.5")
+	if slices.Equal(at3, at15) {
+		t.Fatal("w = 3 and w = 1.5 search alike: the test cannot tell them apart")
+	}
+	if !slices.Equal(got, at3) {
+		t.Errorf("without -w: expansions %v; at w = 3: %v", got, at3)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/nats-io/nats.go"
+	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/cluster"
 	"github.com/phs-go/phs/domain/sokoban"
 	"github.com/phs-go/phs/domain/stp"
@@ -135,7 +136,7 @@ func (d domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec,
 		}
 		d.pruneAll(tasks)
 	}
-	return cluster.Work(ctx, nc, spec, tasks, opts)
+	return cluster.Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[S], opts)
 }
 
 // newDomain returns the domain whose problems ReadFile and Parse read

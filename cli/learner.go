@@ -10,7 +10,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/cluster"
-	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
 
@@ -19,14 +18,14 @@ import (
 const natsDir = "nats"
 
 // startLearner serves the run of cfg over NATS, on an embedded server
-// (-listen) or on another (-nats), for the workers that join it: mc is the
-// configuration of the model trained and tasks its problems. stop(done)
-// ends it, telling the workers that training is over if done.
-func startLearner[S comparable](ctx context.Context, cfg *trainConfig, mc model.Config, tasks []search.Task[S]) (*cluster.Learner, func(done bool), error) {
+// (-listen) or on another (-nats), for the workers that join it: bc is the
+// run's configuration and tasks its problems. stop(done) ends it, telling
+// the workers that training is over if done.
+func startLearner[S comparable](ctx context.Context, cfg *trainConfig, bc bootstrap.Config, tasks []search.Task[S]) (*cluster.Learner, func(done bool), error) {
 	spec := cluster.Spec{
 		Version: version(), Domain: cfg.Domain,
-		Algorithm: cfg.Alg, W: cfg.W, C: cfg.C, BatchSize: cfg.Batch, Renormalize: cfg.Renormalize, PruneDeadlocks: cfg.PruneDeadlocks,
-		Model: mc, Files: cfg.Files, ProblemsSHA256: bootstrap.ProblemsHash(tasks),
+		Algorithm: bc.Algorithm, Options: bc.Options, PruneDeadlocks: cfg.PruneDeadlocks,
+		Files: cfg.Files, ProblemsSHA256: bootstrap.ProblemsHash(tasks),
 	}
 	files := make([]cluster.File, len(cfg.Files))
 	for i, name := range cfg.Files {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -26,7 +27,7 @@ import (
 type searchConfig struct {
 	domain, alg   string
 	modelPath     string
-	w, c          float64
+	w, c          paramFlag
 	budget        int64
 	timeout       time.Duration
 	first         int
@@ -54,10 +55,10 @@ type searchConfig struct {
 
 func (cfg *searchConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&cfg.domain, "domain", "", "problem domain: "+strings.Join(domainNames(), ", "))
-	fs.StringVar(&cfg.alg, "alg", "", "algorithm: "+strings.Join(search.AlgorithmNames(), ", ")+" (default: the model's, or phsstar)")
+	fs.StringVar(&cfg.alg, "alg", "", "algorithm: "+strings.Join(search.AlgorithmNames(), ", ")+"; wastar:W and puct:C give the parameter (default: the model's, with its parameter, or phsstar)")
 	fs.StringVar(&cfg.modelPath, "model", "", `trained model directory; "none" for a uniform policy and the domain's heuristic (default: the domain's shipped model, if any)`)
-	fs.Float64Var(&cfg.w, "w", 1.5, "weight of h for wastar")
-	fs.Float64Var(&cfg.c, "c", 1, "exploration constant of puct")
+	fs.Var(&cfg.w, "w", "weight of h for wastar (default: the model's, or 1.5)")
+	fs.Var(&cfg.c, "c", "exploration constant of puct (default: the model's, or 1)")
 	fs.DurationVar(&cfg.timeout, "timeout", 0, "wall-clock limit per search (0: none)")
 	fs.IntVar(&cfg.first, "first", 0, "attempt only the first N problems of FILES, in order (0: all); every problem is still read and checked")
 	fs.IntVar(&cfg.batch, "batch", 32, "states evaluated per evaluator call")
@@ -115,19 +116,20 @@ func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
 		}
 		cfg.pruneDeadlocks = true
 	}
-	name := cfg.alg
-	if name == "" {
-		name = search.PHSStar().Name()
-		if cfg.model != nil {
-			name = cfg.model.Config().Algorithm
+	alg := search.PHSStar()
+	switch {
+	case cfg.alg != "":
+		a, err := search.Parse(cfg.alg)
+		if err != nil {
+			return nil, usagef("%s: -alg: %v", cmd, err)
 		}
+		alg = a
+	case cfg.model != nil:
+		alg = cfg.model.Config().Algorithm
 	}
-	alg, err := search.Parse(name, cfg.w, cfg.c)
+	alg, err := withParams(alg, cfg.w, cfg.c)
 	if err != nil {
-		if cfg.alg == "" {
-			return nil, fmt.Errorf("%s: %s: %w", cmd, cfg.modelName, err)
-		}
-		return nil, usagef("%s: -alg: %v", cmd, err)
+		return nil, usagef("%s: %v", cmd, err)
 	}
 	cfg.algorithm = alg
 	if cfg.temperature != 0 && cfg.temperature != 1 && !alg.NeedsPolicy() {
@@ -170,7 +172,6 @@ func (cfg *searchConfig) options(budget int64) search.Options {
 		Renormalize: cfg.renormalize,
 		Temperature: cfg.temperature,
 		MaxMemory:   cfg.memoryMiB << 20,
-		Progress:    &cfg.expansions,
 	}
 }
 
@@ -192,6 +193,7 @@ func newSolvers[S comparable](cfg *searchConfig, budget int64) ([]*search.Solver
 		if err != nil {
 			return nil, err
 		}
+		s.SetProgress(&cfg.expansions)
 		solvers[i] = s
 	}
 	return solvers, nil
@@ -238,8 +240,8 @@ func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // range, or says that files is empty or names the -out file; then it sets
 // the defaults that depend on the machine and the logger to stderr.
 func (cfg *searchConfig) check(cmd string, files []string, stderr io.Writer) error {
-	if err := checkWC(cmd, cfg.w, cfg.c); err != nil {
-		return err
+	if _, err := withParams(search.PHSStar(), cfg.w, cfg.c); err != nil {
+		return usagef("%s: %v", cmd, err)
 	}
 	switch {
 	case cfg.budget < 0:
@@ -282,16 +284,45 @@ func (cfg *searchConfig) check(cmd string, files []string, stderr io.Writer) err
 	return nil
 }
 
-// checkWC returns a usage error of cmd if the weight w of -w or the
-// exploration constant c of -c is out of range.
-func checkWC(cmd string, w, c float64) error {
-	switch {
-	case !(w >= 0 && finite(w)):
-		return usagef("%s: -w %g: want a finite number >= 0", cmd, w)
-	case !(c > 0 && finite(c)):
-		return usagef("%s: -c %g: want a finite number > 0", cmd, c)
+// A paramFlag is the value of -w or -c: a number, and whether the
+// command line set it.
+type paramFlag struct {
+	v   float64
+	set bool
+}
+
+func (f *paramFlag) String() string {
+	if f == nil || !f.set {
+		return ""
 	}
+	return strconv.FormatFloat(f.v, 'g', -1, 64)
+}
+
+func (f *paramFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return errors.New("not a number")
+	}
+	f.v, f.set = v, true
 	return nil
+}
+
+// withParams returns alg with the weight -w if it is WA* and the
+// exploration constant -c if it is PUCT, when the command line set them;
+// the other algorithms ignore them. It returns a usage error for a value
+// out of range.
+func withParams(alg search.Algorithm, w, c paramFlag) (search.Algorithm, error) {
+	switch {
+	case w.set && !(w.v >= 0 && finite(w.v)):
+		return alg, usagef("-w %g: want a finite number >= 0", w.v)
+	case c.set && !(c.v > 0 && finite(c.v)):
+		return alg, usagef("-c %g: want a finite number > 0", c.v)
+	case w.set && alg.Name() == "wastar":
+		return search.WAStar(w.v), nil
+	case c.set && alg.IsPUCT():
+		return search.PUCT(c.v), nil
+	}
+	return alg, nil
 }
 
 // finite reports whether x is neither infinite nor NaN.

@@ -66,7 +66,7 @@ func testTasks[S comparable](ctx context.Context, cfg *testConfig, tasks []searc
 	if err != nil {
 		return err
 	}
-	tc := bootstrap.TestConfig{Budget: cfg.budget, TimeLimit: cfg.timeLimit, MaxRounds: cfg.rounds, Logger: cfg.log}
+	tc := bootstrap.TestConfig{TimeLimit: cfg.timeLimit, MaxRounds: cfg.rounds, Logger: cfg.log}
 	err = bootstrap.BootstrapTest(ctx, tasks, solvers, tc, func(o bootstrap.Outcome[S]) error {
 		return writeResult(out, &cfg.searchConfig, tasks[o.Index], o.Result, o.Budget)
 	})

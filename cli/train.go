@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"strconv"
 	"strings"
 	"time"
 
@@ -25,33 +24,39 @@ import (
 	"github.com/phs-go/phs/search"
 )
 
-// trainConfig holds the flags of "phs train"; it is saved in the run
-// directory so that -resume needs nothing else.
+// trainConfig holds the flags of "phs train". run.json, in the run
+// directory, keeps the settings that package bootstrap does not know (the
+// fields with a JSON name); the run's checkpoint keeps the others, its
+// bootstrap.Config and its network's settings, from which -resume reads
+// them (setFrom).
 type trainConfig struct {
-	Domain          string   `json:"domain"`
-	Alg             string   `json:"algorithm"`
-	W               float64  `json:"w"`
-	C               float64  `json:"c"`
-	Files           []string `json:"files"`
-	Budget          int64    `json:"budget"`
-	Growth          float64  `json:"budget_growth"`
-	PerUpdate       int      `json:"problems_per_update"`
-	Passes          int      `json:"passes"`
-	StepTrajs       int      `json:"trajectories_per_step,omitempty"`
-	SkipSolvedAfter int      `json:"skip_solved_after"`
-	Batch           int      `json:"batch"`
-	Renormalize     bool     `json:"renormalize"`
-	Temperature     float64  `json:"temperature,omitempty"`
-	PruneDeadlocks  bool     `json:"prune_deadlocks,omitempty"`
-	Seed            uint64   `json:"seed"`
-	LearningRate    float64  `json:"learning_rate"`
-	L2              float64  `json:"l2"`
-	Iterations      int      `json:"max_iterations"`
-	TimeLimit       duration `json:"time_limit"`
-	Async           bool     `json:"async,omitempty"`
+	Domain          string    `json:"domain"`
+	Alg             string    `json:"-"`
+	W               paramFlag `json:"-"`
+	C               paramFlag `json:"-"`
+	Files           []string  `json:"files"`
+	Budget          int64     `json:"-"`
+	Growth          float64   `json:"-"`
+	PerUpdate       int       `json:"-"`
+	Passes          int       `json:"-"`
+	StepTrajs       int       `json:"-"`
+	SkipSolvedAfter int       `json:"-"`
+	Batch           int       `json:"-"`
+	Renormalize     bool      `json:"-"`
+	Temperature     float64   `json:"-"`
+	PruneDeadlocks  bool      `json:"prune_deadlocks,omitempty"`
+	Seed            uint64    `json:"-"`
+	LearningRate    float64   `json:"-"`
+	L2              float64   `json:"-"`
+	Iterations      int       `json:"-"`
+	TimeLimit       duration  `json:"-"`
+	Async           bool      `json:"-"`
 	// Init is the model the run started from (-init), if not a fresh
 	// network.
 	Init string `json:"init,omitempty"`
+
+	// run is, on -resume, the configuration of the run's checkpoint.
+	run *bootstrap.Config
 
 	// Not saved: they may differ between resumptions.
 	dir             string
@@ -70,38 +75,17 @@ type trainConfig struct {
 
 const runFile = "run.json"
 
-// A duration is a time.Duration that JSON spells as time.Duration.String
-// does ("2h0m0s"); it also reads the nanoseconds that run.json files held
-// before.
+// A duration is the time.Duration of -time.
 type duration time.Duration
-
-func (d duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
-
-func (d *duration) UnmarshalJSON(b []byte) error {
-	if ns, err := strconv.ParseInt(string(b), 10, 64); err == nil {
-		*d = duration(ns)
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("duration %s: want a string such as \"2h0m0s\"", b)
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return err
-	}
-	*d = duration(v)
-	return nil
-}
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg trainConfig
 	var resume string
 	fs := newFlagSet("train", "FILES...", stdout)
 	fs.StringVar(&cfg.Domain, "domain", "", "problem domain: "+strings.Join(domainNames(), ", "))
-	fs.StringVar(&cfg.Alg, "alg", "phsh", "algorithm whose network is trained: "+strings.Join(search.AlgorithmNames(), ", "))
-	fs.Float64Var(&cfg.W, "w", 1.5, "weight of h for wastar")
-	fs.Float64Var(&cfg.C, "c", 1, "exploration constant of puct")
+	fs.StringVar(&cfg.Alg, "alg", "phsh", "algorithm whose network is trained: "+strings.Join(search.AlgorithmNames(), ", ")+"; wastar:W and puct:C give the parameter")
+	fs.Var(&cfg.W, "w", "weight of h for wastar (default 1.5)")
+	fs.Var(&cfg.C, "c", "exploration constant of puct (default 1)")
 	fs.Int64Var(&cfg.Budget, "budget", 0, "initial expansion budget (0: the paper's, 2000 or 7000 for stp)")
 	fs.Float64Var(&cfg.Growth, "growth", 2, "budget factor (> 1) after an iteration without a new problem solved")
 	fs.IntVar(&cfg.PerUpdate, "update-every", 32, "problems attempted between parameter updates")
@@ -194,12 +178,12 @@ func (f durationFlag) Set(s string) error {
 // check returns a usage error that names the first flag of cfg out of
 // range, and sets the logger to stderr.
 func (cfg *trainConfig) check(stderr io.Writer) error {
+	if _, err := withParams(search.PHSStar(), cfg.W, cfg.C); err != nil {
+		return usagef("train: %v", err)
+	}
 	bc, err := cfg.bootstrapConfig()
 	if err != nil {
 		return usagef("train: -alg: %v", err)
-	}
-	if err := checkWC("train", cfg.W, cfg.C); err != nil {
-		return err
 	}
 	switch {
 	case cfg.Budget < 0:
@@ -278,6 +262,14 @@ func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, files []stri
 	if err := dec.Decode(&saved); err != nil {
 		return fmt.Errorf("train: resume: %s: %w", name, err)
 	}
+	if !hasCheckpoint(dir) {
+		return fmt.Errorf("train: resume: %s holds no checkpoint: the run stopped as it started; remove the directory and start the run again", dir)
+	}
+	run, err := bootstrap.ReadConfig(dir)
+	if err != nil {
+		return fmt.Errorf("train: resume: %w", err)
+	}
+	saved.setFrom(run)
 	var bad []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
@@ -303,46 +295,60 @@ func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, files []stri
 		return fmt.Errorf("train: resume: %s: unknown domain %q", name, saved.Domain)
 	}
 	if err := saved.check(stderr); err != nil {
-		return fmt.Errorf("train: resume: %s: %w", name, err)
+		return fmt.Errorf("train: resume: %s: %w", dir, err)
 	}
 	return d.train(ctx, &saved, true, stderr)
 }
 
+// setFrom sets the flags of cfg that the run's configuration run holds,
+// and keeps run as the configuration of the run (a view of it).
+func (cfg *trainConfig) setFrom(run bootstrap.Config) {
+	cfg.run = &run
+	cfg.Alg, cfg.W, cfg.C = run.Algorithm.String(), paramFlag{}, paramFlag{}
+	cfg.Budget, cfg.Growth, cfg.PerUpdate, cfg.SkipSolvedAfter = run.Options.Budget, run.BudgetGrowth, run.ProblemsPerUpdate, run.SkipSolvedAfter
+	cfg.Batch, cfg.Renormalize, cfg.Temperature = run.Options.BatchSize, run.Options.Renormalize, run.Options.Temperature
+	cfg.Iterations, cfg.TimeLimit, cfg.Async = run.MaxIterations, duration(run.TimeLimit), run.Async
+}
+
 // bootstrapConfig returns the configuration of the Bootstrap process that
-// cfg describes, after checking it.
+// cfg describes, after checking its algorithm: on -resume, the run's, with
+// the limits of cfg.
 func (cfg *trainConfig) bootstrapConfig() (bootstrap.Config, error) {
-	alg, err := search.Parse(cfg.Alg, cfg.W, cfg.C)
+	if cfg.run != nil {
+		bc := *cfg.run
+		bc.Limits = bootstrap.Limits{MaxIterations: cfg.Iterations, TimeLimit: time.Duration(cfg.TimeLimit)}
+		return bc, nil
+	}
+	alg, err := search.Parse(cfg.Alg)
 	if err != nil {
 		return bootstrap.Config{}, err
 	}
-	bc := bootstrap.Config{
+	if alg, err = withParams(alg, cfg.W, cfg.C); err != nil {
+		return bootstrap.Config{}, err
+	}
+	return bootstrap.Config{
 		Algorithm:         alg,
-		Options:           search.Options{BatchSize: cfg.Batch, Renormalize: cfg.Renormalize, Temperature: cfg.Temperature},
-		Budget:            cfg.Budget,
+		Options:           search.Options{Budget: cfg.Budget, BatchSize: cfg.Batch, Renormalize: cfg.Renormalize, Temperature: cfg.Temperature},
 		BudgetGrowth:      cfg.Growth,
 		ProblemsPerUpdate: cfg.PerUpdate,
-		Passes:            cfg.Passes,
-		StepTrajectories:  cfg.StepTrajs,
 		SkipSolvedAfter:   cfg.SkipSolvedAfter,
-		Workers:           cfg.workers,
-		LearnerThreads:    cfg.learnerThreads,
-		Seed:              cfg.Seed,
-		LearningRate:      cfg.LearningRate,
-		L2:                cfg.L2,
 		Async:             cfg.Async,
-		MaxIterations:     cfg.Iterations,
-		TimeLimit:         time.Duration(cfg.TimeLimit),
-		Dir:               cfg.dir,
-		CheckpointEvery:   cfg.checkpointEvery,
-		LogEvery:          cfg.logEvery,
-	}
-	return bc, nil
+		Limits:            bootstrap.Limits{MaxIterations: cfg.Iterations, TimeLimit: time.Duration(cfg.TimeLimit)},
+	}, nil
 }
 
-// trainTasks trains a model on tasks as cfg says: a fresh run, which first
-// writes run.json, or the resumption of one (resume). A run directory that
-// holds run.json but no checkpoint, left by a run killed as it started,
-// starts afresh on resumption.
+// network returns the settings of the network that cfg trains.
+func (cfg *trainConfig) network() bootstrap.NetworkConfig {
+	return bootstrap.NetworkConfig{LearningRate: cfg.LearningRate, L2: cfg.L2, Passes: cfg.Passes, StepTrajectories: cfg.StepTrajs, Seed: cfg.Seed}
+}
+
+// env returns the environment of the run of cfg.
+func (cfg *trainConfig) env() bootstrap.Env {
+	return bootstrap.Env{Workers: cfg.workers, CheckpointEvery: cfg.checkpointEvery, Logger: cfg.log, LogEvery: cfg.logEvery}
+}
+
+// trainTasks trains a network on tasks as cfg says: a fresh run, which
+// first writes run.json, or the resumption of one (resume).
 func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []search.Task[S], resume bool, stderr io.Writer) error {
 	if len(tasks) == 0 {
 		return errors.New("train: no problems")
@@ -351,23 +357,18 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	if err != nil {
 		return err
 	}
-	bc.Logger = cfg.log
-	// net is the model to train or, on resumption, its checkpoint's, which
-	// a resumption over NATS needs.
+	env := cfg.env()
+	// net is the network to train or, on resumption, its checkpoint's.
 	var net *model.Model
-	var loadErr error
 	if resume {
-		net, loadErr = loadModel(cfg.dir)
-		switch {
-		case loadErr == nil && net.Config().Domain != cfg.Domain:
-			return fmt.Errorf("train: resume: the checkpoint of %s is a %s model; %s says %s", cfg.dir, net.Config().Domain, runFile, cfg.Domain)
-		case !hasCheckpoint(cfg.dir):
-			cfg.log.Warn("no checkpoint: the run stopped as it started; starting it again", "dir", cfg.dir)
-			resume = false
+		if net, err = loadModel(cfg.dir); err != nil {
+			return fmt.Errorf("train: resume: %w", err)
 		}
-	}
-	if !resume {
-		loadErr = nil
+		if net.Config().Domain != cfg.Domain {
+			return fmt.Errorf("train: resume: the checkpoint of %s is a %s model; %s says %s", cfg.dir, net.Config().Domain, runFile, cfg.Domain)
+		}
+		env.Limits = &bc.Limits
+	} else {
 		enc, ok := tasks[0].Problem.(search.Encoder[S])
 		if !ok {
 			return fmt.Errorf("train: %s problems have no network encoding", cfg.Domain)
@@ -386,20 +387,17 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 			return err
 		}
 	}
-	workers := bc.Workers
+	workers := env.Workers
 	if workers == 0 {
 		workers = runtime.NumCPU()
 	}
-	cfg.log.Info("training", "algorithm", bc.Algorithm.Name(), "problems", len(tasks), "domain", cfg.Domain, "workers", workers, "dir", cfg.dir, "blas", nn.BackendInfo)
+	cfg.log.Info("training", "algorithm", bc.Algorithm.String(), "problems", len(tasks), "domain", cfg.Domain, "workers", workers, "dir", cfg.dir, "blas", nn.BackendInfo)
 	if cfg.listen != "" || cfg.natsURL != "" {
-		if loadErr != nil {
-			return fmt.Errorf("train: resume: %w", loadErr)
-		}
-		l, stop, serr := startLearner(ctx, cfg, net.Config(), tasks)
+		l, stop, serr := startLearner(ctx, cfg, bc, tasks)
 		if serr != nil {
 			return serr
 		}
-		bc.Pool = l
+		env.Pool = l
 		defer func() { stop(err == nil) }() // err: training's
 	}
 	if cfg.cpuProfile != "" {
@@ -411,9 +409,16 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	}
 	var metrics []bootstrap.Iteration
 	if resume {
-		_, metrics, err = bootstrap.Resume(ctx, tasks, bc)
+		load := func(dir string) (bootstrap.Learner[S], error) {
+			return bootstrap.LoadNetwork[S](dir, cfg.learnerThreads)
+		}
+		_, metrics, err = bootstrap.Resume(ctx, cfg.dir, tasks, load, env)
 	} else {
-		metrics, err = bootstrap.Train(ctx, tasks, net, bc)
+		var l *bootstrap.Network[S]
+		if l, err = bootstrap.NewNetwork[S](net, cfg.network(), cfg.learnerThreads); err != nil {
+			return err
+		}
+		metrics, err = bootstrap.Train(ctx, cfg.dir, tasks, l, bc, env)
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -506,7 +511,8 @@ func hasCheckpoint(dir string) bool {
 	return false
 }
 
-// writeRunFile writes cfg to the run.json of its directory, creating it.
+// writeRunFile writes the settings of cfg that the run's checkpoint does
+// not hold to the run.json of its directory, creating it.
 func writeRunFile(cfg *trainConfig) error {
 	b, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {

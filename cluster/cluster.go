@@ -3,17 +3,18 @@
 // JetStream, from the same machine or from others.
 //
 // The learner (NewLearner, a bootstrap.Pool) puts the run's Spec, its
-// problem files and, after each update, the weights in a JetStream object
-// store; it submits the jobs to a work-queue stream and reads the reports
+// problem files and, after each update, the learner's snapshot
+// (bootstrap.Snapshot) in a JetStream object store; it submits the jobs to a work-queue stream and reads the reports
 // from another stream. A worker (Join, then Work) loads the spec and the
 // problems from the run, so it needs no local copy of them, and checks
 // that its parse of them has the learner's fingerprint; it takes jobs one
-// at a time per search goroutine, searches with the latest weights, and
+// at a time per search goroutine, searches with the latest snapshot,
+// decoded by the decoder of the run's kind of learner, and
 // publishes a report before it acknowledges the job. A job whose worker
 // dies is redelivered after the acknowledgement wait (Options.AckWait), and
 // the learner counts one report per job, so nothing is lost or counted
-// twice. A worker of another phs version, domain, model or set of problems
-// is refused, with the reason logged on both sides; a malformed message is
+// twice. A worker of another phs version, domain or set of problems is
+// refused, with the reason logged on both sides; a malformed message is
 // logged and dropped.
 //
 // The learner purges the streams when it starts: a learner that resumes
@@ -27,11 +28,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"reflect"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
-	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/search"
 )
 
 // The JetStream resources and subjects of a run.
@@ -41,16 +41,16 @@ const (
 	reportsStream  = "PHS_REPORTS"
 	reportsSubject = "phs.reports"
 	consumerName   = "workers" // the workers' durable consumer of jobs
-	bucketName     = "PHS_RUN" // the spec, the problem files and the weights
+	bucketName     = "PHS_RUN" // the spec, the problem files and the snapshot
 	helloSubject   = "phs.hello"
 	controlSubject = "phs.control" // "done" when training is over
 
 	// problemsHeader holds, in every job, Spec.ProblemsSHA256.
 	problemsHeader = "Phs-Problems"
 
-	specObject    = "spec.json"
-	weightsObject = "weights.safetensors"
-	problemsDir   = "problems/"
+	specObject     = "spec.json"
+	snapshotObject = "snapshot"
+	problemsDir    = "problems/"
 )
 
 // Limits on what the messages of a run may hold.
@@ -59,7 +59,7 @@ const (
 	// the object store splits into chunks; the embedded server refuses
 	// larger ones.
 	MaxMessage = 1 << 20
-	// maxObject bounds a problem file and the weights a worker reads.
+	// maxObject bounds a problem file and the snapshot a worker reads.
 	maxObject = 1 << 30
 )
 
@@ -70,20 +70,14 @@ type Spec struct {
 	Version string `json:"version"`
 	// Domain names the problem domain, as phs's commands do.
 	Domain string `json:"domain"`
-	// Algorithm, W and C are the search algorithm's (search.Parse);
-	// BatchSize and Renormalize the search options.
-	Algorithm   string  `json:"algorithm"`
-	W           float64 `json:"w"`
-	C           float64 `json:"c"`
-	BatchSize   int     `json:"batch_size"`
-	Renormalize bool    `json:"renormalize"`
+	// Algorithm and Options are the run's (bootstrap.Config), whole: the
+	// workers search with them, but for the budget, which each job sets.
+	Algorithm search.Algorithm `json:"algorithm"`
+	Options   search.Options   `json:"options"`
 	// PruneDeadlocks: the problems are searched with their deadlocks
 	// pruned (phs -prune-deadlocks); a worker that cannot prune them must
 	// not join.
 	PruneDeadlocks bool `json:"prune_deadlocks,omitempty"`
-	// Model is the configuration of the network trained; the searches use
-	// its temperature.
-	Model model.Config `json:"model"`
 	// Files are the names of the problem files, in order; ProblemsSHA256
 	// is the fingerprint (bootstrap.ProblemsHash) of the problems they hold.
 	Files          []string `json:"files"`
@@ -98,11 +92,10 @@ type File struct {
 
 // hello is a worker's request to join; helloReply the learner's answer.
 type hello struct {
-	Worker         string       `json:"worker"`
-	Version        string       `json:"version"`
-	Domain         string       `json:"domain"`
-	Model          model.Config `json:"model"`
-	ProblemsSHA256 string       `json:"problems_sha256"`
+	Worker         string `json:"worker"`
+	Version        string `json:"version"`
+	Domain         string `json:"domain"`
+	ProblemsSHA256 string `json:"problems_sha256"`
 }
 
 type helloReply struct {
@@ -116,8 +109,6 @@ func (h *hello) check(spec *Spec) error {
 		return fmt.Errorf("phs version %s; the learner runs %s", h.Version, spec.Version)
 	case h.Domain != spec.Domain:
 		return fmt.Errorf("domain %q; the run's is %q", h.Domain, spec.Domain)
-	case !reflect.DeepEqual(h.Model, spec.Model):
-		return errors.New("the model's configuration differs from the run's")
 	case h.ProblemsSHA256 != spec.ProblemsSHA256:
 		return errors.New("the problems differ from the run's (their fingerprints differ)")
 	}

@@ -58,7 +58,8 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// run is the run of the tests: mazes, a small PHS_h network and its spec.
+// run is the run of the tests: mazes, a small PHS_h network and the
+// run's spec.
 func run(t *testing.T) ([]search.Task[int32], *model.Model, Spec) {
 	t.Helper()
 	tasks := searchtest.Mazes(48, 5)
@@ -69,9 +70,19 @@ func run(t *testing.T) ([]search.Task[int32], *model.Model, Spec) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := Spec{Version: "test", Domain: "maze", Algorithm: alg.Name(), BatchSize: 8, Model: m.Config(),
+	spec := Spec{Version: "test", Domain: "maze", Algorithm: alg, Options: search.Options{BatchSize: 8},
 		Files: []string{"mazes.txt"}, ProblemsSHA256: bootstrap.ProblemsHash(tasks)}
 	return tasks, m, spec
+}
+
+// network returns a learner of a copy of m.
+func network(t *testing.T, m *model.Model) bootstrap.Learner[int32] {
+	t.Helper()
+	n, err := bootstrap.NewNetwork[int32](m.Clone(), bootstrap.NetworkConfig{Passes: 2, Seed: 3, LearningRate: 1e-3}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestTrain trains over NATS with two worker "processes" that join by
@@ -134,18 +145,18 @@ func TestTrain(t *testing.T) {
 				err = errors.New("Join: wrong files")
 			}
 			if err == nil {
-				err = Work(ctx, nc, spec, tasks, WorkerOptions{Searches: 1, Version: "test", Logger: logger})
+				err = Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 1, Version: "test", Logger: logger})
 			}
 			errs <- err
 		}()
 	}
 
-	cfg := bootstrap.Config{Algorithm: search.PHSh(), Options: search.Options{BatchSize: 8}, Budget: 8,
-		ProblemsPerUpdate: 8, Passes: 2, Seed: 3, Workers: 2, MaxIterations: 3, Dir: t.TempDir(),
-		LearningRate: 1e-3, Async: true, Pool: l}
+	cfg := bootstrap.Config{Algorithm: spec.Algorithm, Options: spec.Options,
+		ProblemsPerUpdate: 8, Limits: bootstrap.Limits{MaxIterations: 3}, Async: true}
+	cfg.Options.Budget = 8
 	tctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	metrics, err := bootstrap.Train(tctx, tasks, m, cfg)
+	metrics, err := bootstrap.Train(tctx, t.TempDir(), tasks, network(t, m), cfg, bootstrap.Env{Workers: 2, Pool: l})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +213,7 @@ func TestRefused(t *testing.T) {
 		{"other", tasks, "phs version other; the learner runs test"},
 		{"test", tasks[1:], "the problems differ"},
 	} {
-		err := Work(ctx, connect(t, s), spec, tc.tasks, WorkerOptions{Searches: 1, Version: tc.version})
+		err := Work(ctx, connect(t, s), spec, tc.tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 1, Version: tc.version})
 		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("worker: %v, want a refusal saying %q", err, tc.want)
 		}
@@ -217,7 +228,7 @@ func TestRefused(t *testing.T) {
 	if err := nc.PublishMsg(msg); err != nil {
 		t.Fatal(err)
 	}
-	err = Work(ctx, nc, spec, tasks, WorkerOptions{Searches: 1, Version: "test"})
+	err = Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 1, Version: "test"})
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "a job of another run (problems 0123456789ab") {
 		t.Errorf("worker given a job of another run: %v", err)
 	}
@@ -233,5 +244,53 @@ func TestServeNeedsToken(t *testing.T) {
 	}
 	if _, err := Serve(ServerOptions{Listen: "127.0.0.1:x"}); err == nil {
 		t.Error("Serve accepted port x")
+	}
+}
+
+// TestOptionsReachWorkers trains one iteration of one group, whose
+// searches all use the first snapshot, in process and over NATS, with
+// every search option away from its default: the workers must search as
+// the learner's process does, with the same expansions.
+func TestOptionsReachWorkers(t *testing.T) {
+	s := serve(t)
+	tasks, m, spec := run(t)
+	spec.Options = search.Options{BatchSize: 4, Renormalize: true, Temperature: 2, GoalAtExpansion: true, NodeLoss: 2,
+		MaxMemory: 1 << 30, Timeout: time.Hour}
+	cfg := bootstrap.Config{Algorithm: spec.Algorithm, Options: spec.Options, ProblemsPerUpdate: len(tasks),
+		Limits: bootstrap.Limits{MaxIterations: 1}, Async: true}
+	cfg.Options.Budget = 50
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	want, err := bootstrap.Train(ctx, t.TempDir(), tasks, network(t, m), cfg, bootstrap.Env{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	l, err := NewLearner(ctx, connect(t, s), spec, []File{{"mazes.txt", nil}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 1)
+	go func() {
+		nc := connect(t, s)
+		spec, _, err := Join(ctx, nc)
+		if err == nil {
+			err = Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 2, Version: "test"})
+		}
+		errs <- err
+	}()
+	got, err := bootstrap.Train(ctx, t.TempDir(), tasks, network(t, m), cfg, bootstrap.Env{Workers: 2, Pool: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errs; err != nil {
+		t.Errorf("worker: %v", err)
+	}
+	if got[0].Expansions != want[0].Expansions || got[0].Solved != want[0].Solved {
+		t.Errorf("over NATS: %d solved in %d expansions; in process: %d in %d", got[0].Solved, got[0].Expansions, want[0].Solved, want[0].Expansions)
 	}
 }

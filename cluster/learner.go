@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,7 +15,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/phs-go/phs/bootstrap"
-	"github.com/phs-go/phs/model"
 )
 
 // Options configure a Learner.
@@ -181,15 +181,16 @@ func (l *Learner) read(ctx context.Context, it jetstream.MessagesContext) {
 	}
 }
 
-// Publish puts m's weights, at version v, in the run's object store.
-func (l *Learner) Publish(ctx context.Context, v int64, m *model.Model) error {
-	b, err := model.MarshalWeights(m)
+// Publish puts snap, the learner's snapshot at version v, marshalled, in
+// the run's object store.
+func (l *Learner) Publish(ctx context.Context, v int64, snap encoding.BinaryMarshaler) error {
+	b, err := snap.MarshalBinary()
 	if err != nil {
-		return err
+		return fmt.Errorf("cluster: snapshot: %w", err)
 	}
-	meta := jetstream.ObjectMeta{Name: weightsObject, Metadata: map[string]string{"version": strconv.FormatInt(v, 10)}}
+	meta := jetstream.ObjectMeta{Name: snapshotObject, Metadata: map[string]string{"version": strconv.FormatInt(v, 10)}}
 	if _, err := l.obs.Put(ctx, meta, bytes.NewReader(b)); err != nil {
-		return fmt.Errorf("cluster: weights: %w", err)
+		return fmt.Errorf("cluster: snapshot: %w", err)
 	}
 	return nil
 }

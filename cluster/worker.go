@@ -17,7 +17,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/phs-go/phs/bootstrap"
-	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
 
@@ -108,18 +107,22 @@ type WorkerOptions struct {
 	Logger *slog.Logger
 }
 
-// errBadWeights is the error of weights that do not fit the run's model.
-var errBadWeights = errors.New("cluster: the run's weights do not fit its model")
+// errBadSnapshot is the error of a snapshot that the worker's decoder
+// cannot decode.
+var errBadSnapshot = errors.New("cluster: the run's snapshot does not decode")
 
 // ErrRefused is the error of Work when the learner refuses the worker.
 var ErrRefused = errors.New("cluster: refused by the learner")
 
 // Work searches the jobs of the run of spec, whose problems are tasks (as
 // read from the files that Join returned), until ctx is done or the
-// learner ends the run; it returns nil in the second case. It asks the
-// learner to accept the worker first, and fails with ErrRefused, which
-// says why, if the learner refuses it.
-func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []search.Task[S], opts WorkerOptions) error {
+// learner ends the run; it returns nil in the second case. It searches
+// with the algorithm and the options of spec, whole, but for the budget
+// of each job, and with the learner's latest snapshot, which decode reads
+// from the bytes of its MarshalBinary (such as bootstrap.DecodeNetwork).
+// It asks the learner to accept the worker first, and fails with
+// ErrRefused, which says why, if the learner refuses it.
+func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []search.Task[S], decode func([]byte) (bootstrap.Snapshot[S], error), opts WorkerOptions) error {
 	if opts.Searches == 0 {
 		opts.Searches = runtime.NumCPU()
 	}
@@ -133,17 +136,14 @@ func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []s
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	alg, err := search.Parse(spec.Algorithm, spec.W, spec.C)
-	if err != nil {
+	if _, err := search.NewSolver[S](spec.Algorithm, search.Uniform[S]{}, spec.Options); err != nil {
 		return fmt.Errorf("cluster: the run's spec: %w", err)
 	}
-	w := &worker[S]{spec: &spec, tasks: tasks, opts: &opts}
-	if w.weights, err = model.New(spec.Model, 0); err != nil {
-		return fmt.Errorf("cluster: the run's spec: %w", err)
-	}
+	w := &worker[S]{spec: &spec, tasks: tasks, opts: &opts, decode: decode}
 	if err := w.join(ctx, nc); err != nil {
 		return err
 	}
+	var err error
 	if w.js, err = jetstream.New(nc); err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
@@ -173,18 +173,9 @@ func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []s
 	}
 	defer ctl.Unsubscribe()
 
-	evs := make([]*model.Evaluator[S], opts.Searches)
-	solvers := make([]*search.Solver[S], opts.Searches)
-	for i := range solvers {
-		evs[i] = model.NewEvaluator[S](w.weights)
-		solvers[i], err = search.NewSolver[S](alg, evs[i], search.Options{BatchSize: spec.BatchSize, Renormalize: spec.Renormalize, Temperature: spec.Model.Temperature})
-		if err != nil {
-			return fmt.Errorf("cluster: the run's spec: %w", err)
-		}
-	}
 	var wg sync.WaitGroup
 	errs := make([]error, opts.Searches)
-	for i := range solvers {
+	for i := range opts.Searches {
 		it, err := cons.Messages(jetstream.PullMaxMessages(1))
 		if err != nil {
 			cancel()
@@ -193,7 +184,7 @@ func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []s
 		}
 		wg.Go(func() { <-ctx.Done(); it.Stop() })
 		wg.Go(func() {
-			errs[i] = w.run(ctx, it, solvers[i], evs[i])
+			errs[i] = w.run(ctx, it)
 			cancel() // one search ends only when all must
 		})
 	}
@@ -216,17 +207,28 @@ type worker[S comparable] struct {
 	js      jetstream.JetStream
 	obs     jetstream.ObjectStore
 	ackWait time.Duration
+	decode  func([]byte) (bootstrap.Snapshot[S], error)
 
 	mu      sync.Mutex
-	weights *model.Model // the latest weights fetched, never changed
-	nuid    string       // the weights object's
+	latest  bootstrap.Snapshot[S] // the latest snapshot fetched
+	nuid    string                // the snapshot object's
+	version int64
+}
+
+// A searcher is one search goroutine of a worker: its solver, made when
+// the first snapshot comes, whose evaluator ev evaluates with the snapshot
+// of object nuid, at version.
+type searcher[S comparable] struct {
+	s       *search.Solver[S]
+	ev      *bootstrap.Evaluator[S]
+	nuid    string
 	version int64
 }
 
 // join asks the learner to accept the worker, until ctx is done while
 // no learner answers.
 func (w *worker[S]) join(ctx context.Context, nc *nats.Conn) error {
-	h := hello{Worker: w.opts.Name, Version: w.opts.Version, Domain: w.spec.Domain, Model: w.weights.Config(), ProblemsSHA256: bootstrap.ProblemsHash(w.tasks)}
+	h := hello{Worker: w.opts.Name, Version: w.opts.Version, Domain: w.spec.Domain, ProblemsSHA256: bootstrap.ProblemsHash(w.tasks)}
 	b, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -248,11 +250,9 @@ func (w *worker[S]) join(ctx context.Context, nc *nats.Conn) error {
 	return nil
 }
 
-// run searches the jobs of it with s, whose evaluator is ev, until ctx is
-// done.
-func (w *worker[S]) run(ctx context.Context, it jetstream.MessagesContext, s *search.Solver[S], ev *model.Evaluator[S]) error {
-	version := int64(-1)
-	nuid := ""
+// run searches the jobs of it, one at a time, until ctx is done.
+func (w *worker[S]) run(ctx context.Context, it jetstream.MessagesContext) error {
+	var sr searcher[S]
 	for {
 		msg, err := it.Next()
 		switch {
@@ -274,19 +274,19 @@ func (w *worker[S]) run(ctx context.Context, it jetstream.MessagesContext, s *se
 			msg.Term()
 			continue
 		}
-		if err := w.refresh(ctx, ev, &nuid, &version); err != nil {
+		if err := w.refresh(ctx, &sr); err != nil {
 			msg.Nak()
 			switch {
 			case ctx.Err() != nil:
 				return nil
-			case errors.Is(err, errBadWeights):
+			case errors.Is(err, errBadSnapshot):
 				return err
 			}
-			w.opts.Logger.Warn("fetching the weights", "err", err)
+			w.opts.Logger.Warn("fetching the snapshot", "err", err)
 			w.pause(ctx)
 			continue
 		}
-		rep, err := w.search(ctx, msg, s, &j)
+		rep, err := w.search(ctx, msg, sr.s, &j)
 		if err != nil {
 			msg.Nak() // to another worker
 			if ctx.Err() != nil {
@@ -294,7 +294,7 @@ func (w *worker[S]) run(ctx context.Context, it jetstream.MessagesContext, s *se
 			}
 			return err
 		}
-		rep.Version = version
+		rep.Version = sr.version
 		b, err := json.Marshal(rep)
 		if err == nil {
 			_, err = w.js.Publish(ctx, reportsSubject, b, jetstream.WithMsgID(jobID(&j)))
@@ -354,20 +354,18 @@ func (w *worker[S]) search(ctx context.Context, msg jetstream.Msg, s *search.Sol
 	return rep, nil
 }
 
-// refresh makes ev evaluate with the latest weights of the run if they
-// are not those of nuid, fetching them once for all the worker's
-// searches, and sets nuid and version to those of the weights ev then
-// uses.
-func (w *worker[S]) refresh(ctx context.Context, ev *model.Evaluator[S], nuid *string, version *int64) error {
+// refresh makes sr search with the latest snapshot of the run if it is
+// not that of sr.nuid, fetching it once for all the worker's searches.
+func (w *worker[S]) refresh(ctx context.Context, sr *searcher[S]) error {
 	var info *jetstream.ObjectInfo
 	err := retry(ctx, func() (err error) {
-		info, err = w.obs.GetInfo(ctx, weightsObject)
+		info, err = w.obs.GetInfo(ctx, snapshotObject)
 		return err
 	}, jetstream.ErrObjectNotFound)
 	if err != nil {
-		return fmt.Errorf("cluster: weights: %w", err)
+		return fmt.Errorf("cluster: snapshot: %w", err)
 	}
-	if info.NUID == *nuid {
+	if info.NUID == sr.nuid {
 		return nil
 	}
 	w.mu.Lock()
@@ -377,34 +375,41 @@ func (w *worker[S]) refresh(ctx context.Context, ev *model.Evaluator[S], nuid *s
 			return err
 		}
 	}
-	ev.SetModel(w.weights)
-	*nuid, *version = w.nuid, w.version
+	if sr.s == nil {
+		sr.ev = bootstrap.NewEvaluator(w.latest)
+		if sr.s, err = search.NewSolver[S](w.spec.Algorithm, sr.ev, w.spec.Options); err != nil {
+			return fmt.Errorf("cluster: the run's spec: %w", err)
+		}
+	} else {
+		sr.ev.Set(w.latest)
+	}
+	sr.nuid, sr.version = w.nuid, w.version
 	return nil
 }
 
-// fetch reads the latest weights of the run into a new w.weights.
+// fetch reads and decodes the latest snapshot of the run into w.latest.
 func (w *worker[S]) fetch(ctx context.Context) error {
-	r, err := w.obs.Get(ctx, weightsObject)
+	r, err := w.obs.Get(ctx, snapshotObject)
 	if err != nil {
-		return fmt.Errorf("cluster: weights: %w", err)
+		return fmt.Errorf("cluster: snapshot: %w", err)
 	}
 	defer r.Close()
 	info, err := r.Info()
 	if err != nil {
-		return fmt.Errorf("cluster: weights: %w", err)
+		return fmt.Errorf("cluster: snapshot: %w", err)
 	}
 	v, err := strconv.ParseInt(info.Metadata["version"], 10, 64)
 	if err != nil || info.Size > maxObject {
-		return fmt.Errorf("cluster: weights: bad version %q or size %d", info.Metadata["version"], info.Size)
+		return fmt.Errorf("cluster: snapshot: bad version %q or size %d", info.Metadata["version"], info.Size)
 	}
 	b, err := io.ReadAll(r)
 	if err != nil {
-		return fmt.Errorf("cluster: weights: %w", err)
+		return fmt.Errorf("cluster: snapshot: %w", err)
 	}
-	m := w.weights.Clone()
-	if err := model.UnmarshalWeights(m, b); err != nil {
-		return fmt.Errorf("%w: %w", errBadWeights, err)
+	snap, err := w.decode(b)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errBadSnapshot, err)
 	}
-	w.weights, w.nuid, w.version = m, info.NUID, v
+	w.latest, w.nuid, w.version = snap, info.NUID, v
 	return nil
 }

@@ -25,7 +25,7 @@ func TestNetworks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := m.Config(); c.Domain != r.Domain || c.Algorithm != r.Algorithm {
+		if c := m.Config(); c.Domain != r.Domain || c.Algorithm.Name() != r.Algorithm {
 			t.Errorf("%s: a network of %s %s, in the row of %s %s", r.Model, c.Domain, c.Algorithm, r.Domain, r.Algorithm)
 		}
 		b, err := os.ReadFile(filepath.Join(r.Model, model.WeightsFile))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/phs-go/phs/nn"
+	"github.com/phs-go/phs/search"
 )
 
 // flops returns the multiply-adds ×2 of a forward pass of one state.
@@ -35,7 +36,7 @@ var benchShapes = []struct {
 func BenchmarkForward(b *testing.B) {
 	logged := false
 	for _, s := range benchShapes {
-		m, err := New(Config{Domain: s.name, Algorithm: "phsh", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
+		m, err := New(Config{Domain: s.name, Algorithm: search.PHSh(), Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -75,7 +76,7 @@ func BenchmarkForward(b *testing.B) {
 func BenchmarkTrainStep(b *testing.B) {
 	for _, s := range benchShapes {
 		for _, threads := range []int{1, 2} {
-			m, _ := New(Config{Domain: s.name, Algorithm: "phsh", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
+			m, _ := New(Config{Domain: s.name, Algorithm: search.PHSh(), Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
 			const n = 32
 			smp := Sample{Inputs: make([]float32, n*s.c*s.h*s.w), Actions: make([]int, n), CostToGo: make([]float32, n), Expansions: 100}
 			for i := range n {
@@ -108,7 +109,7 @@ func BenchmarkTrainStep(b *testing.B) {
 // BenchmarkClone measures a copy of the Sokoban network, as an
 // asynchronous run publishes one after every group's update.
 func BenchmarkClone(b *testing.B) {
-	m, err := New(Config{Domain: "sokoban", Algorithm: "phsstar", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 4, Height: 10, Width: 10, Actions: 4}, 1)
+	m, err := New(Config{Domain: "sokoban", Algorithm: search.PHSStar(), Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 4, Height: 10, Width: 10, Actions: 4}, 1)
 	if err != nil {
 		b.Fatal(err)
 	}

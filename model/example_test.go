@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/search"
 )
 
 // Example makes the paper's two-headed network for PHS* on 10x10 Sokoban
@@ -14,7 +15,7 @@ import (
 // loads it back.
 func Example() {
 	m, err := model.New(model.Config{
-		Domain: "sokoban", Algorithm: "phsstar",
+		Domain: "sokoban", Algorithm: search.PHSStar(),
 		Heads: model.Both, PolicyLoss: model.Levin, HeuristicLoss: model.SquaredError,
 		Channels: 4, Height: 10, Width: 10, Actions: 4,
 	}, 1)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/phs-go/phs/internal/atomicfile"
 )
@@ -61,6 +62,41 @@ func UnmarshalWeights(m *Model, b []byte) error {
 		return fmt.Errorf("model: weights: %w", err)
 	}
 	return nil
+}
+
+// MarshalModel returns m whole, its configuration and its weights, in one
+// safetensors file: the weights as weights.safetensors holds them, and
+// the configuration, as config.json holds it, in the metadata "config".
+// It is the form in which a learner's snapshot travels to workers.
+func MarshalModel(m *Model) ([]byte, error) {
+	cfg, err := json.Marshal(m.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return encodeSafetensors(params(m, ""), map[string]string{"config": string(cfg)})
+}
+
+// UnmarshalModel returns the model that MarshalModel wrote to b, checking
+// the configuration as Load does.
+func UnmarshalModel(b []byte) (*Model, error) {
+	ts, meta, err := decodeSafetensors(b)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	var cfg Config
+	dec := json.NewDecoder(strings.NewReader(meta["config"]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return nil, fmt.Errorf("model: configuration: %w", err)
+	}
+	if err := cfg.defaults(); err != nil {
+		return nil, fmt.Errorf("model: configuration: %w", err)
+	}
+	m := newModel(cfg, nil)
+	if err := fill(m, ts, ""); err != nil {
+		return nil, fmt.Errorf("model: weights: %w", err)
+	}
+	return m, nil
 }
 
 // params returns the tensors of m's parameters, their names prefixed.

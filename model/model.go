@@ -129,7 +129,7 @@ func HeadsFor(alg search.Algorithm) Heads {
 func ConfigFor[S comparable](domain string, alg search.Algorithm, p search.Encoder[S]) Config {
 	c, h, w := p.InputShape()
 	cfg := Config{
-		Domain: domain, Algorithm: alg.Name(), Heads: HeadsFor(alg),
+		Domain: domain, Algorithm: alg, Heads: HeadsFor(alg),
 		Channels: c, Height: h, Width: w, Actions: p.NumActions(),
 	}
 	if cfg.Heads&Policy != 0 {
@@ -156,10 +156,14 @@ const (
 // and its shape.
 type Config struct {
 	Domain string `json:"domain"`
-	// Algorithm is the name of the algorithm the network was trained for,
-	// as search.Parse takes it; the default algorithm of the network.
-	Algorithm string `json:"algorithm"`
-	Heads     Heads  `json:"heads"`
+	// Algorithm is the algorithm the network was trained for, with its
+	// parameter: the default algorithm of searches with the network.
+	// config.json holds its text form (search.Algorithm.MarshalText:
+	// "wastar:3", "puct:1", "phsh"); a plain "wastar" or "puct", as files
+	// of before the parameter was recorded say, reads as the algorithm
+	// with search.DefaultW or search.DefaultC.
+	Algorithm search.Algorithm `json:"algorithm"`
+	Heads     Heads            `json:"heads"`
 	// PolicyLoss is the loss of the policy head, Levin or CrossEntropy;
 	// HeuristicLoss that of the heuristic head, SquaredError. Each is 0
 	// exactly when the network lacks the head.

@@ -20,7 +20,7 @@ import (
 // algorithm called alg on inputs of c×h×w.
 func configOf(t testing.TB, domain, alg string, c, h, w int) Config {
 	t.Helper()
-	a, err := search.Parse(alg, 1.5, 1)
+	a, err := search.Parse(alg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m3.Config().Heads != Both || m3.Config().Algorithm != "phsh" || m3.Config().Temperature != 2.5 {
+	if m3.Config().Heads != Both || m3.Config().Algorithm != search.PHSh() || m3.Config().Temperature != 2.5 {
 		t.Errorf("config %+v", m3.Config())
 	}
 	if err := m3.Check("stp", 9, 3, 3); err != nil {
@@ -253,7 +253,7 @@ func TestSaveLoad(t *testing.T) {
 		}
 	}
 	// A weights file of another shape is an error.
-	other, _ := New(Config{Domain: "stp", Algorithm: "phsh", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 9, Height: 3, Width: 3, Actions: 4, Filters: 4, Hidden: 5}, 1)
+	other, _ := New(Config{Domain: "stp", Algorithm: search.PHSh(), Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 9, Height: 3, Width: 3, Actions: 4, Filters: 4, Hidden: 5}, 1)
 	odir := t.TempDir()
 	if err := Save(odir, other); err != nil {
 		t.Fatal(err)
@@ -344,7 +344,7 @@ func TestConfigFor(t *testing.T) {
 		{search.GBFS(), Heuristic, 0, SquaredError},
 	} {
 		cfg := ConfigFor[uint64]("image", tc.alg, p)
-		want := Config{Domain: "image", Algorithm: tc.alg.Name(), Heads: tc.heads, PolicyLoss: tc.policyLoss,
+		want := Config{Domain: "image", Algorithm: tc.alg, Heads: tc.heads, PolicyLoss: tc.policyLoss,
 			HeuristicLoss: tc.heuristic, Channels: 9, Height: 4, Width: 5, Actions: 4}
 		if !reflect.DeepEqual(cfg, want) {
 			t.Errorf("ConfigFor(%v) = %+v, want %+v", tc.alg, cfg, want)
@@ -491,7 +491,7 @@ func (p imageProblem) Encode(s uint64, dst []float32) {
 // at other sizes, and the same outputs whatever the batch.
 func TestEvaluatorFullSize(t *testing.T) {
 	p := &imageProblem{4, 10, 10} // a pointer: a struct would be boxed in every call
-	m, err := New(Config{Domain: "sokoban", Algorithm: "phsstar", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 4, Height: 10, Width: 10, Actions: 4}, 1)
+	m, err := New(Config{Domain: "sokoban", Algorithm: search.PHSStar(), Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 4, Height: 10, Width: 10, Actions: 4}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -550,7 +550,7 @@ func (noEncoding) InputShape() {}
 
 func TestCloneAndCopyWeights(t *testing.T) {
 	p := imageProblem{4, 10, 10}
-	cfg := Config{Domain: "sokoban", Algorithm: "levints", Heads: Policy, PolicyLoss: Levin, Channels: 4, Height: 10, Width: 10, Actions: 4}
+	cfg := Config{Domain: "sokoban", Algorithm: search.LevinTS(), Heads: Policy, PolicyLoss: Levin, Channels: 4, Height: 10, Width: 10, Actions: 4}
 	a, _ := New(cfg, 1)
 	b, _ := New(cfg, 2)
 	out := func(m *Model) []float64 {
@@ -584,7 +584,7 @@ func TestCloneAndCopyWeights(t *testing.T) {
 // another configuration is refused.
 func TestSetModel(t *testing.T) {
 	p := imageProblem{4, 10, 10}
-	cfg := Config{Domain: "sokoban", Algorithm: "phsh", Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 4, Height: 10, Width: 10, Actions: 4}
+	cfg := Config{Domain: "sokoban", Algorithm: search.PHSh(), Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 4, Height: 10, Width: 10, Actions: 4}
 	a, _ := New(cfg, 1)
 	b, _ := New(cfg, 2)
 	out := func(ev *Evaluator[uint64]) string {
@@ -788,4 +788,43 @@ func mustNew(t *testing.T, cfg Config) *Model {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestConfigAlgorithm checks that config.json records the algorithm with
+// its parameter, and that files that name wastar or puct without one
+// load with the default.
+func TestConfigAlgorithm(t *testing.T) {
+	for _, tc := range []struct {
+		alg  search.Algorithm
+		text string
+	}{{search.WAStar(3), "wastar:3"}, {search.PUCT(0.5), "puct:0.5"}, {search.PHSh(), "phsh"}} {
+		cfg := configOf(t, "image", tc.alg.Name(), 2, 5, 5)
+		cfg.Algorithm = tc.alg
+		m, err := New(cfg, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := Save(dir, m); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+		if err != nil || !strings.Contains(string(b), `"algorithm": "`+tc.text+`"`) {
+			t.Errorf("config.json of %v: %s, %v", tc.alg, b, err)
+		}
+		if back, err := Load(dir); err != nil || back.Config().Algorithm != tc.alg {
+			t.Errorf("%v: loaded %v, %v", tc.alg, back.Config().Algorithm, err)
+		}
+		if tc.alg.Name() == tc.text {
+			continue
+		}
+		old := strings.Replace(string(b), tc.text, tc.alg.Name(), 1)
+		if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(old), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := search.Parse(tc.alg.Name())
+		if back, err := Load(dir); err != nil || back.Config().Algorithm != want || (want.W() != search.DefaultW && want.C() != search.DefaultC) {
+			t.Errorf("old %s: loaded %v, %v; want %v", tc.alg.Name(), back.Config().Algorithm, err, want)
+		}
+	}
 }

@@ -87,11 +87,8 @@ func solveSample[S comparable, P sample[S]](t *testing.T, domain string, ps []P,
 	if err := m.Check(domain, c, h, w); err != nil {
 		t.Fatal(err)
 	}
-	// w and c: the paper's, phs's defaults.
-	alg, err := search.Parse(m.Config().Algorithm, 1.5, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The model's algorithm, with its parameter.
+	alg := m.Config().Algorithm
 	solver, err := search.NewSolver[S](alg, model.NewEvaluator[S](m), search.Options{Budget: budget})
 	if err != nil {
 		t.Fatal(err)

@@ -21,10 +21,10 @@ type Solver[S comparable] struct {
 	ev    Evaluator[S]
 	check Checker[S] // ev, if it is a Checker
 	opts  Options    // with the defaults filled in
-	// progress, if not nil, counts the expansions (SetProgress).
-	progress *atomic.Int64
 	bf    bestFirst[S]
 	pt    puctTree[S]
+	// progress, if not nil, counts the expansions (SetProgress).
+	progress *atomic.Int64
 }
 
 // NewSolver returns a Solver that runs alg with the policy and heuristic of

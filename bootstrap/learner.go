@@ -1,0 +1,102 @@
+package bootstrap
+
+import (
+	"context"
+	"encoding"
+
+	"github.com/phs-go/phs/search"
+)
+
+// A Learner is what a Bootstrap run trains: a policy and/or heuristic that
+// learns from the solutions that the searches it guides find. The paper's
+// network is one (Network); any other, such as a context model or a
+// table, plugs in the same way. S is the state type of the problems.
+//
+// The run calls a Learner's methods from one goroutine, never at once.
+type Learner[S comparable] interface {
+	// Learn updates the learner on the solutions of one group of
+	// problems, in input order (never empty). The run is deterministic if
+	// Learn is: any randomness it uses must come from state that Save
+	// keeps. Learn may return ctx's error only before it changes the
+	// learner; any other error stops the run, without a checkpoint of
+	// the group.
+	Learn(ctx context.Context, batch []Solution[S]) (Update, error)
+	// Snapshot returns the learner as it is now, for the searches: a
+	// value that later calls of Learn do not change.
+	Snapshot() Snapshot[S]
+	// Save writes the learner's whole state, its settings included, to
+	// directory dir, which exists; the function that Resume is given
+	// reads it back. The names state.json and anything ending in ".new"
+	// or ".old" are the run's.
+	Save(dir string) error
+}
+
+// A Snapshot is a learner at one moment: it builds the evaluators of the
+// searches, and it marshals to bytes so that workers in other processes
+// (package cluster) can search with it, after decoding it with the
+// decoder of its kind of learner (such as DecodeNetwork).
+type Snapshot[S comparable] interface {
+	// NewEvaluator returns an evaluator of the snapshot for one
+	// goroutine; several goroutines may call NewEvaluator at once.
+	NewEvaluator() search.Evaluator[S]
+	encoding.BinaryMarshaler
+}
+
+// A Solution is a solved problem, as a learner learns from it.
+type Solution[S comparable] struct {
+	Problem    search.Problem[S]
+	Trajectory *search.Trajectory[S]
+}
+
+// An Update is what one call of Learner.Learn did: its number of
+// optimiser steps (or whatever the learner counts) and the sums over
+// them of the policy's and the heuristic's losses. The metrics report
+// their means over an iteration.
+type Update struct {
+	Steps                     int
+	PolicyLoss, HeuristicLoss float64
+}
+
+// An AlgorithmChecker is a Learner that can tell whether it can guide an
+// algorithm (a network without a heuristic cannot guide A*). Train and
+// Resume check it before the first search.
+type AlgorithmChecker interface {
+	CheckAlgorithm(alg search.Algorithm) error
+}
+
+// An Evaluator is a search.Evaluator that evaluates with the snapshot set
+// last: one Solver's evaluator across the snapshots of a learner, so that
+// the Solver, and its memory, lives on from one snapshot to the next.
+// Like the evaluators of the snapshots, it is for one goroutine.
+type Evaluator[S comparable] struct {
+	ev    search.Evaluator[S]
+	check search.Checker[S]
+}
+
+// NewEvaluator returns an Evaluator of snap.
+func NewEvaluator[S comparable](snap Snapshot[S]) *Evaluator[S] {
+	e := &Evaluator[S]{}
+	e.Set(snap)
+	return e
+}
+
+// Set makes e evaluate with a new evaluator of snap from the next call of
+// Evaluate on.
+func (e *Evaluator[S]) Set(snap Snapshot[S]) {
+	e.ev = snap.NewEvaluator()
+	e.check, _ = e.ev.(search.Checker[S])
+}
+
+// Evaluate evaluates with the evaluator of the snapshot set last.
+func (e *Evaluator[S]) Evaluate(p search.Problem[S], states []S, logPi, h []float64) error {
+	return e.ev.Evaluate(p, states, logPi, h)
+}
+
+// Check checks p with the evaluator of the snapshot set last, if it is a
+// search.Checker.
+func (e *Evaluator[S]) Check(p search.Problem[S]) error {
+	if e.check != nil {
+		return e.check.Check(p)
+	}
+	return nil
+}

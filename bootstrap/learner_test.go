@@ -1,0 +1,174 @@
+package bootstrap
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/phs-go/phs/search"
+)
+
+// A counts is a learner that is no network: a table of how often each
+// action was taken in each state of the solutions learned from, whose
+// policy is the add-one estimate of the action's probability in the state
+// (uniform in a state never seen), and whose heuristic is 0.
+type counts struct {
+	table map[int32][]int64
+}
+
+const countsFile = "counts.json"
+
+func (c *counts) Learn(ctx context.Context, batch []Solution[int32]) (Update, error) {
+	if err := ctx.Err(); err != nil {
+		return Update{}, err
+	}
+	var u Update
+	for _, s := range batch {
+		for i, x := range s.Trajectory.States {
+			row := c.table[x]
+			if row == nil {
+				row = make([]int64, s.Problem.NumActions())
+				c.table[x] = row
+			}
+			row[s.Trajectory.Actions[i]]++
+		}
+		u.Steps++
+	}
+	return u, nil
+}
+
+func (c *counts) Snapshot() Snapshot[int32] {
+	t := make(map[int32][]int64, len(c.table))
+	for s, row := range c.table {
+		t[s] = append([]int64(nil), row...)
+	}
+	return countsSnapshot(t)
+}
+
+func (c *counts) Save(dir string) error {
+	b, err := json.Marshal(c.table)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, countsFile), b, 0o644)
+}
+
+func loadCounts(dir string) (Learner[int32], error) {
+	b, err := os.ReadFile(filepath.Join(dir, countsFile))
+	if err != nil {
+		return nil, err
+	}
+	c := &counts{}
+	return c, json.Unmarshal(b, &c.table)
+}
+
+// A countsSnapshot is a copy of a table; it is also its own evaluator.
+type countsSnapshot map[int32][]int64
+
+func (s countsSnapshot) NewEvaluator() search.Evaluator[int32] { return s }
+
+func (s countsSnapshot) MarshalBinary() ([]byte, error) { return json.Marshal(map[int32][]int64(s)) }
+
+func (s countsSnapshot) Evaluate(p search.Problem[int32], states []int32, logPi, h []float64) error {
+	A := p.NumActions()
+	for i, x := range states {
+		row := s[x]
+		var n int64
+		for _, k := range row {
+			n += k
+		}
+		for a := range A {
+			k := int64(0)
+			if row != nil {
+				k = row[a]
+			}
+			logPi[i*A+a] = math.Log(float64(k+1) / float64(n+int64(A)))
+		}
+		h[i] = 0
+	}
+	return nil
+}
+
+// TestLearnerNotANetwork trains a table of action counts, a learner that
+// is not a network, through the Bootstrap loop: synchronously, then
+// asynchronously, each interrupted and resumed from its directory alone;
+// the synchronous run resumed must end as the uninterrupted one.
+func TestLearnerNotANetwork(t *testing.T) {
+	tasks := mazes(24, 2)
+	cfg := Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 8}, ProblemsPerUpdate: 8, Limits: Limits{MaxIterations: 3}}
+
+	ref := &counts{table: map[int32][]int64{}}
+	refMetrics, err := Train(context.Background(), t.TempDir(), tasks, ref, cfg, Env{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refMetrics) != 3 || len(ref.table) == 0 {
+		t.Fatalf("%d iterations, %d states learned", len(refMetrics), len(ref.table))
+	}
+	for _, it := range refMetrics {
+		if it.Updates != it.Solved {
+			t.Errorf("iteration %d: %d updates for %d solved", it.Iteration, it.Updates, it.Solved)
+		}
+	}
+	// The table guides LevinTS better than the uniform policy.
+	expansions := func(ev search.Evaluator[int32]) int64 {
+		s, err := search.NewSolver[int32](search.LevinTS(), ev, search.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		if err := search.SolveAll(context.Background(), tasks, []*search.Solver[int32]{s}, func(_ int, r search.Result[int32]) error {
+			n += r.Expansions
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if learned, uniform := expansions(ref.Snapshot().NewEvaluator()), expansions(search.Uniform[int32]{}); learned >= uniform {
+		t.Errorf("%d expansions with the table, %d without: nothing learned", learned, uniform)
+	}
+
+	for _, async := range []bool{false, true} {
+		cfg := cfg
+		cfg.Async = async
+		dir := t.TempDir()
+		ctx, cancel := context.WithCancel(context.Background())
+		chunks := 0
+		env := Env{Workers: 2, afterChunk: func(*state, bool) {
+			if chunks++; chunks == 4 {
+				cancel()
+			}
+		}}
+		if _, err := Train(ctx, dir, tasks, &counts{table: map[int32][]int64{}}, cfg, env); !errors.Is(err, context.Canceled) {
+			t.Fatalf("async %v: interrupted run: %v", async, err)
+		}
+		l, metrics, err := Resume(context.Background(), dir, tasks, loadCounts, Env{Workers: 2})
+		if err != nil {
+			t.Fatalf("async %v: %v", async, err)
+		}
+		if len(metrics) != 3 {
+			t.Fatalf("async %v: %d iterations, want 3", async, len(metrics))
+		}
+		for _, it := range metrics {
+			if it.Attempted != len(tasks) || it.Updates != it.Solved {
+				t.Errorf("async %v: iteration %d: %+v", async, it.Iteration, it)
+			}
+		}
+		if async {
+			continue
+		}
+		if got, want := withoutTimes(metrics), withoutTimes(refMetrics); !reflect.DeepEqual(got, want) {
+			t.Errorf("resumed metrics\n%+v\nwant\n%+v", got, want)
+		}
+		if got := l.(*counts).table; !maps.EqualFunc(got, ref.table, func(a, b []int64) bool { return reflect.DeepEqual(a, b) }) {
+			t.Error("the resumed run ends with another table than the uninterrupted one")
+		}
+	}
+}

@@ -1,0 +1,242 @@
+package bootstrap
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/phs-go/phs/internal/atomicfile"
+	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/search"
+)
+
+// NetworkConfig holds the learner settings of the paper's network, which
+// a Network saves with its weights. The zero values of the numbers select
+// the paper's procedure.
+type NetworkConfig struct {
+	// LearningRate is Adam's, finite and ≥ 0; 0 means 1e-4. L2 adds
+	// L2·Σw² over the weights to the loss (model.TrainConfig).
+	LearningRate float64 `json:"learning_rate"`
+	L2           float64 `json:"l2"`
+	// Passes is the number of passes over an update's trajectories; 0
+	// means 10.
+	Passes int `json:"passes"`
+	// StepTrajectories is the number of trajectories of one optimiser
+	// step: the loss is their mean, over one pass of the network on all
+	// their states; 0 means 1, one step per trajectory (the paper).
+	StepTrajectories int `json:"trajectories_per_step"`
+	// Seed seeds the shuffling of the trajectories at each pass.
+	Seed uint64 `json:"seed"`
+}
+
+// check returns an error if a field of c is out of range, and otherwise
+// fills in the defaults.
+func (c *NetworkConfig) check() error {
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	switch {
+	case !(c.LearningRate >= 0 && finite(c.LearningRate)):
+		return fmt.Errorf("learning rate %g; want a finite number >= 0", c.LearningRate)
+	case !(c.L2 >= 0 && finite(c.L2)):
+		return fmt.Errorf("L2 %g; want a finite number >= 0", c.L2)
+	case c.Passes < 0:
+		return fmt.Errorf("passes %d; want > 0", c.Passes)
+	case c.StepTrajectories < 0:
+		return fmt.Errorf("trajectories per step %d; want > 0", c.StepTrajectories)
+	}
+	if c.Passes == 0 {
+		c.Passes = 10
+	}
+	if c.StepTrajectories == 0 {
+		c.StepTrajectories = 1
+	}
+	return nil
+}
+
+// A Network is the Learner of the paper: a model.Model trained in place
+// by a model.Trainer. Each update takes Passes passes over the group's
+// trajectories, shuffled with a generator seeded by Seed, one Adam step
+// per trajectory (or per StepTrajectories of them), with the losses of
+// the model's configuration. Its snapshots are copies of the model, which
+// marshal with model.MarshalModel; DecodeNetwork reads them back.
+type Network[S comparable] struct {
+	cfg     NetworkConfig
+	tr      *model.Trainer
+	rng     rand.PCG
+	shuffle *rand.Rand
+	samples []model.Sample
+}
+
+var _ Learner[int] = (*Network[int])(nil)
+
+// networkFile is the file of a Network's settings and generator state.
+const networkFile = "learner.json"
+
+// networkState is what networkFile holds.
+type networkState struct {
+	Config NetworkConfig `json:"config"`
+	RNG    []byte        `json:"rng"`
+}
+
+// NewNetwork returns a Network that trains m in place with cfg;
+// threads is the number of goroutines of a step (model.TrainConfig.Threads:
+// 0 means 1), which changes the results by float rounding only.
+func NewNetwork[S comparable](m *model.Model, cfg NetworkConfig, threads int) (*Network[S], error) {
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("bootstrap: network: %w", err)
+	}
+	if threads < 0 || threads > model.MaxThreads {
+		return nil, fmt.Errorf("bootstrap: network: %d threads; want 0 to %d", threads, model.MaxThreads)
+	}
+	n := &Network[S]{cfg: cfg, tr: model.NewTrainer(m, cfg.trainConfig(threads))}
+	n.rng = *rand.NewPCG(cfg.Seed, 0x5eed)
+	n.shuffle = rand.New(&n.rng)
+	return n, nil
+}
+
+func (c *NetworkConfig) trainConfig(threads int) model.TrainConfig {
+	return model.TrainConfig{LearningRate: c.LearningRate, L2: c.L2, Threads: threads}
+}
+
+// LoadNetwork reads the Network that Network.Save wrote to dir, to go on
+// training it with threads goroutines per step.
+func LoadNetwork[S comparable](dir string, threads int) (*Network[S], error) {
+	name := filepath.Join(dir, networkFile)
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap: network: %w", err)
+	}
+	var ns networkState
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ns); err != nil {
+		return nil, fmt.Errorf("bootstrap: network: %s: %w", name, err)
+	}
+	if err := ns.Config.check(); err != nil {
+		return nil, fmt.Errorf("bootstrap: network: %s: %w", name, err)
+	}
+	if threads < 0 || threads > model.MaxThreads {
+		return nil, fmt.Errorf("bootstrap: network: %d threads; want 0 to %d", threads, model.MaxThreads)
+	}
+	tr, err := model.LoadTrainer(dir, ns.Config.trainConfig(threads))
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap: network: %w", err)
+	}
+	n := &Network[S]{cfg: ns.Config, tr: tr}
+	if err := n.rng.UnmarshalBinary(ns.RNG); err != nil {
+		return nil, fmt.Errorf("bootstrap: network: %s: rng state: %w", name, err)
+	}
+	n.shuffle = rand.New(&n.rng)
+	return n, nil
+}
+
+// Model returns the model being trained.
+func (n *Network[S]) Model() *model.Model { return n.tr.Model() }
+
+// Config returns the network's learner settings, with the defaults
+// filled in.
+func (n *Network[S]) Config() NetworkConfig { return n.cfg }
+
+// CheckAlgorithm returns an error if the model lacks a head that alg
+// reads.
+func (n *Network[S]) CheckAlgorithm(alg search.Algorithm) error {
+	mc := n.Model().Config()
+	if missing := model.HeadsFor(alg) &^ mc.Heads; missing != 0 {
+		return fmt.Errorf("%s reads a %v output, which the %s model lacks", alg.Name(), missing, mc.Heads)
+	}
+	return nil
+}
+
+// Learn takes the passes of an update on the trajectories of batch.
+func (n *Network[S]) Learn(ctx context.Context, batch []Solution[S]) (Update, error) {
+	if err := ctx.Err(); err != nil {
+		return Update{}, err
+	}
+	n.samples = n.samples[:0]
+	for _, s := range batch {
+		x, err := sample(s.Problem, s.Trajectory)
+		if err != nil {
+			return Update{}, err
+		}
+		n.samples = append(n.samples, x)
+	}
+	var u Update
+	for range n.cfg.Passes {
+		n.shuffle.Shuffle(len(n.samples), func(i, j int) { n.samples[i], n.samples[j] = n.samples[j], n.samples[i] })
+		for batch := range slices.Chunk(n.samples, n.cfg.StepTrajectories) {
+			l, err := n.tr.StepBatch(batch)
+			if err != nil {
+				return u, err
+			}
+			u.Steps++
+			u.PolicyLoss += l.Policy
+			u.HeuristicLoss += l.Heuristic
+		}
+	}
+	return u, nil
+}
+
+// Snapshot returns a copy of the model.
+func (n *Network[S]) Snapshot() Snapshot[S] { return networkSnapshot[S]{n.Model().Clone()} }
+
+// Save writes the model and the optimiser as model.Trainer.Save does, and
+// the settings and the state of the shuffling to learner.json.
+func (n *Network[S]) Save(dir string) error {
+	if err := n.tr.Save(dir); err != nil {
+		return err
+	}
+	rng, err := n.rng.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(networkState{Config: n.cfg, RNG: rng}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, networkFile), append(b, '\n'))
+}
+
+// DecodeNetwork returns the snapshot of a Network that its MarshalBinary
+// wrote to b: the decoder of the workers of a network's run.
+func DecodeNetwork[S comparable](b []byte) (Snapshot[S], error) {
+	m, err := model.UnmarshalModel(b)
+	if err != nil {
+		return nil, err
+	}
+	return networkSnapshot[S]{m}, nil
+}
+
+// A networkSnapshot is a copy of a network that nothing changes.
+type networkSnapshot[S comparable] struct{ m *model.Model }
+
+func (s networkSnapshot[S]) NewEvaluator() search.Evaluator[S] { return model.NewEvaluator[S](s.m) }
+
+func (s networkSnapshot[S]) MarshalBinary() ([]byte, error) { return model.MarshalModel(s.m) }
+
+// sample turns a solution trajectory into a training sample.
+func sample[S comparable](p search.Problem[S], t *search.Trajectory[S]) (model.Sample, error) {
+	enc, ok := p.(search.Encoder[S])
+	if !ok {
+		return model.Sample{}, errors.New("the problem has no network encoding")
+	}
+	c, h, w := enc.InputShape()
+	size := c * h * w
+	n := len(t.States)
+	s := model.Sample{
+		Inputs:     make([]float32, n*size),
+		Actions:    t.Actions,
+		CostToGo:   make([]float32, n),
+		Expansions: t.Expansions,
+	}
+	for i, x := range t.States {
+		enc.Encode(x, s.Inputs[i*size:(i+1)*size])
+		s.CostToGo[i] = float32(t.CostToGo(i))
+	}
+	return s, nil
+}
