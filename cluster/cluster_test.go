@@ -3,8 +3,13 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -292,5 +297,112 @@ func TestOptionsReachWorkers(t *testing.T) {
 	}
 	if got[0].Expansions != want[0].Expansions || got[0].Solved != want[0].Solved {
 		t.Errorf("over NATS: %d solved in %d expansions; in process: %d in %d", got[0].Solved, got[0].Expansions, want[0].Solved, want[0].Expansions)
+	}
+}
+
+// A tally is a learner that is no network: how often each action was
+// taken in each state of the solutions learned from; its policy is the
+// add-one estimate of an action's probability, its heuristic 0.
+type tally map[int32][]int64
+
+func (t tally) Learn(_ context.Context, batch []bootstrap.Solution[int32]) (bootstrap.Update, error) {
+	for _, s := range batch {
+		for i, x := range s.Trajectory.States {
+			if t[x] == nil {
+				t[x] = make([]int64, s.Problem.NumActions())
+			}
+			t[x][s.Trajectory.Actions[i]]++
+		}
+	}
+	return bootstrap.Update{Steps: len(batch)}, nil
+}
+
+func (t tally) Snapshot() bootstrap.Snapshot[int32] {
+	c := tally{}
+	for x, row := range t {
+		c[x] = slices.Clone(row)
+	}
+	return c
+}
+
+func (t tally) Save(dir string) error {
+	b, err := json.Marshal(t)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "tally.json"), b, 0o644)
+	}
+	return err
+}
+
+func (t tally) NewEvaluator() search.Evaluator[int32] { return t }
+
+func (t tally) MarshalBinary() ([]byte, error) { return json.Marshal(t) }
+
+func (t tally) Evaluate(p search.Problem[int32], states []int32, logPi, h []float64) error {
+	A := p.NumActions()
+	for i, x := range states {
+		n := int64(A)
+		for _, k := range t[x] {
+			n += k
+		}
+		for a := range A {
+			k := int64(1)
+			if t[x] != nil {
+				k += t[x][a]
+			}
+			logPi[i*A+a] = math.Log(float64(k) / float64(n))
+		}
+		h[i] = 0
+	}
+	return nil
+}
+
+func decodeTally(b []byte) (bootstrap.Snapshot[int32], error) {
+	t := tally{}
+	return t, json.Unmarshal(b, &t)
+}
+
+// TestAnyLearner trains a learner that is no network over NATS: the
+// workers search with the snapshots that its decoder reads, and the run
+// learns from them.
+func TestAnyLearner(t *testing.T) {
+	s := serve(t)
+	tasks, _, spec := run(t)
+	spec.Algorithm = search.LevinTS()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	l, err := NewLearner(ctx, connect(t, s), spec, []File{{"mazes.txt", nil}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 1)
+	go func() {
+		nc := connect(t, s)
+		spec, _, err := Join(ctx, nc)
+		if err == nil {
+			err = Work(ctx, nc, spec, tasks, decodeTally, WorkerOptions{Searches: 2, Version: "test"})
+		}
+		errs <- err
+	}()
+	cfg := bootstrap.Config{Algorithm: spec.Algorithm, Options: spec.Options, ProblemsPerUpdate: 8,
+		Limits: bootstrap.Limits{MaxIterations: 3}, Async: true}
+	cfg.Options.Budget = 8
+	learned := tally{}
+	metrics, err := bootstrap.Train(ctx, t.TempDir(), tasks, learned, cfg, bootstrap.Env{Workers: 2, Pool: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errs; err != nil {
+		t.Errorf("worker: %v", err)
+	}
+	for _, it := range metrics {
+		if it.Attempted != len(tasks) || it.Updates != it.Solved {
+			t.Errorf("iteration %d: %+v", it.Iteration, it)
+		}
+	}
+	if len(learned) == 0 {
+		t.Error("nothing learned")
 	}
 }
