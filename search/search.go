@@ -8,9 +8,9 @@
 // the search through the batched Evaluator interface.
 //
 // There is one way to run a search: choose an Algorithm (a constructor such
-// as PHSStar, or Parse of a name), build a Solver with NewSolver, which
-// checks the algorithm, the options and the evaluator once, and call its
-// Solve for each problem; SolveAll runs a set of tasks on several Solvers in
+// as PHSStar, or Parse of its text form, such as "wastar:1.5"), build a
+// Solver with NewSolver, which checks the algorithm, the options and the
+// evaluator once, and call its Solve for each problem; SolveAll runs a set of tasks on several Solvers in
 // parallel and returns the results in input order.
 package search
 
