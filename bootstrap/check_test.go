@@ -100,6 +100,7 @@ func TestResumeBadState(t *testing.T) {
 		{"solved_now", "AAA=", "solved_now has 2 entries"},
 		{"problems", 7, "7 problems"},
 		{"bogus", 1, "unknown field"},
+		{"rng", "AAA=", "a checkpoint of an earlier phs"},
 		{"config", map[string]any{"algorithm": "wastar:-1", "options": map[string]any{"budget": 8}}, "weight -1"},
 		{"config", map[string]any{"algorithm": "levints"}, "config: budget 0"},
 		{"config", nil, "config: budget 0"},

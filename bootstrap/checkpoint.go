@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/phs-go/phs/internal/atomicfile"
 	"github.com/phs-go/phs/search"
@@ -166,6 +167,9 @@ func loadState(dir string, n int) (string, *state, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&st); err != nil {
+		if strings.Contains(err.Error(), `unknown field "rng"`) {
+			return "", nil, fmt.Errorf("bootstrap: resume: %s: a checkpoint of an earlier phs, without the run's configuration; it cannot be resumed", name)
+		}
 		return "", nil, fmt.Errorf("bootstrap: resume: %s: %w", name, err)
 	}
 	if err := st.check(n); err != nil {
