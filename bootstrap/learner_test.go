@@ -172,3 +172,36 @@ func TestLearnerNotANetwork(t *testing.T) {
 		}
 	}
 }
+
+// failing is a learner whose Learn fails after cancelling the run, as a
+// learner that fails when the user presses Ctrl-C does.
+type failing struct {
+	counts
+	cancel context.CancelFunc
+}
+
+func (f *failing) Learn(context.Context, []Solution[int32]) (Update, error) {
+	f.cancel()
+	f.table[-1] = []int64{1} // half updated
+	return Update{}, errors.New("out of memory")
+}
+
+// TestLearnerFails checks that a learner's error stops the run with it,
+// and that the learner, which may be half updated, is not checkpointed,
+// even when the run is interrupted at the same time.
+func TestLearnerFails(t *testing.T) {
+	tasks := mazes(8, 2)
+	cfg := Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 100}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := t.TempDir()
+	f := &failing{counts{table: map[int32][]int64{}}, cancel}
+	_, err := Train(ctx, dir, tasks, f, cfg, Env{Workers: 1})
+	if err == nil || err.Error() != "bootstrap: learn: out of memory" {
+		t.Fatalf("Train: %v, want the learner's error", err)
+	}
+	l, err := loadCounts(filepath.Join(dir, checkpointDir))
+	if err != nil || len(l.(*counts).table) != 0 {
+		t.Errorf("the checkpoint holds the half-updated learner: %v, %v", l, err)
+	}
+}

@@ -321,8 +321,9 @@ func (r *run[S]) groupTasks(group []int) []search.Task[S] {
 func (r *run[S]) afterGroup(ctx context.Context, n int, err error) error {
 	st := r.st
 	if err != nil {
-		if ctx.Err() == nil {
-			return err
+		var lf learnerFailed
+		if ctx.Err() == nil || errors.As(err, &lf) {
+			return err // the learner may be half updated: no checkpoint
 		}
 		// The group is lost; the state is still that of its start.
 		if cerr := r.checkpoint(); cerr != nil {
@@ -373,7 +374,7 @@ func (r *run[S]) learn(ctx context.Context, group []int, results []search.Result
 			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 				return err
 			}
-			return fmt.Errorf("bootstrap: learn: %w", err)
+			return learnerFailed{err}
 		}
 		cur.Updates += u.Steps
 		cur.PolicyLoss += u.PolicyLoss
@@ -403,6 +404,13 @@ func (r *run[S]) learn(ctx context.Context, group []int, results []search.Result
 	st.Next += len(group)
 	return nil
 }
+
+// learnerFailed is the error of a Learner's Learn, after which the
+// learner may be half updated.
+type learnerFailed struct{ err error }
+
+func (e learnerFailed) Error() string { return "bootstrap: learn: " + e.err.Error() }
+func (e learnerFailed) Unwrap() error { return e.err }
 
 // endIteration closes the iteration that attempted order: it records its
 // metrics, updates the streaks and the budget, starts the next iteration,
