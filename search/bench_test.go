@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -197,4 +198,87 @@ func BenchmarkPHS(b *testing.B) {
 	}
 	opts.Temperature = 5
 	b.Run("phsstar/T=5", func(b *testing.B) { benchSearch(b, search.PHSStar(), false, opts) })
+}
+
+// netLike is an Evaluator that costs like a small network on a CPU: a
+// fixed cost per call and one per state (busy loops), with the Manhattan
+// distance plus a perturbation of 0 to 2 that depends on the state, an
+// inconsistent heuristic like a learned one. calls counts its calls.
+type netLike struct{ calls int64 }
+
+var netSink float64
+
+func spin(n int) {
+	x := netSink
+	for range n {
+		x = x*0.999999 + 1e-9
+	}
+	netSink = x
+}
+
+func (e *netLike) Evaluate(p search.Problem[board], states []board, logPi, h []float64) error {
+	e.calls++
+	spin(20000)
+	t := p.(*tiles5)
+	for i, s := range states {
+		spin(2000)
+		h[i] = t.Heuristic(s) + float64((s[0]^s[0]>>17^s[1]>>5)%3)
+	}
+	fillUniformLogPi(logPi[:len(states)*4])
+	return nil
+}
+
+func fillUniformLogPi(l []float64) {
+	for i := range l {
+		l[i] = -math.Log(4)
+	}
+}
+
+// BenchmarkAStarNet measures A* with a network-like evaluator (netLike)
+// and batches of 32 on 5×5 puzzles, with each goal test: the time per
+// expansion, the states evaluated per expansion and per call (how full
+// the batches are).
+func BenchmarkAStarNet(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var ps []*tiles5
+	for range 4 {
+		ps = append(ps, scrambled(rng, 80))
+	}
+	for _, atExp := range []bool{false, true} {
+		name := "generation"
+		if atExp {
+			name = "expansion"
+		}
+		b.Run(name, func(b *testing.B) {
+			ev := &netLike{}
+			s, err := search.NewSolver[board](search.AStar(), ev, goalTestOptions(atExp, search.Options{Budget: 1e5}))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var exp, evals, length int64
+			for b.Loop() {
+				for _, p := range ps {
+					res, err := s.Solve(context.Background(), p)
+					if err != nil || !res.Solved {
+						b.Fatal(res.Expansions, err)
+					}
+					exp += res.Expansions
+					evals += res.Evaluations
+					length += int64(len(res.Actions))
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(exp), "ns/exp")
+			b.ReportMetric(float64(evals)/float64(exp), "evals/exp")
+			b.ReportMetric(float64(evals)/float64(ev.calls), "evals/call")
+			b.ReportMetric(float64(exp)/float64(b.N), "exp/op")
+			b.ReportMetric(float64(length)/float64(b.N), "moves/op")
+		})
+	}
+}
+
+// goalTestOptions returns opts with the goal tested at expansion or at
+// generation.
+func goalTestOptions(atExp bool, opts search.Options) search.Options {
+	opts.GoalAtExpansion = atExp
+	return opts
 }
