@@ -94,6 +94,8 @@ func TestBadFlagValues(t *testing.T) {
 		{append(solve, "-temperature", "NaN"), "-temperature NaN"},
 		{append(solve, "-temperature", "Inf"), "-temperature +Inf"},
 		{append(solve, "-alg", "wastar", "-temperature", "2"), "-temperature 2: wastar reads no policy"},
+		{append(solve, "-goal-test", "expanded"), "-goal-test"},
+		{append(solve, "-alg", "puct", "-goal-test", "expansion"), "-goal-test expansion"},
 		{append(test, "-rounds", "-1"), "-rounds -1"},
 		{append(test, "-time", "-1s"), "-time -1s"},
 		{append(train, "-update-every", "-1"), "-update-every -1"},

@@ -44,6 +44,7 @@ type searchConfig struct {
 	pruneDeadlocks bool
 	// temperature of the policy; 0 until resolve: the model's, or 1.
 	temperature float64
+	goalTest    search.GoalTest
 
 	// Set by check and resolve.
 	log        *slog.Logger
@@ -67,6 +68,7 @@ func (cfg *searchConfig) register(fs *flag.FlagSet) {
 	fs.BoolVar(&cfg.render, "render", false, "draw each solution step by step")
 	fs.BoolVar(&cfg.renormalize, "renormalize", false, "renormalise the policy over legal actions")
 	fs.Float64Var(&cfg.temperature, "temperature", 0, "temperature T of the policy: the search uses pi^(1/T), normalised; T > 1 gives the heuristic and the path cost more weight (0: the model's, or 1)")
+	fs.TextVar(&cfg.goalTest, "goal-test", search.GoalTestDefault, "when the best-first algorithms test a node for the goal: generation, expansion, or default (expansion for astar, which then returns optimal solutions with an admissible heuristic; generation for the others, as the paper's experiments, its A* included)")
 	fs.BoolVar(&cfg.pruneDeadlocks, "prune-deadlocks", false, "sokoban: refuse pushes into simple deadlocks (dead squares, frozen 2x2 blocks); the same solutions, shorter searches (always on with a model trained with it)")
 	fs.BoolVar(&cfg.noHeuristic, "no-heuristic", false, "without a model: use a zero heuristic instead of the domain's")
 	fs.DurationVar(&cfg.progressEvery, "progress", 10*time.Second, "interval of progress records on standard error (0: none)")
@@ -132,6 +134,9 @@ func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
 		return nil, usagef("%s: %v", cmd, err)
 	}
 	cfg.algorithm = alg
+	if cfg.goalTest != search.GoalTestDefault && alg.IsPUCT() {
+		return nil, usagef("%s: -goal-test %s: puct tests the goal when a descent first reaches a node", cmd, cfg.goalTest)
+	}
 	if cfg.temperature != 0 && cfg.temperature != 1 && !alg.NeedsPolicy() {
 		return nil, usagef("%s: -temperature %g: %s reads no policy", cmd, cfg.temperature, alg.Name())
 	}
@@ -171,6 +176,7 @@ func (cfg *searchConfig) options(budget int64) search.Options {
 		BatchSize:   cfg.batch,
 		Renormalize: cfg.renormalize,
 		Temperature: cfg.temperature,
+		GoalTest:    cfg.goalTest,
 		MaxMemory:   cfg.memoryMiB << 20,
 	}
 }

@@ -259,7 +259,7 @@ func TestServeNeedsToken(t *testing.T) {
 func TestOptionsReachWorkers(t *testing.T) {
 	s := serve(t)
 	tasks, m, spec := run(t)
-	spec.Options = search.Options{BatchSize: 4, Renormalize: true, Temperature: 2, GoalAtExpansion: true, NodeLoss: 2,
+	spec.Options = search.Options{BatchSize: 4, Renormalize: true, Temperature: 2, GoalTest: search.GoalTestExpansion, NodeLoss: 2,
 		MaxMemory: 1 << 30, Timeout: time.Hour}
 	cfg := bootstrap.Config{Algorithm: spec.Algorithm, Options: spec.Options, ProblemsPerUpdate: len(tasks),
 		Limits: bootstrap.Limits{MaxIterations: 1}, Async: true}

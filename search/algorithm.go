@@ -49,7 +49,12 @@ func PHSh() Algorithm { return Algorithm{kind: phsh} }
 // LevinTS is Levin tree search, phi(n) = g(n)/pi(n).
 func LevinTS() Algorithm { return Algorithm{kind: levinTS} }
 
-// AStar is A*, f(n) = g(n)+h(n).
+// AStar is A*, f(n) = g(n)+h(n). By default it tests the goal at expansion
+// and keeps the cheaper of two nodes of a state, so that it returns a
+// solution of least cost when h is admissible (see Solver.Solve). The
+// paper's A* (its Table 1, from the reference implementation) tested the
+// goal at generation and dropped every repeated state: Options.GoalTest
+// GoalTestGeneration (phs -goal-test generation) reproduces it.
 func AStar() Algorithm { return Algorithm{kind: aStar, param: 1} }
 
 // WAStar is weighted A*, f(n) = g(n)+w·h(n), for a finite w ≥ 0.
@@ -91,7 +96,8 @@ func GBFS() Algorithm { return Algorithm{kind: gbfs} }
 //     root (the reference's value is h itself, not the cost from the node).
 //   - A node is tested for the goal when a descent first reaches it, before
 //     it is evaluated, as in the reference; the search then stops and
-//     returns the path to it. (NewSolver rejects Options.GoalAtExpansion.)
+//     returns the path to it. (NewSolver rejects an Options.GoalTest other
+//     than GoalTestDefault.)
 //   - Repeated states are not pruned: the same state may appear in many
 //     nodes, also on one path, and each such node is evaluated on its own.
 //     (The reference dropped states seen anywhere before, which can block
@@ -124,7 +130,7 @@ func PUCT(c float64) Algorithm { return Algorithm{kind: puct, param: c} }
 // safe for any heuristic h >= 0: (g1+x)/pi1 <= (g2+x)/pi2 for every x >= 0.
 // So the search returns a goal of least max-over-the-path phi among all the
 // paths to goals, with the paper's bound, when it tests the goal at
-// expansion (Options.GoalAtExpansion: the appendix's algorithm exactly) and
+// expansion (GoalTestExpansion: the appendix's algorithm exactly) and
 // evaluates one node at a time (Options.BatchSize 1), and provided that the
 // policy and h depend on the state alone, as with any Evaluator. With the
 // other options it behaves as the other algorithms do.

@@ -110,7 +110,7 @@ func scrambled(rng *rand.Rand, n int) *tiles5 {
 func TestTiles5(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	p := scrambled(rng, 30)
-	res, err := searchtest.Solve[board](context.Background(), p, search.DomainHeuristic[board]{}, search.AStar(), search.Options{GoalAtExpansion: true})
+	res, err := searchtest.Solve[board](context.Background(), p, search.DomainHeuristic[board]{}, search.AStar(), search.Options{GoalTest: search.GoalTestExpansion})
 	if err != nil || !res.Solved {
 		t.Fatal(res, err)
 	}
@@ -279,6 +279,9 @@ func BenchmarkAStarNet(b *testing.B) {
 // goalTestOptions returns opts with the goal tested at expansion or at
 // generation.
 func goalTestOptions(atExp bool, opts search.Options) search.Options {
-	opts.GoalAtExpansion = atExp
+	opts.GoalTest = search.GoalTestGeneration
+	if atExp {
+		opts.GoalTest = search.GoalTestExpansion
+	}
 	return opts
 }

@@ -12,8 +12,12 @@ import (
 const checkEvery = 1024
 
 // maxDepth is the largest depth of a node: the depth shares 32 bits with
-// the action.
-const maxDepth = 1<<24 - 1
+// the action and the stale mark.
+const maxDepth = 1<<23 - 1
+
+// staleBit marks a node whose state a node of smaller g has reached since
+// (A* with the goal tested at expansion): the engine no longer expands it.
+const staleBit = 1 << 31
 
 // A bestFirst is the engine of the best-first algorithms. It keeps its
 // memory from one search to the next; the zero value is ready to use.
@@ -43,6 +47,9 @@ type bestFirst[S comparable] struct {
 	opts *Options
 	A    int
 	safe bool
+	// atExp: the goal is tested at expansion. reopen: a child whose state
+	// has a node of larger g replaces that node (A* at expansion).
+	atExp, reopen bool
 	// maxNodes is the number of nodes the memory bound allows.
 	maxNodes int
 }
@@ -81,11 +88,12 @@ type node[S comparable] struct {
 	state  S
 	logPi  float64 // log pi(n), as the search uses it
 	parent int32   // -1 for the root
-	da     uint32  // depth<<8 | action
+	da     uint32  // stale<<31 | depth<<8 | action
 }
 
-func (n *node[S]) depth() uint32 { return n.da >> 8 }
+func (n *node[S]) depth() uint32 { return (n.da &^ staleBit) >> 8 }
 func (n *node[S]) action() int   { return int(n.da & 255) }
+func (n *node[S]) stale() bool   { return n.da&staleBit != 0 }
 
 // A visit is what safe state pruning remembers of the last node of a state
 // that it let through: log(g/pi) and log pi.
@@ -96,24 +104,28 @@ type visit struct{ levin, logPi float64 }
 func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts *Options, lim *limits, res *Result[S]) error {
 	e.p, e.ev, e.alg, e.opts = p, ev, alg, opts
 	e.A, e.safe = p.NumActions(), alg.kind == phsSafe
+	e.atExp = opts.GoalTest.atExpansion(alg)
+	e.reopen = e.atExp && alg.kind == aStar
 	defer func() { e.p, e.ev, e.opts = nil, nil, nil }()
 	e.maxNodes = lim.maxNodes(e.nodeBytes())
 	e.reset(opts.BatchSize)
 
 	root := p.Root()
 	e.append(node[S]{state: root, parent: -1})
-	if p.IsGoal(root) && !opts.GoalAtExpansion {
+	if p.IsGoal(root) && !e.atExp {
 		e.solution(0, res)
 		return nil
 	}
 	if !e.safe {
-		e.add(root, 0)
+		e.add(root, 0, 0)
 	}
 	if err := e.flush(res); err != nil {
 		return err
 	}
 	for pops := 1; ; pops++ {
-		if e.open.len() == 0 {
+		// The open list may run empty with nodes waiting, or hold only
+		// stale nodes after a flush.
+		for e.open.len() == 0 {
 			if e.pending == e.n {
 				res.Exhausted = true
 				return nil
@@ -137,10 +149,20 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 			return nil
 		}
 		top := e.open.pop()
-		if e.safe && e.pruned(top.index) {
+		if e.node(top.index).stale() || e.safe && e.pruned(top.index) {
 			continue
 		}
-		if opts.GoalAtExpansion && p.IsGoal(e.node(top.index).state) {
+		if e.atExp && p.IsGoal(e.node(top.index).state) {
+			if e.pending < e.n {
+				// A node waiting for its batch may come before the
+				// goal: evaluate the waiting nodes, and take the best
+				// node again.
+				e.open.push(top)
+				if err := e.flush(res); err != nil {
+					return err
+				}
+				continue
+			}
 			e.solution(top.index, res)
 			return nil
 		}
@@ -222,11 +244,11 @@ func (e *bestFirst[S]) expand(i int32, res *Result[S]) (goal int32, err error) {
 			if v, ok := e.visited[s]; ok && v.logPi >= c.logPi && v.levin <= logLevin(c.depth(), e.opts.NodeLoss, c.logPi) {
 				continue
 			}
-		} else if !e.add(s, int32(e.n)) {
+		} else if !e.add(s, int32(e.n), c.depth()) {
 			continue
 		}
 		j := e.append(c)
-		if !e.opts.GoalAtExpansion && p.IsGoal(s) {
+		if !e.atExp && p.IsGoal(s) {
 			return j, nil
 		}
 	}
@@ -302,6 +324,9 @@ func (e *bestFirst[S]) flush(res *Result[S]) error {
 			dst[a] = float32(l)
 		}
 		n := e.node(idx)
+		if n.stale() {
+			continue
+		}
 		d := n.depth()
 		e.open.push(heapEntry{
 			priority: e.alg.priority(float64(d)*loss, n.logPi, h[i]),
@@ -400,9 +425,10 @@ func (t *stateTable) reset() {
 	t.n = 0
 }
 
-// add adds state s of node i to the table and reports whether it was not
-// already there.
-func (e *bestFirst[S]) add(s S, i int32) bool {
+// add adds state s of node i, at depth d, to the table and reports
+// whether it was not already there or, with reopening, was there with a
+// node deeper than d, which it then marks stale and replaces by node i.
+func (e *bestFirst[S]) add(s S, i int32, d uint32) bool {
 	t := &e.seen
 	if 4*t.n >= 3*len(t.slots) {
 		t.grow()
@@ -416,8 +442,16 @@ func (e *bestFirst[S]) add(s S, i int32) bool {
 			t.n++
 			return true
 		}
-		if uint32(v>>32) == h && e.node(int32(uint32(v)-1)).state == s {
-			return false
+		if uint32(v>>32) != h {
+			continue
+		}
+		if old := e.node(int32(uint32(v) - 1)); old.state == s {
+			if !e.reopen || old.depth() <= d {
+				return false
+			}
+			old.da |= staleBit
+			t.slots[j] = uint64(h)<<32 | uint64(i+1)
+			return true
 		}
 	}
 }

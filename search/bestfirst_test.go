@@ -45,6 +45,8 @@ func randomMaze(rng *rand.Rand, w, h int) (*searchtest.Maze, int) {
 	}
 }
 
+var goalTests = []search.GoalTest{search.GoalTestDefault, search.GoalTestGeneration, search.GoalTestExpansion}
+
 var algorithms = []search.Algorithm{
 	search.PHSh(), search.PHSStar(), search.LevinTS(), search.AStar(),
 	search.WAStar(1.5), search.GBFS(), search.PHSSafe(),
@@ -58,9 +60,9 @@ func TestBestFirstMazes(t *testing.T) {
 		m, opt := randomMaze(rng, 3+rng.IntN(8), 3+rng.IntN(8))
 		for _, alg := range algorithms {
 			for _, batch := range []int{1, 32} {
-				for _, atExp := range []bool{false, true} {
-					opts := search.Options{BatchSize: batch, GoalAtExpansion: atExp}
-					name := fmt.Sprintf("maze %d %v batch %d atExpansion %v", i, alg, batch, atExp)
+				for _, gt := range goalTests {
+					opts := search.Options{BatchSize: batch, GoalTest: gt}
+					name := fmt.Sprintf("maze %d %v batch %d goal test %v", i, alg, batch, gt)
 					key := fmt.Sprint(alg, opts)
 					s := solvers[key]
 					if s == nil {
@@ -84,8 +86,8 @@ func TestBestFirstMazes(t *testing.T) {
 						t.Fatalf("%s: length %d cost %g, optimum %d", name, len(res.Actions), res.Cost, opt)
 					}
 					// A* with a consistent heuristic is optimal when it
-					// tests the goal at expansion.
-					if alg == search.AStar() && atExp && len(res.Actions) != opt {
+					// tests the goal at expansion, the default.
+					if alg == search.AStar() && gt != search.GoalTestGeneration && len(res.Actions) != opt {
 						t.Errorf("%s: A* length %d, optimum %d\n%s", name, len(res.Actions), opt, m)
 					}
 					checkTrajectory(t, name, m, res)
@@ -198,9 +200,9 @@ func TestLevinTSBound(t *testing.T) {
 	} {
 		c := chain{tc.goal}
 		for _, alg := range []search.Algorithm{search.LevinTS(), search.PHSh(), search.PHSStar()} {
-			for _, atExp := range []bool{false, true} {
+			for _, gt := range goalTests {
 				res, err := searchtest.Solve[path](context.Background(), c, guide{c, tc.q}, alg,
-					search.Options{GoalAtExpansion: atExp, BatchSize: 1})
+					search.Options{GoalTest: gt, BatchSize: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -354,12 +356,11 @@ func TestParse(t *testing.T) {
 }
 
 // TestNewSolverOptions checks that every algorithm rejects the same bad
-// options the same way, and PUCT the goal test at expansion, which it does
-// not do.
+// options the same way, and PUCT any goal test but its own (the default).
 func TestNewSolverOptions(t *testing.T) {
 	bad := []search.Options{
 		{Budget: -5}, {Timeout: -time.Second}, {BatchSize: -3}, {BatchSize: search.MaxBatchSize + 1},
-		{NodeLoss: -1}, {NodeLoss: math.NaN()}, {NodeLoss: math.Inf(1)},
+		{NodeLoss: -1}, {NodeLoss: math.NaN()}, {NodeLoss: math.Inf(1)}, {GoalTest: 3},
 	}
 	for _, alg := range append(algorithms, search.PUCT(1)) {
 		for _, opts := range bad {
@@ -367,9 +368,11 @@ func TestNewSolverOptions(t *testing.T) {
 				t.Errorf("%v, %+v: no error", alg, opts)
 			}
 		}
-		opts := search.Options{GoalAtExpansion: true}
-		if _, err := search.NewSolver[int32](alg, search.Uniform[int32]{}, opts); (err != nil) != alg.IsPUCT() {
-			t.Errorf("%v, %+v: error %v", alg, opts, err)
+		for _, gt := range []search.GoalTest{search.GoalTestGeneration, search.GoalTestExpansion} {
+			opts := search.Options{GoalTest: gt}
+			if _, err := search.NewSolver[int32](alg, search.Uniform[int32]{}, opts); (err != nil) != alg.IsPUCT() {
+				t.Errorf("%v, %+v: error %v", alg, opts, err)
+			}
 		}
 		if _, err := search.NewSolver[int32](alg, nil, search.Options{}); err == nil {
 			t.Errorf("%v: no evaluator: no error", alg)
@@ -451,14 +454,14 @@ func TestTies(t *testing.T) {
 		"........",
 		".......G",
 	)
-	for _, atExp := range []bool{false, true} {
+	for _, gt := range goalTests {
 		res, err := searchtest.Solve[int32](context.Background(), m, search.DomainHeuristic[int32]{}, search.AStar(),
-			search.Options{GoalAtExpansion: atExp, BatchSize: 1})
+			search.Options{GoalTest: gt, BatchSize: 1})
 		if err != nil || !res.Solved {
 			t.Fatal(res, err)
 		}
 		if len(res.Actions) != 12 || res.Expansions != 12 {
-			t.Errorf("goal at expansion %v: length %d in %d expansions, want 12 in 12", atExp, len(res.Actions), res.Expansions)
+			t.Errorf("goal test %v: length %d in %d expansions, want 12 in 12", gt, len(res.Actions), res.Expansions)
 		}
 	}
 }
@@ -522,10 +525,11 @@ func TestBatches(t *testing.T) {
 	}
 }
 
-// TestGoalAtExpansion checks both goal tests on a tree where the goal is a
-// child of the root of probability 0.001: found at once when generated,
-// only after the likelier nodes when expanded.
-func TestGoalAtExpansion(t *testing.T) {
+// TestGoalTest checks both goal tests on a tree where the goal is a
+// child of the root of probability 0.001: found at once when generated
+// (the default of these algorithms), only after the likelier nodes when
+// expanded.
+func TestGoalTest(t *testing.T) {
 	g := &graph{goal: 1}
 	g.next = [][2]int32{{1, 2}, {-1, -1}, {2, 2}}
 	g.prob = [][2]float64{{0.001, 0.999}, {0.5, 0.5}, {0.5, 0.5}}
@@ -534,22 +538,22 @@ func TestGoalAtExpansion(t *testing.T) {
 	// runs out of nodes after 2 expansions, with safe pruning too.
 	for _, alg := range []search.Algorithm{search.LevinTS(), search.PHSh(), search.PHSSafe()} {
 		for _, tc := range []struct {
-			atExp bool
-			exp   int64
-		}{{false, 1}, {true, 2}} {
-			res, err := searchtest.Solve[int32](context.Background(), g, g, alg, search.Options{GoalAtExpansion: tc.atExp})
+			gt  search.GoalTest
+			exp int64
+		}{{search.GoalTestDefault, 1}, {search.GoalTestGeneration, 1}, {search.GoalTestExpansion, 2}} {
+			res, err := searchtest.Solve[int32](context.Background(), g, g, alg, search.Options{GoalTest: tc.gt})
 			if err != nil || !res.Solved || len(res.Actions) != 1 || res.Expansions != tc.exp {
-				t.Errorf("%v goal at expansion %v: %+v, %v; want %d expansions", alg, tc.atExp, res, err, tc.exp)
+				t.Errorf("%v goal test %v: %+v, %v; want %d expansions", alg, tc.gt, res, err, tc.exp)
 			}
 		}
 	}
 
 	// A root that is a goal is a solution of no action either way.
 	root := &graph{goal: 0, next: [][2]int32{{-1, -1}}, prob: [][2]float64{{0.5, 0.5}}, h: []float64{0}}
-	for _, atExp := range []bool{false, true} {
-		res, err := searchtest.Solve[int32](context.Background(), root, root, search.AStar(), search.Options{GoalAtExpansion: atExp})
+	for _, gt := range goalTests {
+		res, err := searchtest.Solve[int32](context.Background(), root, root, search.AStar(), search.Options{GoalTest: gt})
 		if err != nil || !res.Solved || len(res.Actions) != 0 || res.Expansions != 0 || res.Trajectory == nil {
-			t.Errorf("root goal, at expansion %v: %+v, %v", atExp, res, err)
+			t.Errorf("root goal, goal test %v: %+v, %v", gt, res, err)
 		}
 	}
 }
@@ -602,5 +606,29 @@ func TestCancelDuringSearch(t *testing.T) {
 	}
 	if res.Expansions < 100 || res.Expansions > 100+1024 {
 		t.Errorf("cancelled after %d expansions; want within 1024 of the 99th", res.Expansions)
+	}
+}
+
+// TestGoalTestText checks the text form of the goal tests, which flags
+// and files use.
+func TestGoalTestText(t *testing.T) {
+	for _, gt := range goalTests {
+		b, err := gt.MarshalText()
+		var back search.GoalTest
+		if err != nil || string(b) != gt.String() || back.UnmarshalText(b) != nil || back != gt {
+			t.Errorf("%d: %q, %v; back %v", gt, b, err, back)
+		}
+	}
+	if s := fmt.Sprint(search.GoalTestDefault, search.GoalTestGeneration, search.GoalTestExpansion); s != "default generation expansion" {
+		t.Errorf("names %q", s)
+	}
+	var gt search.GoalTest
+	for _, bad := range []string{"", "Expansion", "expanded", "1"} {
+		if err := gt.UnmarshalText([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	if b, err := search.GoalTest(3).MarshalText(); err == nil {
+		t.Errorf("GoalTest(3): %q", b)
 	}
 }

@@ -23,7 +23,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	opts := search.Options{GoalAtExpansion: true, BatchSize: 1}
+	opts := search.Options{GoalTest: search.GoalTestExpansion, BatchSize: 1}
 	s, err := search.NewSolver[int32](alg, search.DomainHeuristic[int32]{}, opts)
 	if err != nil {
 		panic(err)

@@ -15,7 +15,6 @@
 package search
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -172,9 +171,10 @@ func Replay[S comparable](p Problem[S], actions []int) error {
 // results: a small comparable value (==), which encoding/json writes with
 // the field names of its tags (a Bootstrap checkpoint and a cluster's run
 // spec carry it whole; Timeout in nanoseconds). The zero value is usable:
-// no budget, batches of 32, the reference implementation's choices.
-// NewSolver rejects values out of range. What does not change results,
-// such as a progress counter (Solver.SetProgress), is set on the Solver.
+// no budget, batches of 32, the reference implementation's choices but for
+// A*'s goal test (see GoalTest). NewSolver rejects values out of range.
+// What does not change results, such as a progress counter
+// (Solver.SetProgress), is set on the Solver.
 type Options struct {
 	// Budget is the maximum number of expansions, ≥ 0; 0 means no limit.
 	// It is the initial budget of a schedule that changes it between
@@ -203,11 +203,11 @@ type Options struct {
 	// costs A exponentials per evaluated state. Only the algorithms that
 	// read a policy (Algorithm.NeedsPolicy) take a T other than 1.
 	Temperature float64 `json:"temperature,omitempty"`
-	// GoalAtExpansion tests the goal when a node is expanded, as in the
-	// paper's Algorithm 1, instead of when it is generated, as in the
-	// reference implementation (the default). The best-first algorithms
-	// only: PUCT tests a node when a descent first reaches it.
-	GoalAtExpansion bool `json:"goal_at_expansion,omitempty"`
+	// GoalTest says when a node is tested for the goal: GoalTestDefault
+	// (the zero value) is at expansion for A* and at generation for the
+	// other best-first algorithms; PUCT takes only the default. See
+	// GoalTest. JSON spells it as its String.
+	GoalTest GoalTest `json:"goal_test,omitempty"`
 	// NodeLoss is the loss L(n) incurred by a node, which its g accumulates:
 	// finite and ≥ 0; 0 means 1 (the paper's experiments).
 	NodeLoss float64 `json:"node_loss,omitempty"`
@@ -216,6 +216,66 @@ type Options struct {
 	// nodes and their size (Solver.Solve) and ends without a solution,
 	// Result.OutOfMemory, when the estimate would pass the bound.
 	MaxMemory int64 `json:"max_memory,omitempty"`
+}
+
+// A GoalTest says when the best-first algorithms test a node for the goal.
+// It is a TextMarshaler and a TextUnmarshaler, for flags (flag.TextVar)
+// and files, spelt as its String.
+type GoalTest uint8
+
+const (
+	// GoalTestDefault is GoalTestExpansion for A* and GoalTestGeneration
+	// for the other best-first algorithms (the reference implementation's
+	// choice), and PUCT's own test for PUCT.
+	GoalTestDefault GoalTest = iota
+	// GoalTestGeneration tests a child when it is generated, before it is
+	// evaluated, and returns the first goal child found, as the reference
+	// implementation of Orseau & Lelis (2021) does: the search needs no
+	// evaluation of the goal, but the path it returns need not be the one
+	// the algorithm's order would have chosen. A* then drops repeated
+	// states as the reference does (see Solver.Solve).
+	GoalTestGeneration
+	// GoalTestExpansion tests a node when it is taken from the open list,
+	// as the paper's Algorithm 1 does: the goal returned is the first goal
+	// in the algorithm's order, which the guarantees of the algorithms
+	// need (see Solver.Solve).
+	GoalTestExpansion
+)
+
+var goalTestNames = [...]string{"default", "generation", "expansion"}
+
+// String returns "default", "generation" or "expansion".
+func (g GoalTest) String() string {
+	if int(g) < len(goalTestNames) {
+		return goalTestNames[g]
+	}
+	return "GoalTest(" + strconv.Itoa(int(g)) + ")"
+}
+
+// MarshalText returns the String of g, or an error for a value that is
+// none of the constants.
+func (g GoalTest) MarshalText() ([]byte, error) {
+	if int(g) >= len(goalTestNames) {
+		return nil, fmt.Errorf("search: bad goal test %d", g)
+	}
+	return []byte(g.String()), nil
+}
+
+// UnmarshalText sets g to the goal test that String spells text as.
+func (g *GoalTest) UnmarshalText(text []byte) error {
+	for i, name := range goalTestNames {
+		if string(text) == name {
+			*g = GoalTest(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("search: goal test %q; want %s", text, strings.Join(goalTestNames[:], ", "))
+}
+
+// atExpansion reports whether alg, a best-first algorithm, tests the goal
+// at expansion under g.
+func (g GoalTest) atExpansion(alg Algorithm) bool {
+	return g == GoalTestExpansion || g == GoalTestDefault && alg.kind == aStar
 }
 
 // MaxBatchSize is the largest Options.BatchSize.
@@ -238,8 +298,10 @@ func (o Options) check(alg Algorithm) error {
 		return fmt.Errorf("search: %s reads no policy; temperature %g is for the algorithms that do", alg.Name(), o.Temperature)
 	case o.MaxMemory < 0:
 		return fmt.Errorf("search: max memory %d; want >= 0 (0: no bound)", o.MaxMemory)
-	case o.GoalAtExpansion && alg.IsPUCT():
-		return errors.New("search: puct tests the goal when a descent reaches a node; GoalAtExpansion is for the best-first algorithms")
+	case o.GoalTest > GoalTestExpansion:
+		return fmt.Errorf("search: bad goal test %d", o.GoalTest)
+	case o.GoalTest != GoalTestDefault && alg.IsPUCT():
+		return fmt.Errorf("search: puct tests the goal when a descent first reaches a node; goal test %s is for the best-first algorithms", o.GoalTest)
 	}
 	return nil
 }

@@ -85,26 +85,49 @@ func (s *Solver[S]) Check(p Problem[S]) error {
 // The best-first algorithms share one engine whose open list is ordered by
 // the algorithm's evaluation of the nodes (see the Algorithm constructors),
 // ties going to the larger g, then to the node generated first. As in the
-// reference implementation of Orseau & Lelis (2021), unless the options
-// say otherwise:
+// reference implementation of Orseau & Lelis (2021), unless said
+// otherwise:
 //
-//   - A child is tested for the goal when it is generated, before it is
-//     evaluated (the paper's Algorithm 1 tests a node when it is taken from
-//     the open list to be expanded: Options.GoalAtExpansion).
+//   - Options.GoalTest says when a node is tested for the goal. At
+//     generation (the default but for A*), a child is tested before it is
+//     evaluated and the first goal child is returned. At expansion (the
+//     default for A*; the paper's Algorithm 1), a node is tested when it is
+//     taken from the open list; if nodes then wait for their batch (below),
+//     they are evaluated first and the best node is taken again, so that
+//     the goal returned comes first in the algorithm's order among the
+//     nodes generated.
 //   - A child whose state was generated before, by any node, is dropped
-//     when it is generated; nodes are never reopened. A* with a consistent
-//     heuristic and GoalAtExpansion therefore finds optimal solutions, but
-//     with an inconsistent one it may not. PHSSafe replaces this rule by
-//     safe state pruning: see PHSSafe.
+//     when it is generated, except by A* testing the goal at expansion
+//     when the child's g is smaller than that of the node of its state: the
+//     child then replaces that node, which the search skips from then on,
+//     and if that node was expanded already, the state is expanded again
+//     (reopened). With the goal tested at generation, A* drops the child
+//     as the reference does. The other algorithms never reopen a state.
+//     PHSSafe replaces this rule by safe state pruning: see PHSSafe.
 //   - Children wait in a pending list until at least Options.BatchSize of
 //     them have been generated, or the open list is empty; they are then
 //     evaluated in one Evaluator call and pushed onto the open list. So with
-//     batches of more than one node the nodes are not taken in exactly
-//     best-first order, and the paper's guarantees hold for BatchSize 1.
-//     The root is evaluated first, on its own.
+//     batches of more than one node the nodes are not expanded in exactly
+//     best-first order. The root is evaluated first, on its own.
 //   - The budget counts expansions: nodes taken from the open list whose
-//     children are generated (not the goal node, nor those that safe
-//     pruning drops).
+//     children are generated (not the goal node, nor the nodes skipped).
+//
+// What the algorithms guarantee of the solution they return:
+//
+//   - A* with the default goal test (or GoalTestExpansion) returns a
+//     solution of least cost (least length: the cost is the length times
+//     Options.NodeLoss) when the heuristic is admissible, 0 ≤ h(n) ≤ the
+//     cost from n to a nearest goal (so 0 at goals), at any batch size;
+//     consistency is not needed. With GoalTestGeneration, the reference
+//     implementation's A* and that of the paper's Table 1, it may return a
+//     longer one.
+//   - PHS_h, PHS* and LevinTS with BatchSize 1 keep the paper's bounds on
+//     the number of expansions (the goal tested at generation only ends
+//     the same search sooner), and PHSSafe with GoalTestExpansion and
+//     BatchSize 1 returns a goal of least largest phi along its path (see
+//     PHSSafe). Larger batches change the order of the expansions, and
+//     the bounds are then not guaranteed.
+//   - WA* and GBFS guarantee nothing of the length of their solutions.
 //
 // A node's g is the sum of the node losses of the nodes below the root on
 // its path (Options.NodeLoss each, the root's g is 0), and its probability

@@ -175,7 +175,7 @@ func TestPHSTheorems(t *testing.T) {
 
 				// Goal at expansion: Algorithm 1.
 				res, err := searchtest.Solve[treeNode](context.Background(), tree, tree, alg,
-					search.Options{BatchSize: 1, GoalAtExpansion: true, NodeLoss: loss})
+					search.Options{BatchSize: 1, GoalTest: search.GoalTestExpansion, NodeLoss: loss})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -284,7 +284,7 @@ func TestSafePruning(t *testing.T) {
 			name := fmt.Sprintf("maze %d loss %g\n%s", i, loss, m)
 			best, count := pathsReference(m, ev, loss)
 			res, err := searchtest.Solve[int32](context.Background(), m, ev, search.PHSSafe(),
-				search.Options{BatchSize: 1, GoalAtExpansion: true, NodeLoss: loss})
+				search.Options{BatchSize: 1, GoalTest: search.GoalTestExpansion, NodeLoss: loss})
 			if err != nil || !res.Solved {
 				t.Fatalf("%s: %v %v", name, res.Solved, err)
 			}
@@ -300,7 +300,7 @@ func TestSafePruning(t *testing.T) {
 			}
 			// Duplicate detection can only do worse.
 			dd, err := searchtest.Solve[int32](context.Background(), m, ev, search.PHSh(),
-				search.Options{BatchSize: 1, GoalAtExpansion: true, NodeLoss: loss})
+				search.Options{BatchSize: 1, GoalTest: search.GoalTestExpansion, NodeLoss: loss})
 			if err != nil || !dd.Solved {
 				t.Fatalf("%s: PHS_h: %v %v", name, dd.Solved, err)
 			}
@@ -489,7 +489,7 @@ func TestSafePruningInconsistent(t *testing.T) {
 	add([2]int32{-1, -1}, [2]float64{0.5, 0.5}, big)     // a dead end
 
 	res, err := searchtest.Solve[int32](context.Background(), g, g, search.PHSSafe(),
-		search.Options{BatchSize: 1, GoalAtExpansion: true})
+		search.Options{BatchSize: 1, GoalTest: search.GoalTestExpansion})
 	if err != nil || !res.Solved {
 		t.Fatal(res, err)
 	}

@@ -15,7 +15,7 @@ func Example() {
 		panic(err)
 	}
 	p := ps[0]
-	solver, err := search.NewSolver[stp.State](search.AStar(), search.DomainHeuristic[stp.State]{}, search.Options{GoalAtExpansion: true})
+	solver, err := search.NewSolver[stp.State](search.AStar(), search.DomainHeuristic[stp.State]{}, search.Options{GoalTest: search.GoalTestExpansion})
 	if err != nil {
 		panic(err)
 	}

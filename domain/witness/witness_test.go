@@ -422,7 +422,7 @@ func TestSearch(t *testing.T) {
 		ps = append(ps, read(t, testSet)[:30]...)
 	}
 	for _, p := range ps {
-		res, err := searchtest.Solve[State](context.Background(), p, search.DomainHeuristic[State]{}, search.AStar(), search.Options{GoalAtExpansion: true})
+		res, err := searchtest.Solve[State](context.Background(), p, search.DomainHeuristic[State]{}, search.AStar(), search.Options{GoalTest: search.GoalTestExpansion})
 		if err != nil || !res.Solved {
 			t.Fatalf("%s: not solved: %v", p.ID, err)
 		}

@@ -86,19 +86,29 @@ func jobs(c config, domains []string) []job {
 		}
 		with := func(args ...string) []string { return append(append(slices.Clone(common), args...), test) }
 		js = append(js,
-			job{filepath.Join(r.Final, "test"), with("-alg", r.Algorithm, "-rounds", strconv.Itoa(r.Rounds))},
-			job{filepath.Join(r.Final, "fixed"), with("-alg", r.Algorithm, "-fixed", "-first", first(c.first, 100), "-timeout", c.limit)})
+			job{filepath.Join(r.Final, "test"), with(append(algFlags(r.Algorithm), "-rounds", strconv.Itoa(r.Rounds))...)},
+			job{filepath.Join(r.Final, "fixed"), with(append(algFlags(r.Algorithm), "-fixed", "-first", first(c.first, 100), "-timeout", c.limit)...)})
 		if r.Algorithm != "phsstar" {
 			continue
 		}
 		for _, alg := range lab.Algorithms {
 			if alg != "phsstar" {
 				js = append(js, job{filepath.Join(r.Final, "test-"+alg),
-					with("-alg", alg, "-rounds", strconv.Itoa(lab.FixedNetworkRounds[r.Domain][alg]))})
+					with(append(algFlags(alg), "-rounds", strconv.Itoa(lab.FixedNetworkRounds[r.Domain][alg]))...)})
 			}
 		}
 	}
 	return js
+}
+
+// algFlags returns the flags of phs test that choose algorithm alg as the
+// rows used it: A* tests the goal at generation, as the paper's did (phs's
+// A* tests at expansion by default).
+func algFlags(alg string) []string {
+	if alg == "astar" {
+		return []string{"-alg", alg, "-goal-test", "generation"}
+	}
+	return []string{"-alg", alg}
 }
 
 // first returns the number of problems of a fixed-limit test: n, the

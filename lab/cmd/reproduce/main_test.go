@@ -35,5 +35,10 @@ func TestJobs(t *testing.T) {
 		if j.Out == "stp-wastar/lowlr/test" && !slices.Contains(j.Args, "../models/stp") {
 			t.Errorf("stp-wastar: %v; want the shipped model", j.Args)
 		}
+		// A* tests the goal at generation, as the paper's; no other.
+		astar := slices.Contains(j.Args, "astar")
+		if i := slices.Index(j.Args, "-goal-test"); astar != (i >= 0 && j.Args[i+1] == "generation") {
+			t.Errorf("%s: %v", j.Out, j.Args)
+		}
 	}
 }
