@@ -3,6 +3,7 @@ package stp
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"strings"
@@ -145,4 +146,69 @@ func BenchmarkEngineMemory(b *testing.B) {
 		runtime.KeepAlive(e)
 	}
 	b.ReportMetric(perNode, "B/node")
+}
+
+// bench7x7 is a random 7x7 puzzle.
+var bench7x7 = GenerateRandomLarge(rand.New(rand.NewPCG(7, 7)), 7, 7)
+
+func BenchmarkLargeApply(b *testing.B) {
+	p := bench7x7
+	s := p.Root()
+	var sink LargeState
+	b.ReportAllocs()
+	for b.Loop() {
+		for a := range 4 {
+			c, _ := p.Apply(s, a)
+			sink.cells[0] ^= c.cells[a]
+		}
+	}
+	_ = sink
+}
+
+func BenchmarkLargeHeuristic(b *testing.B) {
+	p := bench7x7
+	s := p.Root()
+	h := 0.0
+	b.ReportAllocs()
+	for b.Loop() {
+		h += p.Heuristic(s)
+	}
+	_ = h
+}
+
+func BenchmarkLargeEncode(b *testing.B) {
+	p := bench7x7
+	c, h, w := p.InputShape()
+	dst := make([]float32, c*h*w)
+	b.ReportAllocs()
+	for b.Loop() {
+		p.Encode(p.Root(), dst)
+	}
+}
+
+// BenchmarkLargeEngineWAStar is BenchmarkEngineWAStar with the 5x5
+// puzzle as a LargeProblem, for the cost of the larger state.
+func BenchmarkLargeEngineWAStar(b *testing.B) {
+	p5 := mustParse(b, bench5x5)[0]
+	p, err := NewLarge(5, 5, p5.Tiles(p5.Root()), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := search.NewSolver[LargeState](search.WAStar(3), search.DomainHeuristic[LargeState]{}, search.Options{Budget: 200000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var exp, gen int64
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := e.Solve(ctx, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		exp += res.Expansions
+		gen += res.Generated
+	}
+	b.ReportMetric(float64(exp)/b.Elapsed().Seconds(), "exp/s")
+	b.ReportMetric(float64(gen)/float64(b.N), "gen/op")
 }

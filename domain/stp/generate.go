@@ -19,23 +19,29 @@ func GenerateWalk(rng *rand.Rand, rows, cols, minLen, maxLen int) *Problem {
 		panic(fmt.Sprintf("stp: GenerateWalk lengths [%d, %d]", minLen, maxLen))
 	}
 	p := &Problem{Rows: rows, Cols: cols, g: mustGeometry(rows, cols)}
-	s := p.g.goal
+	p.start = walk(rng, p.g.goal, p.Apply, minLen, maxLen)
+	return p
+}
+
+// walk returns the end of a random walk from s, as GenerateWalk describes
+// it, with apply the moves of the board.
+func walk[S any](rng *rand.Rand, s S, apply func(S, int) (S, bool), minLen, maxLen int) S {
 	undo := [4]int{Down, Up, Right, Left}
 	last := -1
 	var legal [4]int
+	var next [4]S
 	for range minLen + rng.IntN(maxLen-minLen+1) {
 		k := 0
 		for a := range 4 {
-			if p.g.move[s.Blank()][a] >= 0 && (last < 0 || a != undo[last]) {
-				legal[k] = a
+			if c, ok := apply(s, a); ok && (last < 0 || a != undo[last]) {
+				legal[k], next[k] = a, c
 				k++
 			}
 		}
-		last = legal[rng.IntN(k)]
-		s, _ = p.Apply(s, last)
+		i := rng.IntN(k)
+		last, s = legal[i], next[i]
 	}
-	p.start = s
-	return p
+	return s
 }
 
 // GenerateRandom returns a puzzle of a rows×cols grid drawn uniformly from
@@ -43,6 +49,15 @@ func GenerateWalk(rng *rand.Rand, rows, cols, minLen, maxLen int) *Problem {
 // CheckSize rejects the size.
 func GenerateRandom(rng *rand.Rand, rows, cols int) *Problem {
 	p := &Problem{Rows: rows, Cols: cols, g: mustGeometry(rows, cols)}
+	for i, t := range solvablePerm(rng, rows, cols) {
+		p.start.set(i, t)
+	}
+	return p
+}
+
+// solvablePerm returns an arrangement of a rows×cols board drawn uniformly
+// from the solvable ones.
+func solvablePerm(rng *rand.Rand, rows, cols int) []int {
 	tiles := rng.Perm(rows * cols)
 	if !Solvable(rows, cols, tiles) {
 		// Swapping two tiles that are not the blank flips the parity of the
@@ -56,10 +71,7 @@ func GenerateRandom(rng *rand.Rand, rows, cols int) *Problem {
 		}
 		tiles[i], tiles[j] = tiles[j], tiles[i]
 	}
-	for i, t := range tiles {
-		p.start.set(i, t)
-	}
-	return p
+	return tiles
 }
 
 func mustGeometry(rows, cols int) *geometry {
@@ -67,4 +79,31 @@ func mustGeometry(rows, cols int) *geometry {
 		panic("stp: " + err.Error())
 	}
 	return geometryOf(rows, cols)
+}
+
+// GenerateWalkLarge is GenerateWalk for a LargeProblem: it panics if
+// CheckLargeSize rejects the size or if the lengths are not
+// 0 ≤ minLen ≤ maxLen.
+func GenerateWalkLarge(rng *rand.Rand, rows, cols, minLen, maxLen int) *LargeProblem {
+	if minLen < 0 || maxLen < minLen {
+		panic(fmt.Sprintf("stp: GenerateWalkLarge lengths [%d, %d]", minLen, maxLen))
+	}
+	p := &LargeProblem{Rows: rows, Cols: cols, g: mustLargeGeometry(rows, cols)}
+	p.start = walk(rng, p.g.goal, p.Apply, minLen, maxLen)
+	return p
+}
+
+// GenerateRandomLarge is GenerateRandom for a LargeProblem: it panics if
+// CheckLargeSize rejects the size.
+func GenerateRandomLarge(rng *rand.Rand, rows, cols int) *LargeProblem {
+	p := &LargeProblem{Rows: rows, Cols: cols, g: mustLargeGeometry(rows, cols)}
+	p.start = largeState(solvablePerm(rng, rows, cols))
+	return p
+}
+
+func mustLargeGeometry(rows, cols int) *largeGeometry {
+	if err := CheckLargeSize(rows, cols); err != nil {
+		panic("stp: " + err.Error())
+	}
+	return largeGeometryOf(rows, cols)
 }

@@ -27,14 +27,38 @@ func ReadFile(path string) ([]*Problem, error) {
 // numbers (16: 4x4, 25: 5x5), unless the line starts with "RxC:" (as in
 // "2x3: 1 0 2 3 4 5"), which gives rows and columns. Blank lines are
 // skipped, and so is a UTF-8 byte-order mark at the start of the input.
-// Every puzzle must be solvable.
+// Every puzzle must be solvable, and its board no larger than MaxCells
+// cells: the error about a larger board that a LargeProblem holds wraps
+// ErrLarge (ParseLarge reads it).
 //
 // name is used in errors ("stp: name:line: reason") and, by its base name,
 // in the IDs: "<base>#<index>", the index counting puzzles from 0. A reader
 // without puzzles is an error.
 func Parse(r io.Reader, name string) ([]*Problem, error) {
+	return parse[*Problem](r, name, CheckSize)
+}
+
+// ReadFileLarge reads the puzzles of the file path (see ParseLarge).
+func ReadFileLarge(path string) ([]*LargeProblem, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("stp: %w", err)
+	}
+	defer f.Close()
+	return ParseLarge(f, path)
+}
+
+// ParseLarge reads puzzles as Parse does, as LargeProblems: of any size
+// that CheckLargeSize accepts, up to MaxLargeCells cells.
+func ParseLarge(r io.Reader, name string) ([]*LargeProblem, error) {
+	return parse[*LargeProblem](r, name, CheckLargeSize)
+}
+
+// parse reads the puzzles of r, whose sizes check accepts.
+func parse[P *Problem | *LargeProblem](r io.Reader, name string, check func(rows, cols int) error) ([]P, error) {
 	base := filepath.Base(name)
-	var ps []*Problem
+	var ps []P
+	var buf [MaxLargeCells]int
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
 	line := 0
@@ -48,7 +72,22 @@ func Parse(r io.Reader, name string) ([]*Problem, error) {
 		if len(text) == 0 {
 			continue
 		}
-		p, err := parseLine(text, base+"#"+strconv.Itoa(len(ps)))
+		rows, cols, err := parseLine(text, check, &buf)
+		var p P
+		if err == nil {
+			// Static calls, which keep buf on the stack.
+			id := base + "#" + strconv.Itoa(len(ps))
+			switch any(p).(type) {
+			case *Problem:
+				var q *Problem
+				q, err = newProblem(rows, cols, buf[:rows*cols], id)
+				p = any(q).(P)
+			case *LargeProblem:
+				var q *LargeProblem
+				q, err = newLargeProblem(rows, cols, buf[:rows*cols], id)
+				p = any(q).(P)
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("stp: %s:%d: %w", name, line, err)
 		}
@@ -68,27 +107,27 @@ var bom = []byte("\uFEFF")
 
 var errSizePrefix = errors.New(`want "RxC:" with R and C numbers`)
 
-func parseLine(text []byte, id string) (*Problem, error) {
-	rows, cols := 0, 0
+// parseLine reads the size of a puzzle, which check accepts, and its tiles
+// into buf.
+func parseLine(text []byte, check func(rows, cols int) error, buf *[MaxLargeCells]int) (rows, cols int, err error) {
 	if size, rest, ok := bytes.Cut(text, []byte(":")); ok {
 		r, c, ok := bytes.Cut(size, []byte("x"))
 		var err1, err2 error
 		rows, err1 = strconv.Atoi(string(bytes.TrimSpace(r)))
 		cols, err2 = strconv.Atoi(string(bytes.TrimSpace(c)))
 		if !ok || err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("size prefix %q: %w", size, errSizePrefix)
+			return 0, 0, fmt.Errorf("size prefix %q: %w", size, errSizePrefix)
 		}
-		if err := CheckSize(rows, cols); err != nil {
-			return nil, err
+		if err := check(rows, cols); err != nil {
+			return 0, 0, err
 		}
 		text = rest
 	}
-	var buf [MaxCells]int
 	count := 0
 	for f := range bytes.FieldsSeq(text) {
 		t, err := strconv.Atoi(string(f))
 		if err != nil {
-			return nil, fmt.Errorf("tile %q: not a number", f)
+			return 0, 0, fmt.Errorf("tile %q: not a number", f)
 		}
 		if count < len(buf) {
 			buf[count] = t
@@ -101,21 +140,25 @@ func parseLine(text []byte, id string) (*Problem, error) {
 			side++
 		}
 		if side*side != count {
-			return nil, fmt.Errorf("%d tiles: not a square grid (prefix the line with \"RxC:\" for others)", count)
+			return 0, 0, fmt.Errorf("%d tiles: not a square grid (prefix the line with \"RxC:\" for others)", count)
 		}
-		if err := CheckSize(side, side); err != nil {
-			return nil, fmt.Errorf("%d tiles: %w", count, err)
+		if err := check(side, side); err != nil {
+			return 0, 0, fmt.Errorf("%d tiles: %w", count, err)
 		}
 		rows, cols = side, side
 	}
 	if count != rows*cols {
-		return nil, fmt.Errorf("%d tiles for %dx%d cells, want %d", count, rows, cols, rows*cols)
+		return 0, 0, fmt.Errorf("%d tiles for %dx%d cells, want %d", count, rows, cols, rows*cols)
 	}
-	return newProblem(rows, cols, buf[:count], id)
+	return rows, cols, nil
 }
 
-// Write writes puzzles in the format Parse reads, one line each.
-func Write(w io.Writer, ps []*Problem) error {
+// Write writes puzzles, Problems or LargeProblems, in the format Parse and
+// ParseLarge read, one line each.
+func Write[P interface {
+	*Problem | *LargeProblem
+	appendText([]byte) []byte
+}](w io.Writer, ps []P) error {
 	bw := bufio.NewWriter(w)
 	var b []byte
 	for _, p := range ps {

@@ -1,11 +1,16 @@
 // Package stp implements the sliding-tile puzzle on a grid of rows×cols
-// cells, from 2x2 up to MaxCells cells (5x5, 4x6, 3x8, 2x12, ...): tiles 1 to
-// rows·cols−1 and a blank (0). The actions move the blank up (0), down (1),
-// left (2) or right (3); the goal has the blank at cell 0 and tile i at
-// cell i, cells numbered row-major from the top left.
+// cells, from 2x2 up to MaxLargeCells cells: tiles 1 to rows·cols−1 and a
+// blank (0). The actions move the blank up (0), down (1), left (2) or right
+// (3); the goal has the blank at cell 0 and tile i at cell i, cells
+// numbered row-major from the top left.
 //
-// A Problem implements search.Heuristic[State] with the Manhattan distance
-// and search.Encoder[State] with one-hot planes, one per tile.
+// A board has one of two state types, each a compact value that is its
+// own key: a Problem, of up to MaxCells cells (5x5, 4x6, 3x8, 2x12, ...),
+// has the 16-byte State; a LargeProblem, of up to MaxLargeCells (6x6, 7x7,
+// 8x8, ...; any size, in fact), has the 64-byte LargeState. Each
+// implements search.Heuristic with the Manhattan distance and
+// search.Encoder with one-hot planes, one per tile; Parse and ParseLarge
+// read the same files.
 package stp
 
 import (
@@ -141,17 +146,25 @@ func geometryOf(rows, cols int) *geometry {
 	return actual.(*geometry)
 }
 
-// CheckSize returns an error unless rows×cols is a size this package
-// handles: at least 2x2 and at most MaxCells cells.
+// CheckSize returns an error unless rows×cols is a size a Problem holds:
+// at least 2x2 and at most MaxCells cells. The error about a size that
+// only a LargeProblem holds wraps ErrLarge.
 func CheckSize(rows, cols int) error {
 	if rows < 2 || cols < 2 {
 		return fmt.Errorf("size %dx%d: want at least 2x2", rows, cols)
 	}
 	if rows > MaxCells || cols > MaxCells || rows*cols > MaxCells {
+		if CheckLargeSize(rows, cols) == nil {
+			return fmt.Errorf("size %dx%d: more than %d cells: %w", rows, cols, MaxCells, ErrLarge)
+		}
 		return fmt.Errorf("size %dx%d: more than %d cells", rows, cols, MaxCells)
 	}
 	return nil
 }
+
+// ErrLarge is wrapped by the errors about a board of more than MaxCells
+// cells, which a LargeProblem holds but a Problem does not.
+var ErrLarge = errors.New("a board for a LargeProblem")
 
 // A Problem is one puzzle: a grid size and a start arrangement. It
 // implements search.Heuristic[State] and search.Encoder[State]. Its methods
@@ -185,24 +198,12 @@ func newProblem(rows, cols int, tiles []int, id string) (*Problem, error) {
 	if err := CheckSize(rows, cols); err != nil {
 		return nil, err
 	}
-	n := rows * cols
-	if len(tiles) != n {
-		return nil, fmt.Errorf("%d tiles for %dx%d cells, want %d", len(tiles), rows, cols, n)
+	if err := checkTiles(rows, cols, tiles); err != nil {
+		return nil, err
 	}
-	var seen uint32
 	p := &Problem{ID: id, Rows: rows, Cols: cols}
 	for i, t := range tiles {
-		if t < 0 || t >= n {
-			return nil, fmt.Errorf("tile %d out of range 0 to %d", t, n-1)
-		}
-		if seen&(1<<t) != 0 {
-			return nil, fmt.Errorf("tile %d appears twice", t)
-		}
-		seen |= 1 << t
 		p.start.set(i, t)
-	}
-	if !Solvable(rows, cols, tiles) {
-		return nil, ErrUnsolvable
 	}
 	p.g = geometryOf(rows, cols)
 	return p, nil
@@ -339,20 +340,24 @@ func (p *Problem) Encode(s State, dst []float32) {
 }
 
 // Render draws s as a grid of numbers, right-aligned, the blank as '.'.
-func (p *Problem) Render(s State) string {
+func (p *Problem) Render(s State) string { return render(p.Rows, p.Cols, s.At) }
+
+// render draws the rows×cols board whose cell i holds tile at(i).
+func render(rows, cols int, at func(int) int) string {
 	var b strings.Builder
-	width := len(strconv.Itoa(p.g.n - 1))
-	for i := range p.g.n {
-		if i%p.Cols != 0 {
+	n := rows * cols
+	width := len(strconv.Itoa(n - 1))
+	for i := range n {
+		if i%cols != 0 {
 			b.WriteByte(' ')
 		}
 		cell := "."
-		if t := s.At(i); t != 0 {
+		if t := at(i); t != 0 {
 			cell = strconv.Itoa(t)
 		}
 		b.WriteString(strings.Repeat(" ", width-len(cell)))
 		b.WriteString(cell)
-		if i%p.Cols == p.Cols-1 && i != p.g.n-1 {
+		if i%cols == cols-1 && i != n-1 {
 			b.WriteByte('\n')
 		}
 	}
