@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -166,8 +167,52 @@ func newDomain[S comparable, P search.Problem[S]](readFile func(string) ([]P, er
 
 var domains = map[string]domain{
 	"sokoban": newDomain[sokoban.State](sokoban.ReadFile, sokoban.Parse, func(p *sokoban.Problem) string { return p.ID }, sokoban.InitialBudget, (*sokoban.Problem).PruneDeadlocks),
-	"stp":     newDomain[stp.State](stp.ReadFile, stp.Parse, func(p *stp.Problem) string { return p.ID }, stp.InitialBudget, nil),
+	"stp": stpDomain{
+		newDomain[stp.State](stp.ReadFile, stp.Parse, func(p *stp.Problem) string { return p.ID }, stp.InitialBudget, nil),
+		newDomain[stp.LargeState](stp.ReadFileLarge, stp.ParseLarge, func(p *stp.LargeProblem) string { return p.ID }, stp.InitialBudget, nil),
+	},
 	"witness": newDomain[witness.State](witness.ReadFile, witness.Parse, func(p *witness.Problem) string { return p.ID }, witness.InitialBudget, nil),
+}
+
+// stpDomain is the sliding-tile puzzle: its puzzles are stp.Problems, or
+// stp.LargeProblems when a file has a board of more than stp.MaxCells
+// cells.
+type stpDomain struct {
+	domainOf[stp.State]
+	large domainOf[stp.LargeState]
+}
+
+// pick returns the domain of stp.LargeProblems if parse, called with
+// each file index from 0 to n-1, says that a file has a board too large
+// for a stp.Problem, and otherwise that of stp.Problems.
+func (d stpDomain) pick(n int, parse func(i int) error) domain {
+	for i := range n {
+		if err := parse(i); errors.Is(err, stp.ErrLarge) {
+			return d.large
+		}
+	}
+	return d.domainOf
+}
+
+func (d stpDomain) pickFiles(files []string) domain {
+	return d.pick(len(files), func(i int) error { _, err := stp.ReadFile(files[i]); return err })
+}
+
+func (d stpDomain) solve(ctx context.Context, cfg *searchConfig, files []string, stdout, stderr io.Writer) error {
+	return d.pickFiles(files).solve(ctx, cfg, files, stdout, stderr)
+}
+
+func (d stpDomain) test(ctx context.Context, cfg *testConfig, files []string, stdout, stderr io.Writer) error {
+	return d.pickFiles(files).test(ctx, cfg, files, stdout, stderr)
+}
+
+func (d stpDomain) train(ctx context.Context, cfg *trainConfig, resume bool, stderr io.Writer) error {
+	return d.pickFiles(cfg.Files).train(ctx, cfg, resume, stderr)
+}
+
+func (d stpDomain) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error {
+	parse := func(i int) error { _, err := stp.Parse(bytes.NewReader(files[i].Data), files[i].Name); return err }
+	return d.pick(len(files), parse).work(ctx, nc, spec, files, opts)
 }
 
 // domainNames returns the names of the domains in sorted order.

@@ -70,18 +70,24 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if err != nil {
 			return err
 		}
-		if err := stp.CheckSize(rows, cols); err != nil {
+		if err := stp.CheckLargeSize(rows, cols); err != nil {
 			return usagef("generate stp: -size: %v", err)
 		}
-		gen := func() *stp.Problem { return stp.GenerateRandom(rng, rows, cols) }
+		large := rows*cols > stp.MaxCells
+		next = func() string { return stp.GenerateRandom(rng, rows, cols).String() }
+		if large {
+			next = func() string { return stp.GenerateRandomLarge(rng, rows, cols).String() }
+		}
 		if walk != "" {
 			lo, hi, err := parseRange(walk)
 			if err != nil {
 				return err
 			}
-			gen = func() *stp.Problem { return stp.GenerateWalk(rng, rows, cols, lo, hi) }
+			next = func() string { return stp.GenerateWalk(rng, rows, cols, lo, hi).String() }
+			if large {
+				next = func() string { return stp.GenerateWalkLarge(rng, rows, cols, lo, hi).String() }
+			}
 		}
-		next = func() string { return gen().String() }
 	default:
 		return usagef("generate: unknown domain %q (want witness or stp)", d)
 	}

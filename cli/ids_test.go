@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/phs-go/phs/domain/sokoban"
-	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/search"
 )
 
@@ -88,7 +87,7 @@ func TestLoadDuplicates(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if tasks, err := domains["stp"].(domainOf[stp.State]).load([]string{tiles, tiles, tiles}, testLogger(&buf)); err != nil || len(tasks) != 3 ||
+	if tasks, err := domains["stp"].(stpDomain).domainOf.load([]string{tiles, tiles, tiles}, testLogger(&buf)); err != nil || len(tasks) != 3 ||
 		buf.String() != `level=WARN msg="duplicate problem id" id=tiles.txt#0 count=3 files=`+tiles+"\n" {
 		t.Errorf("stp: %d tasks, %v, warnings\n%s", len(tasks), err, buf.String())
 	}

@@ -132,7 +132,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"generate", "witness", "-size", "8x8"}, true, "more than 64 vertices"},
 		{[]string{"generate", "witness", "-size", "1x1"}, true, "at least 2 cells"},
 		{[]string{"generate", "stp", "-size", "1x5"}, true, "want at least 2x2"},
-		{[]string{"generate", "stp", "-size", "6x6"}, true, "more than 25 cells"},
+		{[]string{"generate", "stp", "-size", "9x8"}, true, "more than 64 cells"},
 		{[]string{"generate", "chess"}, true, "unknown domain"},
 		{[]string{"train", "-domain", "witness"}, true, "-dir is required"},
 		{[]string{"plot", "x"}, true, "-o is required"},

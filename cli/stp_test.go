@@ -2,10 +2,12 @@ package cli
 
 import (
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/phs-go/phs/domain/stp"
+	"github.com/phs-go/phs/search"
 )
 
 // TestAStarOptimal checks that "phs solve -alg astar" without a model
@@ -62,4 +64,47 @@ func distances(p *stp.Problem) map[stp.State]int {
 		frontier = next
 	}
 	return dist
+}
+
+// TestLargeBoards generates 7x7 and 6x8 puzzles, solves them together
+// with 3x3 ones (as stp.LargeProblems: one file has large boards), and
+// checks that every solution replays from the puzzle read back.
+func TestLargeBoards(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, size := range []string{"7x7", "6x8", "3x3"} {
+		f := filepath.Join(dir, size+".txt")
+		if _, errOut, err := runPHS(t, "generate", "stp", "-size", size, "-walk", "10:30", "-n", "5", "-out", f); err != nil {
+			t.Fatalf("generate %s: %v\n%s", size, err, errOut)
+		}
+		files = append(files, f)
+	}
+	out, errOut, err := runPHS(t, append([]string{"solve", "-domain", "stp", "-model", "none", "-alg", "wastar", "-progress", "0"}, files...)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	recs := decodeRecords(t, out)
+	var ps []*stp.LargeProblem
+	for _, f := range files {
+		p, err := stp.ReadFileLarge(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p...)
+	}
+	if len(recs) != len(ps) || len(ps) != 15 {
+		t.Fatalf("%d records of %d puzzles, want 15", len(recs), len(ps))
+	}
+	for i, r := range recs {
+		actions, err := search.ParseActions(ps[i], r.Solution)
+		if err == nil {
+			err = search.Replay(ps[i], actions)
+		}
+		if !r.Solved || r.Problem != ps[i].ID || err != nil {
+			t.Errorf("%s: solved %v, %q: %v", r.Problem, r.Solved, r.Solution, err)
+		}
+	}
+	if _, _, err := runPHS(t, "solve", "-domain", "stp", "-progress", "0", files[0]); err == nil || !strings.Contains(err.Error(), "7x7.txt#0: shipped stp model: model: the model takes inputs of") {
+		t.Errorf("7x7 with the shipped 5x5 model: %v", err)
+	}
 }
