@@ -109,6 +109,8 @@ func TestBadFlagValues(t *testing.T) {
 		{append(train, "-temperature", "-1"), "-temperature -1"},
 		{append(train, "-temperature", "NaN"), "-temperature NaN"},
 		{append(train, "-alg", "astar", "-temperature", "1"), "-temperature 1: astar reads no policy"},
+		{append(train, "-goal-test", "expanded"), "-goal-test"},
+		{append(train, "-alg", "puct", "-goal-test", "generation"), "-goal-test generation"},
 		{append(train, "-lr", "NaN"), "-lr NaN"},
 		{append(train, "-iterations", "-1"), "-iterations -1"},
 		{append(train, "-time", "-1h"), "-time -1h"},
@@ -549,7 +551,7 @@ func TestResumeReadsCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")
-	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "wastar", "-w", "3", "-batch", "4", "-growth", "1.5", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "wastar", "-w", "3", "-batch", "4", "-goal-test", "expansion", "-growth", "1.5", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	b, err := os.ReadFile(filepath.Join(run, runFile))
@@ -567,7 +569,7 @@ func TestResumeReadsCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bc.Algorithm != search.WAStar(3) || bc.Options.BatchSize != 4 || bc.BudgetGrowth != 1.5 || bc.Options.Budget != 50 || bc.MaxIterations != 2 {
+	if bc.Algorithm != search.WAStar(3) || bc.Options.BatchSize != 4 || bc.Options.GoalTest != search.GoalTestExpansion || bc.BudgetGrowth != 1.5 || bc.Options.Budget != 50 || bc.MaxIterations != 2 {
 		t.Errorf("the checkpoint's configuration after -resume: %+v", bc)
 	}
 }

@@ -30,27 +30,28 @@ import (
 // bootstrap.Config and its network's settings, from which -resume reads
 // them (setFrom).
 type trainConfig struct {
-	Domain          string    `json:"domain"`
-	Alg             string    `json:"-"`
-	W               paramFlag `json:"-"`
-	C               paramFlag `json:"-"`
-	Files           []string  `json:"files"`
-	Budget          int64     `json:"-"`
-	Growth          float64   `json:"-"`
-	PerUpdate       int       `json:"-"`
-	Passes          int       `json:"-"`
-	StepTrajs       int       `json:"-"`
-	SkipSolvedAfter int       `json:"-"`
-	Batch           int       `json:"-"`
-	Renormalize     bool      `json:"-"`
-	Temperature     float64   `json:"-"`
-	PruneDeadlocks  bool      `json:"prune_deadlocks,omitempty"`
-	Seed            uint64    `json:"-"`
-	LearningRate    float64   `json:"-"`
-	L2              float64   `json:"-"`
-	Iterations      int       `json:"-"`
-	TimeLimit       duration  `json:"-"`
-	Async           bool      `json:"-"`
+	Domain          string          `json:"domain"`
+	Alg             string          `json:"-"`
+	W               paramFlag       `json:"-"`
+	C               paramFlag       `json:"-"`
+	Files           []string        `json:"files"`
+	Budget          int64           `json:"-"`
+	Growth          float64         `json:"-"`
+	PerUpdate       int             `json:"-"`
+	Passes          int             `json:"-"`
+	StepTrajs       int             `json:"-"`
+	SkipSolvedAfter int             `json:"-"`
+	Batch           int             `json:"-"`
+	Renormalize     bool            `json:"-"`
+	Temperature     float64         `json:"-"`
+	GoalTest        search.GoalTest `json:"-"`
+	PruneDeadlocks  bool            `json:"prune_deadlocks,omitempty"`
+	Seed            uint64          `json:"-"`
+	LearningRate    float64         `json:"-"`
+	L2              float64         `json:"-"`
+	Iterations      int             `json:"-"`
+	TimeLimit       duration        `json:"-"`
+	Async           bool            `json:"-"`
 	// Init is the model the run started from (-init), if not a fresh
 	// network.
 	Init string `json:"init,omitempty"`
@@ -96,6 +97,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&cfg.Renormalize, "renormalize", false, "renormalise the policy over legal actions")
 	fs.Float64Var(&cfg.Temperature, "temperature", 0, "temperature T of the policy in the training searches, recorded in the network's config.json so that searches with it use T too (0: 1)")
 	fs.BoolVar(&cfg.PruneDeadlocks, "prune-deadlocks", false, "sokoban: refuse pushes into simple deadlocks (dead squares, frozen 2x2 blocks); the same solutions, shorter searches")
+	fs.TextVar(&cfg.GoalTest, "goal-test", search.GoalTestDefault, "when the training searches test a node for the goal: generation, expansion, or default (expansion for astar, generation for the others; see phs solve -h)")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the network's initialisation and of the updates")
 	fs.StringVar(&cfg.Init, "init", "", "start from this trained model (a model or run directory) instead of a fresh network: it must be made for the same domain and algorithm")
 	fs.Float64Var(&cfg.LearningRate, "lr", 1e-4, "Adam learning rate")
@@ -212,6 +214,8 @@ func (cfg *trainConfig) check(stderr io.Writer) error {
 		return usagef("train: -temperature %g: want a finite number > 0 (0: 1)", cfg.Temperature)
 	case cfg.Temperature != 0 && !bc.Algorithm.NeedsPolicy():
 		return usagef("train: -temperature %g: %s reads no policy", cfg.Temperature, bc.Algorithm.Name())
+	case cfg.GoalTest != search.GoalTestDefault && bc.Algorithm.IsPUCT():
+		return usagef("train: -goal-test %s: puct tests the goal when a descent first reaches a node", cfg.GoalTest)
 	case cfg.PruneDeadlocks && !domains[cfg.Domain].prunesDeadlocks():
 		return usagef("train: -prune-deadlocks: the %s domain has no deadlock pruning", cfg.Domain)
 	case cfg.workers < 0:
@@ -307,6 +311,7 @@ func (cfg *trainConfig) setFrom(run bootstrap.Config) {
 	cfg.Alg, cfg.W, cfg.C = run.Algorithm.String(), paramFlag{}, paramFlag{}
 	cfg.Budget, cfg.Growth, cfg.PerUpdate, cfg.SkipSolvedAfter = run.Options.Budget, run.BudgetGrowth, run.ProblemsPerUpdate, run.SkipSolvedAfter
 	cfg.Batch, cfg.Renormalize, cfg.Temperature = run.Options.BatchSize, run.Options.Renormalize, run.Options.Temperature
+	cfg.GoalTest = run.Options.GoalTest
 	cfg.Iterations, cfg.TimeLimit, cfg.Async = run.MaxIterations, duration(run.TimeLimit), run.Async
 }
 
@@ -328,7 +333,7 @@ func (cfg *trainConfig) bootstrapConfig() (bootstrap.Config, error) {
 	}
 	return bootstrap.Config{
 		Algorithm:         alg,
-		Options:           search.Options{Budget: cfg.Budget, BatchSize: cfg.Batch, Renormalize: cfg.Renormalize, Temperature: cfg.Temperature},
+		Options:           search.Options{Budget: cfg.Budget, BatchSize: cfg.Batch, Renormalize: cfg.Renormalize, Temperature: cfg.Temperature, GoalTest: cfg.GoalTest},
 		BudgetGrowth:      cfg.Growth,
 		ProblemsPerUpdate: cfg.PerUpdate,
 		SkipSolvedAfter:   cfg.SkipSolvedAfter,

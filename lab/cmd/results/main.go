@@ -218,9 +218,9 @@ CPUs. Each row's directory in [lab/](../lab) holds its network, the
 metrics and logs of its training, its per-problem results and how it was
 made; [lab/NOTEBOOK.md](../lab/NOTEBOOK.md) is the history of the
 experiments. The A* rows test the goal at generation and drop repeated
-states, as the paper's A* (phs test -goal-test generation); phs's A*
-tests at expansion by default, and then returns shortest solutions with
-an admissible heuristic.
+states, in training and in the tests, as the paper's A* (-goal-test
+generation); phs's A* tests at expansion by default, and then returns
+shortest solutions with an admissible heuristic.
 
 ## Table 1: each algorithm with its own network
 
