@@ -36,7 +36,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"generate", "-h"}, "usage: phs generate witness|stp"},
 		{[]string{"generate", "stp", "-h"}, "-walk"},
 		{[]string{"-version"}, "phs "},
-		{[]string{"-version"}, "\nblas: " + nn.BackendInfo + "\n"},
+		{[]string{"-version"}, "\nblas: " + nn.BackendInfo() + "\n"},
 	} {
 		out, errOut, err := runPHS(t, tc.args...)
 		if err != nil || !strings.Contains(out, tc.want) || errOut != "" || strings.Count(out, "usage:") > 1 {
@@ -415,7 +415,7 @@ func TestTrainRunDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatalf("train: %v\n%s", err, errOut)
 	}
-	for _, want := range []string{`msg="training stopped" iterations=1 reason="the limit of 1 iterations reached"`, "checkpoint=" + filepath.Join(run, "checkpoint"), `go_on="phs train -resume ` + run + ` -iterations 2 -time 3h0m0s"`, "blas=" + strconv.Quote(nn.BackendInfo)} {
+	for _, want := range []string{`msg="training stopped" iterations=1 reason="the limit of 1 iterations reached"`, "checkpoint=" + filepath.Join(run, "checkpoint"), `go_on="phs train -resume ` + run + ` -iterations 2 -time 3h0m0s"`, "blas=" + strconv.Quote(nn.BackendInfo())} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}

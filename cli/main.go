@@ -99,6 +99,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		usage(stderr)
 		return usagef("no command")
 	}
+	if err := nn.UseEnv(); err != nil {
+		return usageError{err.Error()}
+	}
 	switch args[0] {
 	case "-h", "-help", "--help":
 		usage(stdout)
@@ -111,7 +114,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		args = []string{args[1], "-h"}
 	case "-version", "--version", "version":
 		fmt.Fprintln(stdout, "phs", version())
-		fmt.Fprintln(stdout, "blas:", nn.BackendInfo)
+		fmt.Fprintln(stdout, "blas:", nn.BackendInfo())
 		return nil
 	}
 	for _, c := range commands {

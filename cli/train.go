@@ -396,7 +396,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	if workers == 0 {
 		workers = runtime.NumCPU()
 	}
-	cfg.log.Info("training", "algorithm", bc.Algorithm.String(), "problems", len(tasks), "domain", cfg.Domain, "workers", workers, "dir", cfg.dir, "blas", nn.BackendInfo)
+	cfg.log.Info("training", "algorithm", bc.Algorithm.String(), "problems", len(tasks), "domain", cfg.Domain, "workers", workers, "dir", cfg.dir, "blas", nn.BackendInfo())
 	if cfg.listen != "" || cfg.natsURL != "" {
 		l, stop, serr := startLearner(ctx, cfg, bc, tasks)
 		if serr != nil {

@@ -60,7 +60,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("worker: %w", err)
 	}
 	defer nc.Close()
-	log.Info("joining", "server", nc.ConnectedUrlRedacted(), "blas", nn.BackendInfo)
+	log.Info("joining", "server", nc.ConnectedUrlRedacted(), "blas", nn.BackendInfo())
 	spec, files, err := cluster.Join(ctx, nc)
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)

@@ -32,7 +32,7 @@ var benchShapes = []struct {
 // BenchmarkForward measures the two-headed networks on one goroutine at
 // batch 32 (sub-benchmarks BACKEND/NETWORK, the names of earlier
 // versions) and at batch 1 (BACKEND/NETWORK/batch=1): states/s and the
-// GFLOP/s reached. Its first sub-benchmark logs nn.BackendInfo.
+// GFLOP/s reached. Its first sub-benchmark logs nn.BackendInfo().
 func BenchmarkForward(b *testing.B) {
 	logged := false
 	for _, s := range benchShapes {
@@ -49,13 +49,13 @@ func BenchmarkForward(b *testing.B) {
 			}
 		}
 		for _, n := range []int{maxN, 1} {
-			name := fmt.Sprintf("%s/%s", nn.Backend, s.name)
+			name := fmt.Sprintf("%s/%s", nn.Backend(), s.name)
 			if n != maxN {
 				name += fmt.Sprintf("/batch=%d", n)
 			}
 			b.Run(name, func(b *testing.B) {
 				if !logged {
-					b.Logf("backend: %s", nn.BackendInfo)
+					b.Logf("backend: %s", nn.BackendInfo())
 					logged = true
 				}
 				var ws workspace
@@ -86,7 +86,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			}
 			tr := NewTrainer(m, TrainConfig{L2: 1e-3, Threads: threads})
 			tr.Step(smp) // sizes the scratch memory
-			name := fmt.Sprintf("%s/%s", nn.Backend, s.name)
+			name := fmt.Sprintf("%s/%s", nn.Backend(), s.name)
 			if threads > 1 {
 				name += fmt.Sprintf("/threads=%d", threads)
 			}

@@ -8,4 +8,4 @@ import (
 // raceOpenBLAS reports whether counts of allocations are meaningless:
 // under the race detector, the calls to OpenBLAS allocate now and then
 // (see package race).
-func raceOpenBLAS() bool { return race.Enabled && nn.Backend == "openblas" }
+func raceOpenBLAS() bool { return race.Enabled && nn.Backend() == "openblas" }

@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,20 +10,20 @@ import (
 
 const bogusLib = "/nonexistent/phs-test/libopenblas.so.0"
 
-func TestChooseBackend(t *testing.T) {
-	ob, why, err := chooseBackend("go", "")
-	if ob != nil || why != "PHS_BLAS=go" || err != nil {
-		t.Errorf("PHS_BLAS=go: got %v, %q, %v; want gonum", ob, why, err)
+func TestChoose(t *testing.T) {
+	b, err := choose("go", "", "PHS_BLAS=go")
+	if err != nil || b.ob != nil || b.name != "gonum" || b.info != "gonum (pure Go; PHS_BLAS=go)" {
+		t.Errorf("PHS_BLAS=go: got %+v, %v; want gonum", b, err)
 	}
 	for _, choice := range []string{"", "auto"} {
-		ob, why, err = chooseBackend(choice, bogusLib)
-		if ob != nil || !strings.HasPrefix(why, "cannot load OpenBLAS: ") || err != nil {
-			t.Errorf("PHS_BLAS=%q, a library that is absent: got %v, %q, %v; want the fallback to gonum", choice, ob, why, err)
+		b, err = choose(choice, bogusLib, "x")
+		if err != nil || b.ob != nil || b.name != "gonum" || !strings.HasPrefix(b.info, "gonum (pure Go; cannot load OpenBLAS: ") {
+			t.Errorf("PHS_BLAS=%q, a library that is absent: got %+v, %v; want the fallback to gonum", choice, b, err)
 		}
 	}
-	ob, _, err = chooseBackend("openblas", bogusLib)
-	if ob != nil || err == nil {
-		t.Fatalf("PHS_BLAS=openblas, a library that is absent: got %v, %v; want an error", ob, err)
+	b, err = choose("openblas", bogusLib, "PHS_BLAS=openblas")
+	if b != nil || err == nil {
+		t.Fatalf("PHS_BLAS=openblas, a library that is absent: got %+v, %v; want an error", b, err)
 	}
 	if want := "nn: PHS_BLAS=openblas: cannot load OpenBLAS: "; !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("PHS_BLAS=openblas, a library that is absent: error %q, want it to start with %q", err, want)
@@ -32,17 +31,39 @@ func TestChooseBackend(t *testing.T) {
 	if hasLoader && !strings.Contains(err.Error(), bogusLib) {
 		t.Errorf("PHS_BLAS=openblas, a library that is absent: error %q does not name it", err)
 	}
-	ob, _, err = chooseBackend("fast", "")
-	if ob != nil || err == nil || !strings.Contains(err.Error(), `PHS_BLAS="fast": want go, openblas`) {
-		t.Errorf("PHS_BLAS=fast: got %v, %v; want an error", ob, err)
+	b, err = choose("fast", "", envWhat("fast"))
+	if b != nil || err == nil || !strings.Contains(err.Error(), `nn: PHS_BLAS="fast": want go, openblas`) {
+		t.Errorf("PHS_BLAS=fast: got %+v, %v; want an error", b, err)
 	}
 }
 
-// TestBackendMatchesEnv checks that Backend is what PHS_BLAS asks for.
-// (Reading the variables here also makes them part of go test's cache key.)
+// TestUse checks that Use changes the backend, and leaves it as it was on
+// error.
+func TestUse(t *testing.T) {
+	defer current.Store(active())
+	if err := Use("go", ""); err != nil || Backend() != "gonum" || BackendInfo() != `gonum (pure Go; backend "go")` {
+		t.Fatalf("Use(go): %v; backend %q", err, BackendInfo())
+	}
+	for _, choice := range []string{"fast", "openblas"} {
+		err := Use(choice, bogusLib)
+		if want := fmt.Sprintf("nn: backend %q: ", choice); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Use(%s, absent library): error %v, want one starting with %q", choice, err, want)
+		}
+		if Backend() != "gonum" {
+			t.Errorf("Use(%s, absent library) changed the backend to %s", choice, BackendInfo())
+		}
+	}
+}
+
+// TestBackendMatchesEnv checks that the backend is what PHS_BLAS asks for,
+// and that it is an error for UseEnv if it cannot be had. (Reading the
+// variables here also makes them part of go test's cache key.)
 func TestBackendMatchesEnv(t *testing.T) {
 	choice, lib := os.Getenv(EnvBLAS), os.Getenv(EnvOpenBLASLib)
 	os.Getenv("OPENBLAS_CORETYPE")
+	if err := UseEnv(); err != nil {
+		t.Fatal(err)
+	}
 	var want string
 	switch choice {
 	case "go":
@@ -59,13 +80,13 @@ func TestBackendMatchesEnv(t *testing.T) {
 			want = "openblas"
 		}
 	}
-	if Backend != want || (openblas != nil) != (want == "openblas") {
-		t.Errorf("%s=%q: Backend %q (OpenBLAS loaded: %v), want %q", EnvBLAS, choice, Backend, openblas != nil, want)
+	if b := active(); b.name != want || (b.ob != nil) != (want == "openblas") {
+		t.Errorf("%s=%q: backend %q (OpenBLAS loaded: %v), want %q", EnvBLAS, choice, b.name, b.ob != nil, want)
 	}
-	if !strings.HasPrefix(BackendInfo, Backend+" (") || !strings.HasSuffix(BackendInfo, ")") {
-		t.Errorf("BackendInfo %q does not start with the backend %q", BackendInfo, Backend)
+	if !strings.HasPrefix(BackendInfo(), Backend()+" (") || !strings.HasSuffix(BackendInfo(), ")") {
+		t.Errorf("BackendInfo %q does not start with the backend %q", BackendInfo(), Backend())
 	}
-	t.Logf("%s", BackendInfo)
+	t.Logf("%s", BackendInfo())
 }
 
 // childEnv is the environment without the variables that choose the
@@ -91,53 +112,61 @@ func runChild(t *testing.T, env []string) (string, error) {
 	return string(out), err
 }
 
-// TestBackendChild prints the backend chosen in a process started by
-// runChild; otherwise it does nothing.
+// TestBackendChild, in a process started by runChild, prints whether a
+// backend was chosen when the package was initialised, the environment,
+// what UseEnv returns, and the backend in use; otherwise it does nothing.
 func TestBackendChild(t *testing.T) {
 	if os.Getenv("NN_TEST_BACKEND_CHILD") != "1" {
 		t.Skip("run by other tests in a new process")
 	}
-	fmt.Printf("backend=%s\ninfo=%s\n", Backend, BackendInfo)
+	fmt.Printf("chosen at init=%v\n", current.Load() != nil)
+	fmt.Printf("environ=%q\n", os.Environ())
+	if os.Getenv("NN_TEST_USE_ENV") == "1" {
+		fmt.Printf("UseEnv=%v\n", UseEnv())
+	}
+	fmt.Printf("backend=%s\ninfo=%s\n", Backend(), BackendInfo())
 }
 
-// TestBackendEnvErrors checks what a process does when PHS_BLAS cannot be
-// honoured: it stops while initialising, with the documented message.
-func TestBackendEnvErrors(t *testing.T) {
+// TestBackendEnv checks in new processes what the package does with the
+// environment: nothing when it is initialised; the first product falls
+// back to gonum if PHS_BLAS cannot be honoured, and UseEnv says why.
+func TestBackendEnv(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	wantLoad := []string{"panic: nn: PHS_BLAS=openblas: cannot load OpenBLAS: "}
+	wantLoad := "nn: PHS_BLAS=openblas: cannot load OpenBLAS: "
 	if hasLoader {
-		wantLoad = append(wantLoad, bogusLib)
+		wantLoad += bogusLib
 	}
 	for _, tc := range []struct {
-		env  []string
-		want []string
+		env []string
+		// useEnv is what UseEnv returns, info what BackendInfo starts with.
+		useEnv, info string
 	}{
-		{[]string{"PHS_BLAS=openblas", "PHS_OPENBLAS_LIB=" + bogusLib}, wantLoad},
-		{[]string{"PHS_BLAS=fast"}, []string{`panic: nn: PHS_BLAS="fast": want go, openblas`}},
+		{[]string{"PHS_BLAS=openblas", "PHS_OPENBLAS_LIB=" + bogusLib}, wantLoad, "gonum (pure Go; " + wantLoad},
+		{[]string{"PHS_BLAS=fast"}, `nn: PHS_BLAS="fast": want go, openblas, auto or nothing`, `gonum (pure Go; nn: PHS_BLAS="fast": want go`},
+		{[]string{"PHS_BLAS=go", "PHS_OPENBLAS_LIB=" + bogusLib}, "<nil>", "gonum (pure Go; PHS_BLAS=go)"},
+		{[]string{"PHS_OPENBLAS_LIB=" + bogusLib}, "<nil>", "gonum (pure Go; cannot load OpenBLAS: "},
 	} {
-		out, err := runChild(t, childEnv(tc.env...))
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			t.Errorf("%v: the process did not fail (%v):\n%s", tc.env, err, out)
-			continue
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(out, w) {
-				t.Errorf("%v: the output does not contain %q:\n%s", tc.env, w, out)
+		for _, useEnv := range []bool{false, true} {
+			env := childEnv(tc.env...)
+			if useEnv {
+				env = append(env, "NN_TEST_USE_ENV=1")
+			}
+			out, err := runChild(t, env)
+			if err != nil {
+				t.Errorf("%v: %v:\n%s", tc.env, err, out)
+				continue
+			}
+			want := []string{"chosen at init=false\n", fmt.Sprintf("environ=%q\n", append(env, "NN_TEST_BACKEND_CHILD=1")), "backend=gonum\ninfo=" + tc.info}
+			if useEnv {
+				want = append(want, "UseEnv="+tc.useEnv)
+			}
+			for _, w := range want {
+				if !strings.Contains(out, w) {
+					t.Errorf("%v (UseEnv called: %v): the output does not contain %q:\n%s", tc.env, useEnv, w, out)
+				}
 			}
 		}
-		if strings.Contains(out, "backend=") {
-			t.Errorf("%v: the process ran its tests:\n%s", tc.env, out)
-		}
-	}
-	out, err := runChild(t, childEnv("PHS_BLAS=go", "PHS_OPENBLAS_LIB="+bogusLib))
-	if err != nil || !strings.Contains(out, "backend=gonum\n") {
-		t.Errorf("PHS_BLAS=go: %v:\n%s", err, out)
-	}
-	out, err = runChild(t, childEnv("PHS_OPENBLAS_LIB="+bogusLib))
-	if err != nil || !strings.Contains(out, "backend=gonum\ninfo=gonum (pure Go; cannot load OpenBLAS: ") {
-		t.Errorf("no PHS_BLAS, a library that is absent: %v:\n%s; want the fallback to gonum", err, out)
 	}
 }

@@ -7,8 +7,8 @@ import "fmt"
 // and c is m×n; lda, ldb and ldc are the row strides, each at least the
 // number of columns of its matrix as stored. It panics if a stride is too
 // small or a slice too short for its matrix. It runs on the calling
-// goroutine only, allocates nothing, and uses the backend chosen when the
-// package was initialised: see Backend.
+// goroutine only, allocates nothing (once the backend is chosen), and runs
+// on the backend in use: see Use.
 func Gemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return

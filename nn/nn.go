@@ -9,18 +9,19 @@
 // convolution is im2col followed by GEMM. Dense layers take and give
 // row-major matrices, one row per sample.
 //
-// The matrix products go through Gemm, on one of two backends chosen when
-// the package is initialised (Backend says which):
+// The matrix products go through Gemm, on one of two backends (Backend
+// says which):
 //
 //   - OpenBLAS, single-threaded, when its shared library loads: the
 //     package loads it at run time, without cgo (libopenblas.so.0 or
 //     libopenblas.so on Linux, libopenblas.dylib on macOS; amd64 and arm64);
 //   - otherwise gonum's pure-Go BLAS.
 //
-// The environment variable PHS_BLAS forces one: "go" for gonum, "openblas"
-// for OpenBLAS. If OpenBLAS is forced and does not load, or PHS_BLAS has
-// another value, the package panics when it is initialised, before the
-// program does any work, with a message that says what failed.
+// Importing the package does nothing: the backend is chosen by Use or
+// UseEnv, which a program calls when it starts, or else by the first
+// product. The environment variable PHS_BLAS, which UseEnv reads, forces
+// one: "go" for gonum, "openblas" for OpenBLAS; UseEnv returns an error if
+// OpenBLAS is forced and does not load, or if PHS_BLAS has another value.
 // PHS_OPENBLAS_LIB names the library to load instead of the usual names
 // (a file name or a path). OpenBLAS reads OPENBLAS_CORETYPE when it is
 // loaded; when that is not set and the CPU has AVX-512, the package sets it

@@ -347,7 +347,7 @@ func TestGemm(t *testing.T) {
 		gonumGemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, 2, a, lda, b, ldb, 0.5, ref, tc.n)
 		for i := range c {
 			if math.Abs(float64(c[i])-want[i]) > 1e-3*(1+math.Abs(want[i])) || math.Abs(float64(c[i]-ref[i])) > 1e-3*(1+math.Abs(want[i])) {
-				t.Fatalf("%+v (%s): c[%d] = %g, gonum %g, want %g", tc, Backend, i, c[i], ref[i], want[i])
+				t.Fatalf("%+v (%s): c[%d] = %g, gonum %g, want %g", tc, Backend(), i, c[i], ref[i], want[i])
 			}
 		}
 	}
@@ -479,14 +479,14 @@ func TestGemmChecks(t *testing.T) {
 // TestGemmAllocs checks that Gemm allocates nothing (gonum's Sgemm would
 // start goroutines for products of this size).
 func TestGemmAllocs(t *testing.T) {
-	if race.Enabled && Backend == "openblas" {
+	if race.Enabled && Backend() == "openblas" {
 		t.Skip("the race detector makes the calls to OpenBLAS allocate: see package race")
 	}
 	rng := rand.New(rand.NewPCG(6, 6))
 	m, n, k := 32, 2048, 128
 	a, b, c := randSlice(rng, m*k), randSlice(rng, k*n), make([]float32, m*n)
 	if allocs := testing.AllocsPerRun(5, func() { Gemm(false, false, m, n, k, 1, a, k, b, n, 0, c, n) }); allocs != 0 {
-		t.Errorf("%s: %g allocations per Gemm", Backend, allocs)
+		t.Errorf("%s: %g allocations per Gemm", Backend(), allocs)
 	}
 }
 
@@ -518,7 +518,7 @@ func BenchmarkSgemm(b *testing.B) {
 		if s.tB {
 			ldb = k
 		}
-		b.Run(fmt.Sprintf("%s/%s/%dx%dx%d", Backend, s.name, m, n, k), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s/%s/%dx%dx%d", Backend(), s.name, m, n, k), func(b *testing.B) {
 			for b.Loop() {
 				Gemm(s.tA, s.tB, m, n, k, 1, a, lda, bb, ldb, 0, c, n)
 			}
@@ -552,7 +552,7 @@ func BenchmarkLayers(b *testing.B) {
 		{"hidden", 2048 * 256, func() { hidden.ForwardReLU(x2, n, y, col) }},
 		{"policy2", 128 * 4, func() { heads.ForwardStrided(x3, 256, n, y) }},
 	} {
-		b.Run(fmt.Sprintf("%s/%s", Backend, l.name), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s/%s", Backend(), l.name), func(b *testing.B) {
 			for b.Loop() {
 				l.run()
 			}

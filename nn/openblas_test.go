@@ -17,8 +17,8 @@ import (
 // the test if there is none on this system.
 func needOpenBLAS(t *testing.T) *openBLAS {
 	t.Helper()
-	if openblas != nil {
-		return openblas
+	if b := active(); b.ob != nil {
+		return b.ob
 	}
 	ob, err := loadOpenBLAS(openBLASNames)
 	if err != nil {
@@ -207,7 +207,7 @@ func (nt *testNet) pass(x []float32, n int, dlogits, dh []float32) [][]float32 {
 // the outputs and the gradients.
 func TestOpenBLASMatchesGo(t *testing.T) {
 	ob := needOpenBLAS(t)
-	defer func(old *openBLAS) { openblas = old }(openblas)
+	defer current.Store(active())
 	rng := rand.New(rand.NewPCG(21, 21))
 	for _, s := range []struct {
 		name    string
@@ -222,9 +222,9 @@ func TestOpenBLASMatchesGo(t *testing.T) {
 				}
 			}
 			dlogits, dh := randSlice(rng, n*nt.actions), randSlice(rng, n)
-			openblas = ob
+			current.Store(&backend{name: "openblas", info: ob.info, ob: ob})
 			got := nt.pass(x, n, dlogits, dh)
-			openblas = nil
+			current.Store(gonumBackend("test"))
 			want := nt.pass(x, n, dlogits, dh)
 			names := []string{"log-policy", "heuristic"}
 			for _, p := range nt.params() {
