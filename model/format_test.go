@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -476,4 +477,105 @@ func readNPY(t *testing.T, path string) ([]float32, []int) {
 		x[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
 	}
 	return x, shape
+}
+
+// TestLoadNonFinite checks that a NaN or an infinity in a weight or a
+// moment estimate is an error that names the file and the tensor.
+func TestLoadNonFinite(t *testing.T) {
+	m, _ := New(tinyConfig(t, "phsh"), 3)
+	tr := NewTrainer(m, TrainConfig{})
+	for _, tc := range []struct {
+		file, tensor string
+		value        float32
+	}{
+		{WeightsFile, "conv2.weight", float32(math.NaN())},
+		{WeightsFile, "heuristic2.bias", float32(math.Inf(1))},
+		{OptimizerFile, "v/conv1.bias", float32(math.Inf(-1))},
+	} {
+		dir := t.TempDir()
+		if err := tr.Save(dir); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, tc.file)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, meta, err := decodeSafetensors(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, ok := ts[tc.tensor]
+		if !ok {
+			t.Fatalf("%s has no tensor %q", tc.file, tc.tensor)
+		}
+		x.data[len(x.data)-1] = tc.value
+		if b, err = encodeSafetensors(ts, meta); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("model: %s: safetensors: tensor %q: value %d of %d is %v", path, tc.tensor, len(x.data)-1, len(x.data), tc.value)
+		_, err = LoadTrainer(dir, TrainConfig{})
+		if err == nil || err.Error() != want {
+			t.Errorf("LoadTrainer: %v, want %s", err, want)
+		}
+		if tc.file == WeightsFile {
+			if _, err := Load(dir); err == nil || err.Error() != want {
+				t.Errorf("Load: %v, want %s", err, want)
+			}
+			if err := UnmarshalWeights(m, b); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("tensor %q", tc.tensor)) {
+				t.Errorf("UnmarshalWeights: %v, want an error that names %q", err, tc.tensor)
+			}
+		}
+	}
+}
+
+// TestLoadHugeFile checks that a safetensors header longer than maxHeader,
+// or more data than the model's parameters hold, is an error found before
+// the file is read: Load allocates little for files of hundreds of
+// megabytes (sparse files, which take no room on the disk).
+func TestLoadHugeFile(t *testing.T) {
+	m, _ := New(tinyConfig(t, "phsh"), 3)
+	w, err := MarshalWeights(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		header uint64 // the header length written
+		size   int64  // the file's size
+		msg    string
+	}{
+		{"header over the limit", maxHeader + 1, 8 + maxHeader + 1 + dataBytes(m), "safetensors: header of 100000001 bytes, more than the 100000000 allowed"},
+		{"header of 2 GB", 2 << 30, 8 + 2<<30, "safetensors: header of 2147483648 bytes, more than the 100000000 allowed"},
+		{"data of 300 MB", binary.LittleEndian.Uint64(w), 300 << 20, "that the configuration's tensors take"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := Save(dir, m); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, WeightsFile)
+			b := binary.LittleEndian.AppendUint64(nil, tc.header)
+			b = append(b, w[8:]...)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(path, tc.size); err != nil {
+				t.Skipf("cannot make a sparse file: %v", err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := Load(dir)
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), path) {
+				t.Errorf("Load: %v, want an error that names %s and says %q", err, path, tc.msg)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+				t.Errorf("Load allocated %d bytes for a file of %d", alloc, tc.size)
+			}
+		})
+	}
 }

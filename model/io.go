@@ -143,9 +143,9 @@ func load(fsys fs.FS, dir, name string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := fs.ReadFile(fsys, path.Join(dir, WeightsFile))
+	w, err := readSafetensors(fsys, path.Join(dir, WeightsFile), dataBytes(m))
 	if err != nil {
-		return nil, fmt.Errorf("model: %s: %w", name, err)
+		return nil, fmt.Errorf("model: %s: %w", filepath.Join(name, WeightsFile), err)
 	}
 	ts, _, err := decodeSafetensors(w)
 	if err != nil {
@@ -155,6 +155,16 @@ func load(fsys fs.FS, dir, name string) (*Model, error) {
 		return nil, fmt.Errorf("model: %s: %w", filepath.Join(name, WeightsFile), err)
 	}
 	return m, nil
+}
+
+// dataBytes is the size in bytes of the values of m's parameters, as
+// weights.safetensors holds them.
+func dataBytes(m *Model) int64 {
+	var n int64
+	for _, p := range m.Params() {
+		n += 4 * int64(len(p.Data))
+	}
+	return n
 }
 
 // fill copies the tensors named prefix+parameter into m's parameters.
@@ -230,9 +240,9 @@ func LoadTrainer(dir string, cfg TrainConfig) (*Trainer, error) {
 	}
 	t := NewTrainer(m, cfg)
 	name := filepath.Join(dir, OptimizerFile)
-	b, err := os.ReadFile(name)
+	b, err := readSafetensors(os.DirFS(dir), OptimizerFile, 2*dataBytes(m))
 	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
+		return nil, fmt.Errorf("model: %s: %w", name, err)
 	}
 	ts, meta, err := decodeSafetensors(b)
 	if err != nil {

@@ -252,16 +252,22 @@ func TestSaveLoad(t *testing.T) {
 			t.Errorf("Check(%s %dx%dx%d) = %v", tc.domain, tc.c, tc.h, tc.w, err)
 		}
 	}
-	// A weights file of another shape is an error.
-	other, _ := New(Config{Domain: "stp", Algorithm: search.PHSh(), Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 9, Height: 3, Width: 3, Actions: 4, Filters: 4, Hidden: 5}, 1)
-	odir := t.TempDir()
-	if err := Save(odir, other); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(filepath.Join(odir, WeightsFile))
-	os.WriteFile(filepath.Join(dir, WeightsFile), b, 0o644)
-	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "shape") {
-		t.Errorf("loading mismatched weights: %v", err)
+	// A weights file of another shape is an error; one with more data than
+	// the configuration's parameters hold is refused before it is read.
+	for _, tc := range []struct {
+		filters, hidden int
+		msg             string
+	}{{2, 3, "shape"}, {4, 5, "more than the 880 that the configuration's tensors take"}} {
+		other, _ := New(Config{Domain: "stp", Algorithm: search.PHSh(), Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 9, Height: 3, Width: 3, Actions: 4, Filters: tc.filters, Hidden: tc.hidden}, 1)
+		odir := t.TempDir()
+		if err := Save(odir, other); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(filepath.Join(odir, WeightsFile))
+		os.WriteFile(filepath.Join(dir, WeightsFile), b, 0o644)
+		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("loading the weights of %d filters and %d hidden units: %v, want an error with %q", tc.filters, tc.hidden, err, tc.msg)
+		}
 	}
 	if _, err := Load(t.TempDir()); err == nil {
 		t.Error("loading an empty directory: no error")
@@ -428,6 +434,9 @@ func TestSafetensors(t *testing.T) {
 		{"overlap", append(header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`), make([]byte, 4)...), "overlap"},
 		{"gap", append(header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`), make([]byte, 8)...), "gap"},
 		{"metadata", header(`{"__metadata__":{"a":1}}`), "__metadata__"},
+		{"NaN", append(header(`{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`), 0, 0, 0x80, 0x3f, 0, 0, 0xc0, 0x7f), `tensor "w": value 1 of 2 is NaN`},
+		{"+Inf", append(header(`{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`), 0, 0, 0x80, 0x7f), `tensor "w": value 0 of 1 is +Inf`},
+		{"-Inf", append(header(`{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`), 0, 0, 0x80, 0xff), `tensor "w": value 0 of 1 is -Inf`},
 	} {
 		_, _, err := decodeSafetensors(tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.msg) {

@@ -6,9 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math"
 	"sort"
 )
+
+// maxHeader is the length in bytes of the longest safetensors header read:
+// 100 MB, the limit of the reference implementation, some ten thousand
+// times the header of a model of this package.
+const maxHeader = 100_000_000
 
 // A tensor is a named float32 array with its shape, as stored in a
 // safetensors file.
@@ -61,16 +68,68 @@ func encodeSafetensors(tensors map[string]tensor, meta map[string]string) ([]byt
 	return out, nil
 }
 
+// readSafetensors returns the contents of the safetensors file name of
+// fsys, whose tensors hold at most maxData bytes of data. It checks the
+// length of the header (at most maxHeader bytes) and of the file before it
+// reads more than the first 8 bytes, so that a bad file cannot make it
+// allocate more than 8+maxHeader+maxData bytes.
+func readSafetensors(fsys fs.FS, name string, maxData int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	var head [8]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("safetensors: file of %d bytes, shorter than the 8-byte header length", size)
+		}
+		return nil, err
+	}
+	n := binary.LittleEndian.Uint64(head[:])
+	if err := checkHeaderLength(n, size); err != nil {
+		return nil, err
+	}
+	if data := size - 8 - int64(n); data > maxData {
+		return nil, fmt.Errorf("safetensors: %d bytes of data, more than the %d that the configuration's tensors take", data, maxData)
+	}
+	b := make([]byte, size)
+	copy(b, head[:])
+	if _, err := io.ReadFull(f, b[8:]); err != nil {
+		return nil, fmt.Errorf("safetensors: reading %d bytes: %w", size, err)
+	}
+	return b, nil
+}
+
+// checkHeaderLength checks the length n of the header of a safetensors
+// file of size bytes.
+func checkHeaderLength(n uint64, size int64) error {
+	if n > maxHeader {
+		return fmt.Errorf("safetensors: header of %d bytes, more than the %d allowed", n, maxHeader)
+	}
+	if size < 8 || n > uint64(size-8) {
+		return fmt.Errorf("safetensors: header of %d bytes in a file of %d", n, size)
+	}
+	return nil
+}
+
 // decodeSafetensors reads a safetensors file of F32 tensors: the 8-byte
-// little-endian length of the header, the JSON header, then the data, which
-// the tensors' data_offsets must cover exactly, without gaps or overlaps.
+// little-endian length of the header (at most maxHeader), the JSON header,
+// then the data, which the tensors' data_offsets must cover exactly,
+// without gaps or overlaps. Every value must be a finite number: a NaN or
+// an infinity is an error that names its tensor.
 func decodeSafetensors(b []byte) (map[string]tensor, map[string]string, error) {
 	if len(b) < 8 {
 		return nil, nil, fmt.Errorf("safetensors: file of %d bytes, shorter than the 8-byte header length", len(b))
 	}
 	n := binary.LittleEndian.Uint64(b)
-	if n > uint64(len(b)-8) {
-		return nil, nil, fmt.Errorf("safetensors: header of %d bytes in a file of %d", n, len(b))
+	if err := checkHeaderLength(n, int64(len(b))); err != nil {
+		return nil, nil, err
 	}
 	head := bytes.TrimLeft(b[8:8+n], " \t\r\n")
 	if len(head) == 0 || head[0] != '{' {
@@ -115,7 +174,11 @@ func decodeSafetensors(b []byte) (map[string]tensor, map[string]string, error) {
 		}
 		t := tensor{shape: h.Shape, data: make([]float32, count)}
 		for i := range t.data {
-			t.data[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[lo+4*int64(i):]))
+			v := math.Float32frombits(binary.LittleEndian.Uint32(data[lo+4*int64(i):]))
+			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, nil, fmt.Errorf("safetensors: tensor %q: value %d of %d is %v", name, i, len(t.data), v)
+			}
+			t.data[i] = v
 		}
 		tensors[name] = t
 		spans = append(spans, span{name, lo, hi})
