@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/phs-go/phs/internal/datasets/datasetstest"
 	"github.com/phs-go/phs/search"
 	"github.com/phs-go/phs/search/searchtest"
 )
@@ -17,9 +18,12 @@ var (
 	_ search.Encoder[State]   = (*Problem)(nil)
 )
 
-// boxobanTest is the Boxoban test set, shared by the project and absent
-// from the repository; tests and benchmarks that need it skip without it.
-const boxobanTest = "../../../shared/data/boxoban/unfiltered/test/000.txt"
+// boxobanTest returns the Boxoban test set, which is not in the
+// repository: tests and benchmarks that need it skip unless PHS_DATA names
+// a data directory (see package datasetstest).
+func boxobanTest(tb testing.TB) string {
+	return datasetstest.Path(tb, "boxoban/unfiltered/test/000.txt")
+}
 
 // boxobanExcerpt is the start of the Boxoban test set, its first 40 levels
 // verbatim, kept in the repository: see testdata/README.
@@ -544,12 +548,13 @@ func TestBoxoban(t *testing.T) {
 	}
 }
 
-// TestBoxobanFull reads the whole Boxoban test set where ../shared/data has
-// it, and checks that the excerpt in testdata is its start.
+// TestBoxobanFull reads the whole Boxoban test set (PHS_DATA), and checks
+// that the excerpt in testdata is its start.
 func TestBoxobanFull(t *testing.T) {
+	boxobanTest := boxobanTest(t)
 	data, err := os.ReadFile(boxobanTest)
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	ps, err := ReadFile(boxobanTest)
 	if err != nil {
@@ -688,9 +693,7 @@ func BenchmarkParse(b *testing.B) {
 
 // BenchmarkReadBoxoban reads the 1000 levels of the Boxoban test set.
 func BenchmarkReadBoxoban(b *testing.B) {
-	if _, err := os.Stat(boxobanTest); err != nil {
-		b.Skip(err)
-	}
+	boxobanTest := boxobanTest(b)
 	n := 0
 	for b.Loop() {
 		ps, err := ReadFile(boxobanTest)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/phs-go/phs/internal/datasets/datasetstest"
 	"github.com/phs-go/phs/search"
 )
 
@@ -18,8 +19,12 @@ var (
 	_ search.Encoder[State]   = (*Problem)(nil)
 )
 
-// realTest is the paper's STP test set, used where it is present.
-const realTest = "../../../shared/data/stp/puzzles_5x5_test.txt"
+// realTest returns the paper's STP test set, which is not in the
+// repository: tests and benchmarks that need it skip unless PHS_DATA names
+// a data directory (see package datasetstest).
+func realTest(tb testing.TB) string {
+	return datasetstest.Path(tb, "stp/puzzles_5x5_test.txt")
+}
 
 // realExcerpt is the start of the test set, its first 40 puzzles verbatim,
 // kept in the repository: see testdata/README.
@@ -627,12 +632,13 @@ func TestRealData(t *testing.T) {
 	}
 }
 
-// TestRealDataFull reads the whole test set where ../shared/data has it,
-// writes it back and checks that the excerpt in testdata is its start.
+// TestRealDataFull reads the whole test set (PHS_DATA), writes it back and
+// checks that the excerpt in testdata is its start.
 func TestRealDataFull(t *testing.T) {
+	realTest := realTest(t)
 	data, err := os.ReadFile(realTest)
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	ps, err := ReadFile(realTest)
 	if err != nil {

@@ -5,10 +5,16 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/phs-go/phs/internal/datasets/datasetstest"
 )
 
-// testSet is the paper's test set, used when it is there.
-const testSet = "../../../shared/data/witness/puzzles_4x4_test.txt"
+// testSet returns the paper's test set, which is not in the repository:
+// tests and benchmarks that need it skip unless PHS_DATA names a data
+// directory (see package datasetstest).
+func testSet(tb testing.TB) string {
+	return datasetstest.Path(tb, "witness/puzzles_4x4_test.txt")
+}
 
 // testSetExcerpt is the start of the test set, its first 40 puzzles
 // verbatim, kept in the repository: see testdata/README.
@@ -145,12 +151,10 @@ func TestParseTestSet(t *testing.T) {
 	}
 }
 
-// TestParseTestSetFull reads the whole test set where ../shared/data has
-// it, writes it back and checks that the excerpt in testdata is its start.
+// TestParseTestSetFull reads the whole test set (PHS_DATA), writes it back
+// and checks that the excerpt in testdata is its start.
 func TestParseTestSetFull(t *testing.T) {
-	if _, err := os.Stat(testSet); err != nil {
-		t.Skip("no test set:", err)
-	}
+	testSet := testSet(t)
 	ps := readBack(t, testSet, 1000)
 	p := ps[0]
 	if gl, gc := p.Goal(); p.ID != "puzzles_4x4_test.txt#0" || ps[999].ID != "puzzles_4x4_test.txt#999" ||

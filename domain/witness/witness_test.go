@@ -3,7 +3,6 @@ package witness
 import (
 	"context"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
@@ -417,10 +416,7 @@ func TestSizes(t *testing.T) {
 // TestSearch solves puzzles with A* and the Manhattan distance, which is
 // admissible: the solutions are as short as breadth-first search finds.
 func TestSearch(t *testing.T) {
-	ps := read(t, "testdata/small.txt")
-	if _, err := os.Stat(testSet); err == nil {
-		ps = append(ps, read(t, testSet)[:30]...)
-	}
+	ps := append(read(t, "testdata/small.txt"), read(t, testSetExcerpt)[:30]...)
 	for _, p := range ps {
 		res, err := searchtest.Solve[State](context.Background(), p, search.DomainHeuristic[State]{}, search.AStar(), search.Options{GoalTest: search.GoalTestExpansion})
 		if err != nil || !res.Solved {

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/phs-go/phs/internal/datasets/datasetstest"
 )
 
 // fixtures are the files the test server serves: small, and one larger than
@@ -545,13 +547,10 @@ func TestManifestWellFormed(t *testing.T) {
 	}
 }
 
-// TestManifestMatchesSharedData checks the manifest against the project's
-// shared copy of the data sets, when there is one.
+// TestManifestMatchesSharedData checks the manifest against a copy of the
+// data sets (PHS_DATA).
 func TestManifestMatchesSharedData(t *testing.T) {
-	shared := filepath.Join("..", "..", "..", "shared", "data")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("no shared data: %v", err)
-	}
+	shared := datasetstest.Dir(t)
 	for _, f := range Manifest() {
 		path := filepath.Join(shared, filepath.FromSlash(f.Path))
 		fi, err := os.Stat(path)
