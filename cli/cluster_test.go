@@ -157,13 +157,15 @@ func TestTrainOverNATS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes for several seconds")
 	}
-	puzzles, err := filepath.Abs("../domain/witness/testdata/puzzles_4x4_test-first40.txt")
+	b, err := os.ReadFile("../domain/witness/testdata/puzzles_4x4_test-first40.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
+	const n = 16
+	puzzles := writeFile(t, "puzzles.txt", strings.Join(strings.SplitAfter(string(b), "\n\n")[:n], ""))
 	dir := filepath.Join(t.TempDir(), "run")
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	const iterations = 6
+	const iterations = 4
 	learner := startPHS(t, "train", "-domain", "witness", "-alg", "levints", "-dir", dir, "-listen", addr,
 		"-workers", "3", "-budget", "300", "-update-every", "4", "-passes", "2", "-iterations", strconv.Itoa(iterations),
 		"-ack-wait", "1s", "-checkpoint", "100ms", puzzles)
@@ -206,8 +208,8 @@ func TestTrainOverNATS(t *testing.T) {
 		t.Errorf("the iterations recorded before the learner was killed changed:\nbefore %+v\nafter  %+v", before, after[:len(before)])
 	}
 	for _, it := range after {
-		if it.Attempted != 40 {
-			t.Errorf("iteration %d attempted %d problems, want 40", it.Iteration, it.Attempted)
+		if it.Attempted != n {
+			t.Errorf("iteration %d attempted %d problems, want %d", it.Iteration, it.Attempted, n)
 		}
 	}
 }
@@ -222,10 +224,8 @@ func TestPruneDeadlocksOverNATS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes for several seconds")
 	}
-	levels, err := filepath.Abs("../domain/sokoban/testdata/boxoban-test-000-first40.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	const n = 4
+	levels := boxobanLevels(t, n)
 	// evaluations runs one iteration of PHS* on the levels, over NATS with
 	// one worker if nats, and returns its states evaluated.
 	evaluations := func(nats bool, args ...string) int64 {
@@ -249,8 +249,8 @@ func TestPruneDeadlocksOverNATS(t *testing.T) {
 			}
 		}
 		its := readMetrics(t, dir)
-		if len(its) != 1 || its[0].Attempted != 40 || its[0].MaxStaleness != 0 {
-			t.Fatalf("%v: iterations %+v; want one of 40 problems, all searched before the first update", args, its)
+		if len(its) != 1 || its[0].Attempted != n || its[0].MaxStaleness != 0 {
+			t.Fatalf("%v: iterations %+v; want one of %d problems, all searched before the first update", args, its, n)
 		}
 		return its[0].Evaluations
 	}
