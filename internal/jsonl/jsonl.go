@@ -41,11 +41,16 @@ func Read[T any](r io.Reader, name string) ([]T, error) {
 // 1; a read error of r is wrapped, as are the errors of encoding/json and
 // of check.
 func ReadCheck[T any](r io.Reader, name string, check func(T) error) ([]T, error) {
+	return readCheck(r, name, check, MaxLine)
+}
+
+// readCheck is ReadCheck with lines of at most maxLine bytes.
+func readCheck[T any](r io.Reader, name string, check func(T) error, maxLine int) ([]T, error) {
 	var vals []T
 	sc := bufio.NewScanner(r)
-	// Room for a line of MaxLine bytes and its "\r\n". Lines of MaxLine+1
-	// and MaxLine+2 bytes fit too, and are rejected below.
-	sc.Buffer(nil, MaxLine+2)
+	// Room for a line of maxLine bytes and its "\r\n". Lines of maxLine+1
+	// and maxLine+2 bytes fit too, and are rejected below.
+	sc.Buffer(nil, maxLine+2)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -54,8 +59,8 @@ func ReadCheck[T any](r io.Reader, name string, check func(T) error) ([]T, error
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		raw := sc.Bytes()
-		if len(raw) > MaxLine {
-			return nil, fmt.Errorf("%s:%d: line longer than %d bytes", name, line, MaxLine)
+		if len(raw) > maxLine {
+			return nil, fmt.Errorf("%s:%d: line longer than %d bytes", name, line, maxLine)
 		}
 		b := bytes.Trim(raw, " \t\r")
 		if len(b) == 0 {
@@ -75,7 +80,7 @@ func ReadCheck[T any](r io.Reader, name string, check func(T) error) ([]T, error
 		// error before any of it was read, or a line too long to buffer.
 		line++
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%s:%d: line longer than %d bytes", name, line, MaxLine)
+			return nil, fmt.Errorf("%s:%d: line longer than %d bytes", name, line, maxLine)
 		}
 		return nil, fmt.Errorf("%s:%d: %w", name, line, err)
 	}

@@ -3,6 +3,7 @@ package jsonl
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -89,42 +90,57 @@ func TestReadErrors(t *testing.T) {
 	}
 }
 
+// TestReadLongLines checks the lines of about the longest length: every
+// case at a limit of 64 bytes, and the longest line and one byte more at
+// MaxLine, through Read.
 func TestReadLongLines(t *testing.T) {
 	// line returns a line of n bytes that holds an object.
 	line := func(n int) string {
 		const pre, post = `{"b":"`, `"}`
 		return pre + strings.Repeat("x", n-len(pre)-len(post)) + post
 	}
-	tests := []struct {
-		name, in string
-		// msg starts the error message; "" means no error.
-		msg string
-	}{
-		{"MaxLine", line(MaxLine), ""},
-		{"MaxLine and newline", line(MaxLine) + "\n", ""},
-		{"MaxLine and crlf", line(MaxLine) + "\r\n{\"a\":1}\r\n", ""},
-		{"MaxLine+1", "{}\n" + line(MaxLine+1), "x.jsonl:2: line longer than 16777216 bytes"},
-		{"MaxLine+1 and newline", "{}\n" + line(MaxLine+1) + "\n", "x.jsonl:2: line longer than 16777216 bytes"},
-		{"MaxLine+1 and crlf", "{}\n" + line(MaxLine+1) + "\r\n", "x.jsonl:2: line longer than 16777216 bytes"},
-		{"MaxLine+2", "{}\n" + line(MaxLine+2), "x.jsonl:2: line longer than 16777216 bytes"},
-		{"MaxLine+3", "{}\n" + line(MaxLine+3), "x.jsonl:2: line longer than 16777216 bytes"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := Read[rec](strings.NewReader(tc.in), "x.jsonl")
-			if tc.msg == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(got) == 0 || len(got[0].B) != MaxLine-8 {
-					t.Errorf("got %d values, want the long one first", len(got))
-				}
-				return
+	for _, limit := range []int{64, MaxLine} {
+		tooLong := fmt.Sprintf("x.jsonl:2: line longer than %d bytes", limit)
+		tests := []struct {
+			name, in string
+			// msg starts the error message; "" means no error.
+			msg string
+		}{
+			{"limit", line(limit), ""},
+			{"limit and newline", line(limit) + "\n", ""},
+			{"limit and crlf", line(limit) + "\r\n{\"a\":1}\r\n", ""},
+			{"limit+1", "{}\n" + line(limit+1), tooLong},
+			{"limit+1 and newline", "{}\n" + line(limit+1) + "\n", tooLong},
+			{"limit+1 and crlf", "{}\n" + line(limit+1) + "\r\n", tooLong},
+			{"limit+2", "{}\n" + line(limit+2), tooLong},
+			{"limit+3", "{}\n" + line(limit+3), tooLong},
+		}
+		for _, tc := range tests {
+			if limit == MaxLine && tc.name != "limit" && tc.name != "limit+1" {
+				continue
 			}
-			if err == nil || !strings.HasPrefix(err.Error(), tc.msg) {
-				t.Errorf("got error %v, want one starting with %q", err, tc.msg)
-			}
-		})
+			t.Run(fmt.Sprintf("%s=%d", tc.name, limit), func(t *testing.T) {
+				var got []rec
+				var err error
+				if limit == MaxLine {
+					got, err = Read[rec](strings.NewReader(tc.in), "x.jsonl")
+				} else {
+					got, err = readCheck[rec](strings.NewReader(tc.in), "x.jsonl", nil, limit)
+				}
+				if tc.msg == "" {
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(got) == 0 || len(got[0].B) != limit-8 {
+						t.Errorf("got %d values, want the long one first", len(got))
+					}
+					return
+				}
+				if err == nil || !strings.HasPrefix(err.Error(), tc.msg) {
+					t.Errorf("got error %v, want one starting with %q", err, tc.msg)
+				}
+			})
+		}
 	}
 }
 
