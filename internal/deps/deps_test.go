@@ -1,0 +1,108 @@
+// Package deps holds a test of the module's dependency direction: the
+// search engine and the domains know nothing of the project, the networks
+// nothing of the Bootstrap loop, and no package imports one above it.
+package deps
+
+import (
+	"go/build"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/phs-go/phs/"
+
+// allowed lists, for each package or folder of packages (a key ending in
+// "/"), the packages of the module it may import (a name ending in "/"
+// stands for every package under it). The longest key that matches a
+// package applies; a package that no key matches is an error, so that a
+// new package is placed in the order on purpose.
+var allowed = map[string][]string{
+	"search":            {},
+	"search/searchtest": {"search"},
+	"domain/":           {"search"},
+	"nn":                {},
+	"internal/":         {"internal/"},
+	"model":             {"nn", "search", "internal/"},
+	"models":            {"model"},
+	"report":            {"internal/"},
+	"chart":             {"internal/"},
+	"bootstrap":         {"model", "search", "internal/"},
+	"cluster":           {"bootstrap", "model", "search", "internal/"},
+	"cli":               {"bootstrap", "chart", "cluster", "domain/", "internal/", "model", "models", "nn", "report", "search"},
+	"cmd/":              {"cli", "domain/", "report", "search"},
+	"examples/":         {"cli", "search"},
+}
+
+func TestDependencyDirection(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		name := d.Name()
+		if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			return filepath.SkipDir
+		}
+		if fileExists(filepath.Join(path, "go.mod")) && path != root {
+			return filepath.SkipDir // a nested module, such as lab/
+		}
+		pkg, err := build.ImportDir(path, 0)
+		if _, ok := err.(*build.NoGoError); ok {
+			return nil
+		}
+		if err != nil {
+			t.Errorf("%s: %v", rel, err)
+			return nil
+		}
+		n++
+		rules, ok := rulesFor(rel)
+		if !ok {
+			t.Errorf("%s: no rule in allowed: place the new package in the dependency order", rel)
+			return nil
+		}
+		for _, imp := range pkg.Imports {
+			dep, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			if !slices.ContainsFunc(rules, func(r string) bool { return r == dep || strings.HasSuffix(r, "/") && strings.HasPrefix(dep, r) }) {
+				t.Errorf("%s imports %s, which is not below it (allowed: %v)", rel, dep, rules)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Fatalf("found only %d packages under %s", n, root)
+	}
+}
+
+// rulesFor returns the rules of the longest key of allowed that matches
+// the package at the module-relative path rel.
+func rulesFor(rel string) ([]string, bool) {
+	best, found := "", false
+	for k := range allowed {
+		match := k == rel || strings.HasSuffix(k, "/") && strings.HasPrefix(rel, k)
+		if match && len(k) >= len(best) {
+			best, found = k, true
+		}
+	}
+	return allowed[best], found
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
