@@ -73,7 +73,8 @@ type Env struct {
 	// when training stops.
 	CheckpointEvery time.Duration
 	// Logger, if not nil, receives a progress record every LogEvery (0
-	// means 30 seconds) and one per iteration.
+	// means 30 seconds) and one per iteration; their times are in
+	// seconds (elapsed_s).
 	Logger   *slog.Logger
 	LogEvery time.Duration
 	// Limits, if not nil, replace the limits of the run that Resume

@@ -20,7 +20,8 @@ type TestConfig struct {
 	// in the solvers' options for that.
 	TimeLimit time.Duration
 	MaxRounds int
-	// Logger, if not nil, receives one record per round.
+	// Logger, if not nil, receives one record per round, its time in
+	// seconds (elapsed_s).
 	Logger *slog.Logger
 }
 
@@ -106,7 +107,7 @@ func BootstrapTest[S comparable](ctx context.Context, tasks []search.Task[S], so
 		remaining = next
 		if cfg.Logger != nil {
 			cfg.Logger.Info("round done", "round", round, "budget", budget, "solved", len(solved),
-				"left", len(remaining), "problems", len(tasks), "elapsed", time.Since(start).Round(time.Second))
+				"left", len(remaining), "problems", len(tasks), "elapsed_s", math.Round(time.Since(start).Seconds()))
 		}
 		if budget > math.MaxInt64/2 {
 			break

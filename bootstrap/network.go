@@ -36,6 +36,15 @@ type NetworkConfig struct {
 	Seed uint64 `json:"seed"`
 }
 
+// Validate returns an error that names the first field of c out of
+// range; NewNetwork validates its NetworkConfig too.
+func (c NetworkConfig) Validate() error {
+	if err := c.check(); err != nil {
+		return fmt.Errorf("bootstrap: network: %w", err)
+	}
+	return nil
+}
+
 // check returns an error if a field of c is out of range, and otherwise
 // fills in the defaults.
 func (c *NetworkConfig) check() error {
@@ -160,6 +169,9 @@ func (n *Network[S]) Learn(ctx context.Context, batch []Solution[S]) (Update, er
 	}
 	n.samples = n.samples[:0]
 	for _, s := range batch {
+		if len(s.Trajectory.Actions) == 0 {
+			continue // solved at its root: no action to learn from
+		}
 		x, err := sample(s.Problem, s.Trajectory)
 		if err != nil {
 			return Update{}, err

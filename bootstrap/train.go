@@ -439,7 +439,7 @@ func (r *run[S]) endIteration(order []int) error {
 	if r.env.Logger != nil {
 		r.env.Logger.Info("iteration done", "iteration", it.Iteration, "budget", it.Budget,
 			"attempted", it.Attempted, "solved", it.Solved, "new", it.New, "solved_so_far", it.TotalSolved,
-			"problems", len(r.tasks), "expansions", it.Expansions, "elapsed", seconds(it.WallS))
+			"problems", len(r.tasks), "expansions", it.Expansions, "elapsed_s", math.Round(it.WallS))
 	}
 	st.Done = st.finished(r.clock.elapsed())
 	return r.checkpoint()
@@ -460,7 +460,7 @@ func (r *run[S]) checkpoint() error {
 func (st *state) logProgress(l *slog.Logger, n int, iterS, elapsed float64) {
 	l.Info("progress", "iteration", st.Iteration, "attempted", st.Next, "of", n,
 		"solved", st.Current.Solved, "new", st.Current.New, "solved_so_far", st.totalSolved(), "budget", st.Budget,
-		"expansions_per_s", math.Round(float64(st.Current.Expansions)/max(iterS, 1e-9)), "elapsed", seconds(elapsed))
+		"expansions_per_s", math.Round(float64(st.Current.Expansions)/max(iterS, 1e-9)), "elapsed_s", math.Round(elapsed))
 }
 
 // seconds returns s seconds as a duration rounded to the second.
