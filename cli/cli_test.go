@@ -33,7 +33,7 @@ func TestHelp(t *testing.T) {
 		{[]string{"solve", "-h"}, "-budget"},
 		{[]string{"test", "-help"}, "-rounds"},
 		{[]string{"train", "-h"}, "-update-every"},
-		{[]string{"generate", "-h"}, "usage: phs generate witness|stp"},
+		{[]string{"generate", "-h"}, "usage: phs generate stp|witness"},
 		{[]string{"generate", "stp", "-h"}, "-walk"},
 		{[]string{"-version"}, "phs "},
 		{[]string{"-version"}, "\nblas: " + nn.BackendInfo() + "\n"},
@@ -81,11 +81,13 @@ func TestBadFlagValues(t *testing.T) {
 	}{
 		{append(solve, "-budget", "-5"), "-budget -5"},
 		{append(solve, "-batch", "1000000000"), "-batch 1000000000"},
-		{append(solve, "-batch", "0"), "-batch 0"},
 		{append(solve, "-batch", "-3"), "-batch -3"},
-		{append(solve, "-c", "-1"), "-c -1"},
-		{append(solve, "-w", "NaN"), "-w NaN"},
-		{append(solve, "-w", "Inf"), "-w +Inf"},
+		{append(solve, "-alg", "puct", "-c", "-1"), "-c -1"},
+		{append(solve, "-alg", "wastar", "-w", "NaN"), "-w NaN"},
+		{append(solve, "-alg", "wastar", "-w", "Inf"), "-w +Inf"},
+		{append(solve, "-w", "2"), "-w 2: gbfs has no weight"},
+		{append(solve, "-alg", "wastar", "-c", "2"), "-c 2: wastar has no exploration constant"},
+		{append(solve, "-workers", "100000000"), "-workers 100000000"},
 		{append(solve, "-timeout", "-1s"), "-timeout -1s"},
 		{append(solve, "-workers", "-1"), "-workers -1"},
 		{append(solve, "-first", "-1"), "-first -1"},
@@ -93,7 +95,7 @@ func TestBadFlagValues(t *testing.T) {
 		{append(solve, "-temperature", "-1"), "-temperature -1"},
 		{append(solve, "-temperature", "NaN"), "-temperature NaN"},
 		{append(solve, "-temperature", "Inf"), "-temperature +Inf"},
-		{append(solve, "-alg", "wastar", "-temperature", "2"), "-temperature 2: wastar reads no policy"},
+		{append(solve, "-alg", "wastar", "-temperature", "2"), "-temperature 2: search: wastar reads no policy"},
 		{append(solve, "-goal-test", "expanded"), "-goal-test"},
 		{append(solve, "-alg", "puct", "-goal-test", "expansion"), "-goal-test expansion"},
 		{append(test, "-rounds", "-1"), "-rounds -1"},
@@ -102,19 +104,22 @@ func TestBadFlagValues(t *testing.T) {
 		{append(train, "-growth", "-1"), "-growth -1"},
 		{append(train, "-growth", "0.5"), "-growth 0.5"},
 		{append(train, "-passes", "-1"), "-passes -1"},
-		{append(train, "-learner-threads", "0"), "-learner-threads 0"},
-		{append(train, "-learner-threads", "65"), "-learner-threads 65"},
+		{append(train, "-learner-threads", "-1"), "-learner-threads -1"},
+		{append(train, "-workers", "100000000"), "-workers 100000000"},
+		{append(train, "-checkpoint", "-1s"), "-checkpoint -1s"},
+		{append(train, "-timeout", "-1s"), "-timeout -1s"},
+		{append(train, "-memory", "-2"), "-memory -2"}, {append(train, "-learner-threads", "65"), "-learner-threads 65"},
 		{append(train, "-lr", "-1"), "-lr -1"},
 		{append(train, "-prune-deadlocks"), "-prune-deadlocks"},
 		{append(train, "-temperature", "-1"), "-temperature -1"},
 		{append(train, "-temperature", "NaN"), "-temperature NaN"},
-		{append(train, "-alg", "astar", "-temperature", "1"), "-temperature 1: astar reads no policy"},
+		{append(train, "-alg", "astar", "-temperature", "2"), "astar reads no policy"},
 		{append(train, "-goal-test", "expanded"), "-goal-test"},
 		{append(train, "-alg", "puct", "-goal-test", "generation"), "-goal-test generation"},
 		{append(train, "-lr", "NaN"), "-lr NaN"},
 		{append(train, "-iterations", "-1"), "-iterations -1"},
 		{append(train, "-time", "-1h"), "-time -1h"},
-		{append(train, "-batch", "0"), "-batch 0"},
+		{append(train, "-batch", "-1"), "-batch -1"},
 		{append(train, "-alg", "wastar", "-w", "-2"), "-w -2"},
 		{append(train, "-alg", "wastar:-2"), "-alg"},
 		{append(train, "-alg", "astar:2"), "-alg"},
@@ -126,6 +131,7 @@ func TestBadFlagValues(t *testing.T) {
 		{append(train, "-token-file", filepath.Join(dir, "none")), "-token-file"},
 		{[]string{"worker"}, "-connect is required"},
 		{[]string{"worker", "-connect", "nats://h:1", "-workers", "-1"}, "-workers -1"},
+		{[]string{"worker", "-connect", "nats://h:1", "-workers", "100000000"}, "-workers 100000000"},
 		{append(solve, "-nonsense"), "-nonsense"},
 	} {
 		args := tc.args
@@ -247,7 +253,7 @@ func TestPruneDeadlocks(t *testing.T) {
 	}
 	// A run started from it without pruning trains a network without.
 	plainRun := filepath.Join(t.TempDir(), "plain")
-	if _, errOut, err := runPHS(t, "train", "-domain", "sokoban", "-alg", "phsstar", "-init", dir, "-iterations", "1", "-budget", "1",
+	if _, errOut, err := runPHS(t, "train", "-domain", "sokoban", "-alg", "phsstar", "-model", dir, "-iterations", "1", "-budget", "1",
 		"-dir", plainRun, levels); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -287,7 +293,7 @@ func checkpointConfig(t *testing.T, dir string) string {
 // TestTemperature checks that a search with a model uses the temperature
 // of its config.json unless -temperature says otherwise, only for the
 // algorithms that read a policy. It also checks that phs train searches
-// at -temperature and records it in the network it trains, and that -init
+// at -temperature and records it in the network it trains, and that -model
 // without -temperature carries over neither the old network's temperature
 // nor its meta notes. What a temperature does to a search is tested in
 // package search (TestTemperature).
@@ -326,7 +332,7 @@ func TestTemperature(t *testing.T) {
 	trained := func(args ...string) (string, int64) {
 		t.Helper()
 		dir := filepath.Join(t.TempDir(), "run")
-		args = append([]string{"train", "-domain", "sokoban", "-alg", "phsstar", "-prune-deadlocks", "-init", "../models/sokoban",
+		args = append([]string{"train", "-domain", "sokoban", "-alg", "phsstar", "-prune-deadlocks", "-model", "../models/sokoban",
 			"-iterations", "1", "-budget", "500", "-update-every", "1000", "-workers", "1", "-dir", dir}, args...)
 		if _, errOut, err := runPHS(t, append(args, levels)...); err != nil {
 			t.Fatalf("%v\n%s", err, errOut)
@@ -590,7 +596,7 @@ func TestTrainAsync(t *testing.T) {
 	}
 }
 
-// TestTrainInit checks that -init starts a run from a trained network,
+// TestTrainInit checks that -model starts a run from a trained network,
 // records it in run.json, and refuses a network made for another
 // algorithm, a missing model and a change on -resume.
 func TestTrainInit(t *testing.T) {
@@ -603,7 +609,7 @@ func TestTrainInit(t *testing.T) {
 	// A budget of 1 solves nothing, so the network is never updated: the
 	// second run's checkpoint holds the first run's weights.
 	second := filepath.Join(dir, "second")
-	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "levints", "-init", first, "-iterations", "1", "-budget", "1", "-dir", second, wit); err != nil {
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "levints", "-model", first, "-iterations", "1", "-budget", "1", "-dir", second, wit); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	want, err := os.ReadFile(filepath.Join(first, "checkpoint", "weights.safetensors"))
@@ -615,21 +621,21 @@ func TestTrainInit(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Error("the run started with -init and never updated holds other weights than its -init model")
+		t.Error("the run started with -model and never updated holds other weights than its -model model")
 	}
 	b, err := os.ReadFile(filepath.Join(second, runFile))
 	if err != nil || !strings.Contains(string(b), `"init": "`+first+`"`) {
-		t.Errorf("run.json does not record -init %s: %s, %v", first, b, err)
+		t.Errorf("run.json does not record -model %s: %s, %v", first, b, err)
 	}
-	if _, _, err := runPHS(t, "train", "-resume", second, "-init", first); err == nil || !strings.Contains(err.Error(), "-init") {
-		t.Errorf("changing -init on resume: %v", err)
+	if _, _, err := runPHS(t, "train", "-resume", second, "-model", first); err == nil || !strings.Contains(err.Error(), "-model") {
+		t.Errorf("changing -model on resume: %v", err)
 	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"-alg", "phsh", "-init", first}, "algorithm levints; the run needs phsh"},
-		{[]string{"-alg", "levints", "-init", filepath.Join(dir, "missing")}, "-init"},
+		{[]string{"-alg", "phsh", "-model", first}, "algorithm levints; the run needs phsh"},
+		{[]string{"-alg", "levints", "-model", filepath.Join(dir, "missing")}, "-model"},
 	} {
 		args := append([]string{"train", "-domain", "witness", "-iterations", "1", "-dir", filepath.Join(dir, "bad")}, tc.args...)
 		if _, _, err := runPHS(t, append(args, wit)...); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -683,7 +689,7 @@ func TestTrainRecordsW(t *testing.T) {
 	}
 	expansions := func(args ...string) []int64 {
 		t.Helper()
-		out, errOut, err := runPHS(t, append([]string{"test", "-domain", "witness", "-model", run, "-fixed", "-budget", "200"}, append(args, wit)...)...)
+		out, errOut, err := runPHS(t, append([]string{"solve", "-domain", "witness", "-model", run, "-budget", "200"}, append(args, wit)...)...)
 		if err != nil {
 			t.Fatalf("test %v: %v\n%s", args, err, errOut)
 		}

@@ -23,7 +23,7 @@ import (
 // that the tests start with PHS_TEST_MAIN=1.
 func TestMain(m *testing.M) {
 	if os.Getenv("PHS_TEST_MAIN") == "1" {
-		Main()
+		Main(Shipped()...)
 	}
 	os.Exit(m.Run())
 }
@@ -262,10 +262,10 @@ func TestPruneDeadlocksOverNATS(t *testing.T) {
 			pruned, local, plain)
 	}
 	// The searches use the run's temperature, from the shipped network.
-	hot := []string{"-init", "../models/sokoban", "-prune-deadlocks", "-temperature", "3"}
+	hot := []string{"-model", "../models/sokoban", "-prune-deadlocks", "-temperature", "3"}
 	hotLocal := evaluations(false, append(hot, "-workers", "1")...)
 	hotNATS := evaluations(true, hot...)
-	cold := evaluations(false, "-init", "../models/sokoban", "-prune-deadlocks", "-workers", "1")
+	cold := evaluations(false, "-model", "../models/sokoban", "-prune-deadlocks", "-workers", "1")
 	if hotNATS != hotLocal || hotLocal == cold {
 		t.Errorf("states evaluated from the shipped network: %d over NATS with -temperature 3, %d in one process, %d in one process without; want the first two equal, the third not",
 			hotNATS, hotLocal, cold)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -160,5 +161,34 @@ func TestDataFetchCanceled(t *testing.T) {
 	err := run(ctx, []string{"data", "fetch", "-from", src, "-dir", t.TempDir()}, &o, &e)
 	if !errors.Is(err, context.Canceled) || exitCode(err) != 130 {
 		t.Errorf("err = %v, want context.Canceled, exit code 130", err)
+	}
+}
+
+// TestDataFetchOffline checks that a fetch without network access says
+// how to import a copy with -from, and leaves no empty directory.
+func TestDataFetchOffline(t *testing.T) {
+	useDataFixtures(t, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens there: connections are refused
+	dir := filepath.Join(t.TempDir(), "data")
+	_, err = phsData(t, "fetch", "-dir", dir, "-mirror", closed)
+	if err == nil || !strings.Contains(err.Error(), "-from DIR") || !strings.Contains(err.Error(), "boxoban/, stp/ and witness/") {
+		t.Errorf("err = %v, want one that names -from and the data directory", err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("a failed fetch left %s", dir)
+	}
+}
+
+// TestDataHelp checks that "phs data -h" names no path of the
+// repository's development setup.
+func TestDataHelp(t *testing.T) {
+	out, _, err := runPHS(t, "data", "-h")
+	if err != nil || !strings.Contains(out, "-from") || strings.Contains(out, "shared") {
+		t.Errorf("phs data -h: %v\n%s", err, out)
 	}
 }

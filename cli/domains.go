@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 
 	"github.com/nats-io/nats.go"
 	"github.com/phs-go/phs/bootstrap"
@@ -15,12 +20,225 @@ import (
 	"github.com/phs-go/phs/domain/sokoban"
 	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/domain/witness"
+	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/models"
 	"github.com/phs-go/phs/search"
 )
+
+// A Domain is a problem domain of the command: its name (the value of
+// -domain), how to read its problem files, and what its problems can do.
+// Build one with NewDomain; Shipped returns the domains of the module.
+// The zero Domain is no domain: Run refuses it.
+type Domain struct{ d domain }
+
+// Name returns the domain's name.
+func (d Domain) Name() string {
+	if d.d == nil {
+		return ""
+	}
+	return d.d.caps().name
+}
+
+// An Option sets an optional part of a domain built by NewDomain.
+type Option struct{ apply func(o *options) }
+
+// options are the settings of NewDomain's options, before they are
+// checked against the problem type.
+type options struct {
+	id           any // func(P) string
+	budget       int64
+	gen          Generator
+	noModelAlg   *search.Algorithm
+	defaultModel func() (*model.Model, error)
+}
+
+// ProblemID gives the ID of each problem read, such as "<file base
+// name>#<index>", which names it in the records and the logs. Without it,
+// a problem's ID is "<file base name>#<index>", the index counting the
+// problems of the file from 0. NewDomain panics unless P is the domain's
+// problem type.
+func ProblemID[P any](id func(P) string) Option {
+	return Option{func(o *options) { o.id = id }}
+}
+
+// InitialBudget sets the domain's initial expansion budget, that of the
+// first Bootstrap iteration of "phs train" and of the first round of "phs
+// test": n > 0. Without it, it is 2,000 (the paper's for Sokoban and The
+// Witness).
+func InitialBudget(n int64) Option {
+	return Option{func(o *options) { o.budget = n }}
+}
+
+// WithGenerator gives the domain a generator of random problems, "phs
+// generate NAME".
+func WithGenerator(g Generator) Option {
+	return Option{func(o *options) { o.gen = g }}
+}
+
+// NoModelAlgorithm sets the algorithm of "phs solve" and "phs test" when
+// no model is used (no -model and no shipped one, or -model none) and
+// -alg is not given. Without it, it is GBFS if the problems have a
+// heuristic (search.Heuristic), and LevinTS (breadth-first search under
+// the uniform policy) if not. NewDomain panics if alg reads a heuristic
+// that the problems lack.
+func NoModelAlgorithm(alg search.Algorithm) Option {
+	return Option{func(o *options) { o.noModelAlg = &alg }}
+}
+
+// DefaultModel gives the model that "phs solve" and "phs test" use without
+// -model: load returns it, or an error that wraps models.ErrNoModel for
+// none.
+func DefaultModel(load func() (*model.Model, error)) Option {
+	return Option{func(o *options) { o.defaultModel = load }}
+}
+
+// A Generator makes the random problems of "phs generate DOMAIN". The
+// command registers -n, -seed and -out; the generator its own flags, such
+// as -size.
+type Generator interface {
+	// Flags registers the generator's flags on fs.
+	Flags(fs *flag.FlagSet)
+	// New checks the flags, once parsed, and returns the function that
+	// returns the text of a new random problem drawn from rng, as the
+	// domain's parser reads it. The command writes the texts one after
+	// the other, each followed by a newline. An error of New is a usage
+	// error. next is called once per problem, up to a million times; it
+	// should take well under a second (the command looks for Ctrl-C
+	// between two problems).
+	New(rng *rand.Rand) (next func() string, err error)
+}
+
+// NewDomain returns the domain called name whose problem files parse
+// reads: parse reads the problems of the file called file from r, and
+// returns an error that names the file and the line for bad input. name
+// is made of lower-case letters, digits and '-'. The problem type P is
+// the domain's (such as *pancake.Problem), S its state type.
+//
+// What the problems can do is read from P, as the search package's
+// interfaces say it:
+//
+//   - search.Heuristic: "phs solve" and "phs test" without a model search
+//     with it (else with none), and their default algorithm is GBFS;
+//   - search.Encoder: "phs train" can train a network for the domain,
+//     and a model can guide its searches; the paper's network (two 2x2
+//     convolutions, model.New) needs inputs of at least 3x3;
+//   - search.ActionNamer: records spell solutions with the action names;
+//   - a method Render(S) string: -render draws solutions with it;
+//   - a method PruneDeadlocks() P, which returns the problem with its
+//     dead ends pruned: -prune-deadlocks.
+//
+// The options add the rest: ProblemID, InitialBudget, WithGenerator,
+// NoModelAlgorithm, DefaultModel. NewDomain panics, at the start of the
+// program, for a bad name, a nil parse or an option that does not fit.
+func NewDomain[S comparable, P search.Problem[S]](name string, parse func(r io.Reader, file string) ([]P, error), opts ...Option) Domain {
+	if !domainName.MatchString(name) {
+		panic(fmt.Sprintf("cli: NewDomain(%q): want a name of lower-case letters, digits and '-'", name))
+	}
+	if parse == nil {
+		panic(fmt.Sprintf("cli: NewDomain(%q): no parse function", name))
+	}
+	o := options{budget: 2000}
+	for _, opt := range opts {
+		opt.apply(&o)
+	}
+	var zero P
+	var caps capabilities
+	caps.name = name
+	_, caps.heuristic = any(zero).(search.Heuristic[S])
+	_, caps.encoder = any(zero).(search.Encoder[S])
+	_, caps.namer = any(zero).(search.ActionNamer[S])
+	_, caps.prunes = any(zero).(interface{ PruneDeadlocks() P })
+	caps.budget = o.budget
+	caps.gen = o.gen
+	caps.defaultModel = o.defaultModel
+	if o.budget <= 0 {
+		panic(fmt.Sprintf("cli: NewDomain(%q): InitialBudget(%d): want > 0", name, o.budget))
+	}
+	switch {
+	case o.noModelAlg != nil:
+		caps.noModelAlg = *o.noModelAlg
+	case caps.heuristic:
+		caps.noModelAlg = search.GBFS()
+	default:
+		caps.noModelAlg = search.LevinTS()
+	}
+	if model.HeadsFor(caps.noModelAlg)&model.Heuristic != 0 && !caps.heuristic {
+		panic(fmt.Sprintf("cli: NewDomain(%q): NoModelAlgorithm(%s) reads a heuristic, and %T has none", name, caps.noModelAlg.Name(), zero))
+	}
+	id := func(_ P, file string, i int) string { return filepath.Base(file) + "#" + strconv.Itoa(i) }
+	if o.id != nil {
+		f, ok := o.id.(func(P) string)
+		if !ok {
+			panic(fmt.Sprintf("cli: NewDomain(%q): ProblemID takes a %T, want a func(%T) string", name, o.id, zero))
+		}
+		id = func(p P, _ string, _ int) string { return f(p) }
+	}
+	d := &domainOf[S]{c: caps}
+	d.parse = func(r io.Reader, file string) ([]search.Task[S], error) {
+		ps, err := parse(r, file)
+		if err != nil {
+			return nil, err
+		}
+		ts := make([]search.Task[S], len(ps))
+		for i, p := range ps {
+			ts[i] = search.Task[S]{ID: id(p, file, i), Problem: p}
+		}
+		return ts, nil
+	}
+	if caps.prunes {
+		d.prune = func(p search.Problem[S]) search.Problem[S] {
+			return any(p).(interface{ PruneDeadlocks() P }).PruneDeadlocks()
+		}
+	}
+	return Domain{d}
+}
+
+var domainName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// Shipped returns the domains of the module: Sokoban (Boxoban levels), the
+// sliding-tile puzzle and The Witness, each with its shipped model. Without
+// a model, Sokoban and the sliding-tile puzzle search with GBFS (of 50
+// levels or puzzles, with budgets of 100,000 and 200,000 expansions, it
+// solved 50 where PHS* solved 32 Boxoban levels and no 5x5 puzzle), The
+// Witness with A*.
+func Shipped() []Domain {
+	shipped := func(name string) Option {
+		return DefaultModel(func() (*model.Model, error) { return models.Default(name) })
+	}
+	return []Domain{
+		NewDomain[sokoban.State]("sokoban", sokoban.Parse,
+			ProblemID(func(p *sokoban.Problem) string { return p.ID }),
+			InitialBudget(sokoban.InitialBudget), shipped("sokoban")),
+		{&stpDomain{
+			small: NewDomain[stp.State]("stp", stp.Parse,
+				ProblemID(func(p *stp.Problem) string { return p.ID }),
+				InitialBudget(stp.InitialBudget), WithGenerator(&stpGenerator{}), shipped("stp")).d.(*domainOf[stp.State]),
+			large: NewDomain[stp.LargeState]("stp", stp.ParseLarge,
+				ProblemID(func(p *stp.LargeProblem) string { return p.ID })).d.(*domainOf[stp.LargeState]),
+		}},
+		NewDomain[witness.State]("witness", witness.Parse,
+			ProblemID(func(p *witness.Problem) string { return p.ID }),
+			InitialBudget(witness.InitialBudget), WithGenerator(&witnessGenerator{}), shipped("witness"),
+			// Without a model, A* solved 50 random 4x4 puzzles with 8,891
+			// expansions on average, PHS* 9,042, GBFS 19,540.
+			NoModelAlgorithm(search.AStar())),
+	}
+}
+
+// capabilities are what a domain's problems can do, and its settings.
+type capabilities struct {
+	name                              string
+	heuristic, encoder, namer, prunes bool
+	budget                            int64
+	gen                               Generator
+	noModelAlg                        search.Algorithm
+	defaultModel                      func() (*model.Model, error)
+}
 
 // A domain is what the commands need of a problem domain, with its state
 // type hidden behind the methods.
 type domain interface {
+	caps() *capabilities
 	// solve attempts each problem once; test runs the Bootstrap test.
 	solve(ctx context.Context, cfg *searchConfig, files []string, stdout, stderr io.Writer) error
 	test(ctx context.Context, cfg *testConfig, files []string, stdout, stderr io.Writer) error
@@ -29,38 +247,41 @@ type domain interface {
 	// work joins a training run over NATS as a worker, with the problem
 	// files of the run.
 	work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error
-	// initialBudget is the paper's initial budget for the domain, that of
-	// the Bootstrap process and of its test.
-	initialBudget() int64
-	// prunesDeadlocks reports whether the domain has deadlock pruning
-	// (-prune-deadlocks).
-	prunesDeadlocks() bool
 }
 
-// A domainOf reads the problem files of one domain whose state type is S,
-// from a path (read) or from a reader (parse).
+// A domainOf reads the problem files of one domain whose state type is S.
 type domainOf[S comparable] struct {
-	read   func(path string) ([]search.Task[S], error)
-	parse  func(r io.Reader, name string) ([]search.Task[S], error)
-	budget int64
+	c     capabilities
+	parse func(r io.Reader, file string) ([]search.Task[S], error)
 	// prune returns a problem of the domain with its deadlocks pruned;
 	// nil for a domain without deadlock pruning.
 	prune func(search.Problem[S]) search.Problem[S]
 }
 
-func (d domainOf[S]) initialBudget() int64 { return d.budget }
+func (d *domainOf[S]) caps() *capabilities { return &d.c }
 
-func (d domainOf[S]) prunesDeadlocks() bool { return d.prune != nil }
+// read reads the tasks of the file path.
+func (d *domainOf[S]) read(path string) ([]search.Task[S], error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", d.c.name, err)
+	}
+	defer f.Close()
+	return d.parse(f, path)
+}
 
 // load reads the tasks of files, and warns of IDs that more than one task
 // has.
-func (d domainOf[S]) load(files []string, log *slog.Logger) ([]search.Task[S], error) {
+func (d *domainOf[S]) load(files []string, log *slog.Logger) ([]search.Task[S], error) {
 	var tasks []search.Task[S]
 	var from []string // the file of each task
 	for _, f := range files {
 		t, err := d.read(f)
 		if err != nil {
 			return nil, err
+		}
+		if len(t) == 0 {
+			return nil, fmt.Errorf("%s: %s: no problems", d.c.name, f)
 		}
 		tasks = append(tasks, t...)
 		for range t {
@@ -71,17 +292,17 @@ func (d domainOf[S]) load(files []string, log *slog.Logger) ([]search.Task[S], e
 	return tasks, nil
 }
 
-// loadFirst is load, then the first cfg.first tasks (all for 0), with
-// their deadlocks pruned for cfg.pruneDeadlocks.
-func (d domainOf[S]) loadFirst(files []string, cfg *searchConfig) ([]search.Task[S], error) {
-	tasks, err := d.load(files, cfg.log)
+// loadFirst is load, then the first n tasks (all for 0), with their
+// deadlocks pruned for prune.
+func (d *domainOf[S]) loadFirst(files []string, n int, prune bool, log *slog.Logger) ([]search.Task[S], error) {
+	tasks, err := d.load(files, log)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.first > 0 && cfg.first < len(tasks) {
-		tasks = tasks[:cfg.first]
+	if n > 0 && n < len(tasks) {
+		tasks = tasks[:n]
 	}
-	if cfg.pruneDeadlocks {
+	if prune {
 		d.pruneAll(tasks)
 	}
 	return tasks, nil
@@ -89,40 +310,37 @@ func (d domainOf[S]) loadFirst(files []string, cfg *searchConfig) ([]search.Task
 
 // pruneAll replaces the problem of every task by the same with its
 // deadlocks pruned; the domain must have deadlock pruning.
-func (d domainOf[S]) pruneAll(tasks []search.Task[S]) {
+func (d *domainOf[S]) pruneAll(tasks []search.Task[S]) {
 	for i := range tasks {
 		tasks[i].Problem = d.prune(tasks[i].Problem)
 	}
 }
 
-func (d domainOf[S]) solve(ctx context.Context, cfg *searchConfig, files []string, stdout, stderr io.Writer) error {
-	tasks, err := d.loadFirst(files, cfg)
+func (d *domainOf[S]) solve(ctx context.Context, cfg *searchConfig, files []string, stdout, stderr io.Writer) error {
+	tasks, err := d.loadFirst(files, cfg.first, cfg.pruneDeadlocks, cfg.log)
 	if err != nil {
 		return err
 	}
 	return solveTasks(ctx, cfg, tasks, stdout, stderr)
 }
 
-func (d domainOf[S]) test(ctx context.Context, cfg *testConfig, files []string, stdout, stderr io.Writer) error {
-	tasks, err := d.loadFirst(files, &cfg.searchConfig)
+func (d *domainOf[S]) test(ctx context.Context, cfg *testConfig, files []string, stdout, stderr io.Writer) error {
+	tasks, err := d.loadFirst(files, cfg.first, cfg.pruneDeadlocks, cfg.log)
 	if err != nil {
 		return err
 	}
 	return testTasks(ctx, cfg, tasks, stdout, stderr)
 }
 
-func (d domainOf[S]) train(ctx context.Context, cfg *trainConfig, resume bool, stderr io.Writer) error {
-	tasks, err := d.load(cfg.Files, cfg.log)
+func (d *domainOf[S]) train(ctx context.Context, cfg *trainConfig, resume bool, stderr io.Writer) error {
+	tasks, err := d.loadFirst(cfg.Files, 0, cfg.PruneDeadlocks, cfg.log)
 	if err != nil {
 		return err
-	}
-	if cfg.PruneDeadlocks { // checked by trainConfig.check
-		d.pruneAll(tasks)
 	}
 	return trainTasks(ctx, cfg, tasks, resume, stderr)
 }
 
-func (d domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error {
+func (d *domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error {
 	var tasks []search.Task[S]
 	for _, f := range files {
 		t, err := d.parse(bytes.NewReader(f.Data), f.Name)
@@ -132,7 +350,7 @@ func (d domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec,
 		tasks = append(tasks, t...)
 	}
 	if spec.PruneDeadlocks {
-		if !d.prunesDeadlocks() {
+		if d.prune == nil {
 			return fmt.Errorf("the run prunes deadlocks, which the %s domain has not", spec.Domain)
 		}
 		d.pruneAll(tasks)
@@ -140,87 +358,45 @@ func (d domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec,
 	return cluster.Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[S], opts)
 }
 
-// newDomain returns the domain whose problems ReadFile and Parse read
-// (the functions of its package), id giving their IDs, and prune, if not
-// nil, pruning their deadlocks.
-func newDomain[S comparable, P search.Problem[S]](readFile func(string) ([]P, error), parse func(io.Reader, string) ([]P, error), id func(P) string, budget int64, prune func(P) P) domainOf[S] {
-	tasks := func(ps []P, err error) ([]search.Task[S], error) {
-		if err != nil {
-			return nil, err
-		}
-		ts := make([]search.Task[S], len(ps))
-		for i, p := range ps {
-			ts[i] = search.Task[S]{ID: id(p), Problem: p}
-		}
-		return ts, nil
-	}
-	d := domainOf[S]{
-		read:   func(path string) ([]search.Task[S], error) { return tasks(readFile(path)) },
-		parse:  func(r io.Reader, name string) ([]search.Task[S], error) { return tasks(parse(r, name)) },
-		budget: budget,
-	}
-	if prune != nil {
-		d.prune = func(p search.Problem[S]) search.Problem[S] { return prune(p.(P)) }
-	}
-	return d
-}
-
-var domains = map[string]domain{
-	"sokoban": newDomain[sokoban.State](sokoban.ReadFile, sokoban.Parse, func(p *sokoban.Problem) string { return p.ID }, sokoban.InitialBudget, (*sokoban.Problem).PruneDeadlocks),
-	"stp": stpDomain{
-		newDomain[stp.State](stp.ReadFile, stp.Parse, func(p *stp.Problem) string { return p.ID }, stp.InitialBudget, nil),
-		newDomain[stp.LargeState](stp.ReadFileLarge, stp.ParseLarge, func(p *stp.LargeProblem) string { return p.ID }, stp.InitialBudget, nil),
-	},
-	"witness": newDomain[witness.State](witness.ReadFile, witness.Parse, func(p *witness.Problem) string { return p.ID }, witness.InitialBudget, nil),
-}
-
 // stpDomain is the sliding-tile puzzle: its puzzles are stp.Problems, or
 // stp.LargeProblems when a file has a board of more than stp.MaxCells
 // cells.
 type stpDomain struct {
-	domainOf[stp.State]
-	large domainOf[stp.LargeState]
+	small *domainOf[stp.State]
+	large *domainOf[stp.LargeState]
 }
+
+func (d *stpDomain) caps() *capabilities { return d.small.caps() }
 
 // pick returns the domain of stp.LargeProblems if parse, called with
 // each file index from 0 to n-1, says that a file has a board too large
 // for a stp.Problem, and otherwise that of stp.Problems.
-func (d stpDomain) pick(n int, parse func(i int) error) domain {
+func (d *stpDomain) pick(n int, parse func(i int) error) domain {
 	for i := range n {
 		if err := parse(i); errors.Is(err, stp.ErrLarge) {
 			return d.large
 		}
 	}
-	return d.domainOf
+	return d.small
 }
 
-func (d stpDomain) pickFiles(files []string) domain {
+func (d *stpDomain) pickFiles(files []string) domain {
 	return d.pick(len(files), func(i int) error { _, err := stp.ReadFile(files[i]); return err })
 }
 
-func (d stpDomain) solve(ctx context.Context, cfg *searchConfig, files []string, stdout, stderr io.Writer) error {
+func (d *stpDomain) solve(ctx context.Context, cfg *searchConfig, files []string, stdout, stderr io.Writer) error {
 	return d.pickFiles(files).solve(ctx, cfg, files, stdout, stderr)
 }
 
-func (d stpDomain) test(ctx context.Context, cfg *testConfig, files []string, stdout, stderr io.Writer) error {
+func (d *stpDomain) test(ctx context.Context, cfg *testConfig, files []string, stdout, stderr io.Writer) error {
 	return d.pickFiles(files).test(ctx, cfg, files, stdout, stderr)
 }
 
-func (d stpDomain) train(ctx context.Context, cfg *trainConfig, resume bool, stderr io.Writer) error {
+func (d *stpDomain) train(ctx context.Context, cfg *trainConfig, resume bool, stderr io.Writer) error {
 	return d.pickFiles(cfg.Files).train(ctx, cfg, resume, stderr)
 }
 
-func (d stpDomain) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error {
+func (d *stpDomain) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error {
 	parse := func(i int) error { _, err := stp.Parse(bytes.NewReader(files[i].Data), files[i].Name); return err }
 	return d.pick(len(files), parse).work(ctx, nc, spec, files, opts)
-}
-
-// domainNames returns the names of the domains in sorted order.
-func domainNames() []string {
-	names := make([]string, 0, len(domains))
-	for n := range domains {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }

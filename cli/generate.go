@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,90 +17,52 @@ import (
 	"github.com/phs-go/phs/internal/atomicfile"
 )
 
-func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return usagef("generate: want a domain: witness or stp")
+func runGenerate(ctx context.Context, e *env, args []string) error {
+	var gens []string // the domains with a generator
+	for _, n := range e.names {
+		if e.domains[n].caps().gen != nil {
+			gens = append(gens, n)
+		}
 	}
-	d := args[0]
-	switch d {
+	list := strings.Join(gens, "|")
+	if len(args) == 0 {
+		return usagef("generate: want a domain: %s", list)
+	}
+	name := args[0]
+	switch name {
 	case "-h", "-help", "--help":
-		fmt.Fprintln(stdout, "usage: phs generate witness|stp [flags]\n\nRun \"phs generate witness -h\" or \"phs generate stp -h\" for the flags.")
+		fmt.Fprintf(e.stdout, "usage: phs generate %s [flags]\n\nRun \"phs generate DOMAIN -h\" for the flags of a domain's generator.\n", list)
 		return flag.ErrHelp
 	}
-	fs := newFlagSet("generate "+d, "", stdout)
+	d, ok := e.domains[name]
+	if !ok || d.caps().gen == nil {
+		return usagef("generate: unknown domain %q, or one without a generator (want %s)", name, list)
+	}
+	g := d.caps().gen
+	fs := newFlagSet("generate "+name, "", e.stdout)
 	n := fs.Int("n", 100, "number of problems")
-	size := fs.String("size", "", "problem size ROWSxCOLS (witness: cells, default 4x4; stp: tiles, default 5x5)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("out", "", "write to this file instead of standard output")
-	var walk string
-	if d == "stp" {
-		fs.StringVar(&walk, "walk", "", "random walks from the goal with a length in MIN:MAX (default: uniformly random solvable states)")
-	}
+	g.Flags(fs)
 	rest, err := parseFlags(fs, args[1:])
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
-		return usagef("generate %s: unexpected arguments %q", d, rest)
+		return usagef("generate %s: unexpected arguments %q", name, rest)
 	}
 	if *n < 1 || *n > maxGenerate {
-		return usagef("generate %s: -n %d: want 1 to %d", d, *n, maxGenerate)
+		return usagef("generate %s: -n %d: want 1 to %d", name, *n, maxGenerate)
 	}
 	rng := rand.New(rand.NewPCG(*seed, 0x9e3779b97f4a7c15))
-
-	// next returns the text of the next problem.
-	var next func() string
-	sep := "" // between two problems
-	switch d {
-	case "witness":
-		rows, cols, err := parseSize(*size, 4, 4)
-		if err != nil {
-			return err
-		}
-		if err := witness.CheckSize(rows, cols); err != nil {
-			return usagef("generate witness: -size: %v", err)
-		}
-		if rows*cols < 2 {
-			return usagef("generate witness: -size: a puzzle needs at least 2 cells")
-		}
-		g := witness.NewSetGenerator(rng, rows, cols)
-		next = func() string { return g.Next().String() }
-		sep = "\n" // a blank line between two puzzles
-	case "stp":
-		rows, cols, err := parseSize(*size, 5, 5)
-		if err != nil {
-			return err
-		}
-		if err := stp.CheckLargeSize(rows, cols); err != nil {
-			return usagef("generate stp: -size: %v", err)
-		}
-		large := rows*cols > stp.MaxCells
-		next = func() string { return stp.GenerateRandom(rng, rows, cols).String() }
-		if large {
-			next = func() string { return stp.GenerateRandomLarge(rng, rows, cols).String() }
-		}
-		if walk != "" {
-			lo, hi, err := parseRange(walk)
-			if err != nil {
-				return err
-			}
-			next = func() string { return stp.GenerateWalk(rng, rows, cols, lo, hi).String() }
-			if large {
-				next = func() string { return stp.GenerateWalkLarge(rng, rows, cols, lo, hi).String() }
-			}
-		}
-	default:
-		return usagef("generate: unknown domain %q (want witness or stp)", d)
+	next, err := g.New(rng)
+	if err != nil {
+		return usagef("generate %s: %v", name, err)
 	}
-	return writeOutput(ctx, *out, stdout, func(w *bufio.Writer) error {
-		for i := range *n {
-			if i%1024 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			if i > 0 {
-				w.WriteString(sep)
+	return writeOutput(ctx, *out, e.stdout, func(w *bufio.Writer) error {
+		for range *n {
+			if err := ctx.Err(); err != nil {
+				return err
 			}
 			w.WriteString(next())
 			if err := w.WriteByte('\n'); err != nil {
@@ -108,6 +71,77 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		return nil
 	})
+}
+
+// witnessGenerator generates Witness puzzles as the paper's data sets
+// were (witness.NewSetGenerator), a blank line between two.
+type witnessGenerator struct{ size string }
+
+func (g *witnessGenerator) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&g.size, "size", "4x4", "puzzle size ROWSxCOLS, in cells")
+}
+
+func (g *witnessGenerator) New(rng *rand.Rand) (func() string, error) {
+	rows, cols, err := parseSize(g.size)
+	if err != nil {
+		return nil, err
+	}
+	if err := witness.CheckSize(rows, cols); err != nil {
+		return nil, fmt.Errorf("-size: %v", err)
+	}
+	if rows*cols < 2 {
+		return nil, errors.New("-size: a puzzle needs at least 2 cells")
+	}
+	set := witness.NewSetGenerator(rng, rows, cols)
+	first := true
+	return func() string {
+		sep := "\n"
+		if first {
+			sep, first = "", false
+		}
+		return sep + set.Next().String()
+	}, nil
+}
+
+// stpGenerator generates sliding-tile puzzles: uniformly random solvable
+// ones, or random walks from the goal.
+type stpGenerator struct{ size, walk string }
+
+// maxWalk bounds the length of the walks of "phs generate stp -walk": a
+// walk of this length takes some milliseconds.
+const maxWalk = 1_000_000
+
+func (g *stpGenerator) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&g.size, "size", "5x5", "puzzle size ROWSxCOLS, in tiles")
+	fs.StringVar(&g.walk, "walk", "", fmt.Sprintf("random walks from the goal with a length in MIN:MAX, MAX up to %d (default: uniformly random solvable puzzles)", maxWalk))
+}
+
+func (g *stpGenerator) New(rng *rand.Rand) (func() string, error) {
+	rows, cols, err := parseSize(g.size)
+	if err != nil {
+		return nil, err
+	}
+	if err := stp.CheckLargeSize(rows, cols); err != nil {
+		return nil, fmt.Errorf("-size: %v", err)
+	}
+	large := rows*cols > stp.MaxCells
+	if g.walk == "" {
+		if large {
+			return func() string { return stp.GenerateRandomLarge(rng, rows, cols).String() }, nil
+		}
+		return func() string { return stp.GenerateRandom(rng, rows, cols).String() }, nil
+	}
+	lo, hi, err := parseRange(g.walk)
+	if err != nil {
+		return nil, err
+	}
+	if hi > maxWalk {
+		return nil, fmt.Errorf("-walk %s: want MAX <= %d", g.walk, maxWalk)
+	}
+	if large {
+		return func() string { return stp.GenerateWalkLarge(rng, rows, cols, lo, hi).String() }, nil
+	}
+	return func() string { return stp.GenerateWalk(rng, rows, cols, lo, hi).String() }, nil
 }
 
 // maxGenerate bounds generate's -n: the memory of the Witness generator,
@@ -148,16 +182,13 @@ func writeOutput(ctx context.Context, out string, stdout io.Writer, write func(*
 	return err
 }
 
-// parseSize parses "ROWSxCOLS", or returns the defaults for "".
-func parseSize(s string, defRows, defCols int) (rows, cols int, err error) {
-	if s == "" {
-		return defRows, defCols, nil
-	}
+// parseSize parses "ROWSxCOLS".
+func parseSize(s string) (rows, cols int, err error) {
 	r, c, ok := strings.Cut(s, "x")
 	rows, err1 := strconv.Atoi(r)
 	cols, err2 := strconv.Atoi(c)
 	if !ok || err1 != nil || err2 != nil || rows < 1 || cols < 1 {
-		return 0, 0, usagef("bad -size %q: want ROWSxCOLS, e.g. 4x4", s)
+		return 0, 0, fmt.Errorf("bad -size %q: want ROWSxCOLS, e.g. 4x4", s)
 	}
 	return rows, cols, nil
 }
@@ -168,7 +199,7 @@ func parseRange(s string) (lo, hi int, err error) {
 	lo, err1 := strconv.Atoi(a)
 	hi, err2 := strconv.Atoi(b)
 	if !ok || err1 != nil || err2 != nil || lo < 0 || hi < lo {
-		return 0, 0, usagef("bad range %q: want MIN:MAX with 0 <= MIN <= MAX", s)
+		return 0, 0, fmt.Errorf("bad range %q: want MIN:MAX with 0 <= MIN <= MAX", s)
 	}
 	return lo, hi, nil
 }

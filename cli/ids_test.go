@@ -64,7 +64,7 @@ func TestLoadDuplicates(t *testing.T) {
 	more := write("more.txt", "; 0\n#@$.#\n")
 	other := write("other/levels.txt", "; 1\n#@$.#\n")
 	tiles := write("tiles.txt", "1 0 2 3\n")
-	sok := domains["sokoban"].(domainOf[sokoban.State])
+	sok := shippedDomain(t, "sokoban").(*domainOf[sokoban.State])
 	for _, tc := range []struct {
 		name  string
 		files []string
@@ -87,8 +87,20 @@ func TestLoadDuplicates(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if tasks, err := domains["stp"].(stpDomain).domainOf.load([]string{tiles, tiles, tiles}, testLogger(&buf)); err != nil || len(tasks) != 3 ||
+	if tasks, err := shippedDomain(t, "stp").(*stpDomain).small.load([]string{tiles, tiles, tiles}, testLogger(&buf)); err != nil || len(tasks) != 3 ||
 		buf.String() != `level=WARN msg="duplicate problem id" id=tiles.txt#0 count=3 files=`+tiles+"\n" {
 		t.Errorf("stp: %d tasks, %v, warnings\n%s", len(tasks), err, buf.String())
 	}
+}
+
+// shippedDomain returns the shipped domain called name.
+func shippedDomain(t *testing.T, name string) domain {
+	t.Helper()
+	for _, d := range Shipped() {
+		if d.Name() == name {
+			return d.d
+		}
+	}
+	t.Fatalf("no shipped domain %q", name)
+	return nil
 }

@@ -1,21 +1,54 @@
-// Package cli is the phs command: it solves search problems with
-// Policy-Guided Heuristic Search and its peers, generates problem sets, and
-// trains and tests models. Main runs it; cmd/phs is a main package that
-// calls it.
+// Package cli is the phs command, for the shipped domains or for any
+// other: it solves search problems with Policy-Guided Heuristic Search and
+// its peers, generates problem sets, and trains and tests models.
+//
+// A program builds the command from a list of domains. cmd/phs is
+//
+//	func main() { cli.Main(cli.Shipped()...) }
+//
+// and a domain of one's own, whose problem type P implements
+// search.Problem[S] and whose files parse reads, takes a main of a few
+// lines (examples/pancake):
+//
+//	var pancakes = cli.NewDomain[State]("pancake", Parse, cli.WithGenerator(&generator{}))
+//
+//	func main() { cli.Main(append(cli.Shipped(), pancakes)...) }
+//
+// Every command then works with -domain pancake: JSONL records, summary
+// tables, progress records, training with checkpoints and -resume, NATS
+// workers, plots. NewDomain reads what the problems can do from P (a
+// heuristic, a network encoding, action names, rendering, deadlock
+// pruning) and takes the rest as options; Run runs a command line with
+// injected output streams, for tests and for programs that embed the
+// command.
 //
 // Usage:
 //
-//	phs solve    -domain D [-alg A] [flags] FILES...   attempt each problem once, one JSON line per problem
-//	phs test     -domain D [-model M] [flags] FILES... the paper's Bootstrap test (or -fixed)
-//	phs train    -domain D -alg A -dir RUN FILES...    Bootstrap training; -resume RUN continues
-//	phs worker   -connect nats://HOST:4222             search for a training run that listens (-listen)
-//	phs plot     -o IMAGE RUN...                       learning curves; -profile for test profiles
-//	phs generate witness|stp [flags]                   random problem sets
+//	phs solve    -domain D [flags] FILES...      attempt each problem once, one JSON line per problem
+//	phs test     -domain D [flags] FILES...      the paper's Bootstrap test: rounds with a doubling budget
+//	phs train    -domain D -dir RUN [flags] FILES... Bootstrap training; -resume RUN continues
+//	phs worker   -connect nats://HOST:4222       search for a training run that listens (-listen)
+//	phs plot     -out IMAGE RUN...               learning curves; -profile for test profiles
+//	phs generate DOMAIN [flags]                  random problems, for the domains with a generator
+//	phs data fetch [SET]...                      the data sets of the paper
+//
+// solve, test, train and worker share one set of flags, with the same
+// names, defaults and checks: -domain, -alg, -w, -c, -model (every model
+// read: the model to search with, or the network train starts from),
+// -budget, -timeout, -batch, -renormalize, -temperature,
+// -prune-deadlocks, -memory, -progress, -workers, -log; -out names every
+// output file. A flag's 0 selects the library's default; the library's
+// checks of search.NewSolver and bootstrap.Config.Validate are reported
+// as usage errors under the flag's name. Records go to standard output
+// (or -out); progress, logs and the summary table to standard error; the
+// usage text to standard output, and only on -h. Log records give times
+// in seconds (elapsed_s).
 //
 // Run "phs COMMAND -h" for the flags of a command.
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -24,30 +57,81 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/phs-go/phs/nn"
 )
 
-var commands = []struct {
+// A command is a subcommand of phs.
+type command struct {
 	name, summary string
-	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}{
+	run           func(ctx context.Context, e *env, args []string) error
+}
+
+var commands = []command{
 	{"solve", "solve problem files, one JSON line per problem", runSolve},
-	{"test", "test a model: the Bootstrap test or a fixed-limit test", runTest},
+	{"test", "test a model with the paper's Bootstrap test", runTest},
 	{"train", "train a model with the Bootstrap process", runTrain},
 	{"worker", "search for a training run over NATS (phs train -listen)", runWorker},
 	{"plot", "draw learning curves and test profiles", runPlot},
-	{"generate", "write random Witness or sliding-tile problems", runGenerate},
+	{"generate", "write random problems of a domain", runGenerate},
 	{"data", "fetch the data sets the paper used", runData},
 }
 
-// Main runs the command line of the process, os.Args, and exits with its
-// status: 0, 1 for an error, 2 for a usage error, 130 for an interruption.
-func Main() {
+// An env is what a command runs with: the domains and the output streams.
+type env struct {
+	domains        map[string]domain
+	names          []string // of the domains, in the order given
+	stdout, stderr io.Writer
+}
+
+// domain returns the domain called name, or a usage error of cmd.
+func (e *env) domain(cmd, name string) (domain, error) {
+	if name == "" {
+		return nil, usagef("%s: -domain is required (%s)", cmd, strings.Join(e.names, ", "))
+	}
+	d, ok := e.domains[name]
+	if !ok {
+		return nil, usagef("%s: unknown domain %q (want %s)", cmd, name, strings.Join(e.names, ", "))
+	}
+	return d, nil
+}
+
+// Main runs the command line of the process, os.Args, with domains (as
+// Run does) and exits with its status: 0, 1 for an error, 2 for a usage
+// error, 130 for an interruption (SIGINT or SIGTERM). An error is printed
+// once to standard error. cmd/phs is
+//
+//	func main() { cli.Main(cli.Shipped()...) }
+func Main(domains ...Domain) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(finish(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+	os.Exit(finish(Run(ctx, os.Args[1:], os.Stdout, os.Stderr, domains...), os.Stderr))
+}
+
+// Run runs the phs command line args (without the program name) with
+// domains, writing records and help to stdout and logs to stderr, and
+// returns its error: nil after "phs help", "phs CMD -h" or "phs -version";
+// an error for which errors.Is(err, context.Canceled) holds when ctx ends
+// the command. Run panics if domains is empty, holds a zero Domain or two
+// of one name: programmer errors.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer, domains ...Domain) error {
+	e := &env{domains: make(map[string]domain, len(domains)), stdout: stdout, stderr: stderr}
+	if len(domains) == 0 {
+		panic("cli: Run without domains")
+	}
+	for _, d := range domains {
+		switch {
+		case d.d == nil:
+			panic("cli: Run: a zero Domain")
+		case e.domains[d.Name()] != nil:
+			panic(fmt.Sprintf("cli: Run: two domains called %q", d.Name()))
+		}
+		e.domains[d.Name()] = d.d
+		e.names = append(e.names, d.Name())
+	}
+	return e.run(ctx, args)
 }
 
 // finish prints err, if any, once to stderr and returns the exit status:
@@ -93,41 +177,40 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
 // run runs the command line args. "phs help CMD" and "phs CMD -h" print
-// the command's usage to stdout and return nil.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// the command's usage to stdout and return nil; a mistake prints no usage,
+// only the error.
+func (e *env) run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		usage(stderr)
-		return usagef("no command")
+		return usagef("no command (run \"phs help\" for the commands)")
 	}
 	if err := nn.UseEnv(); err != nil {
 		return usageError{err.Error()}
 	}
 	switch args[0] {
 	case "-h", "-help", "--help":
-		usage(stdout)
+		e.usage(e.stdout)
 		return nil
 	case "help":
 		if len(args) == 1 {
-			usage(stdout)
+			e.usage(e.stdout)
 			return nil
 		}
 		args = []string{args[1], "-h"}
 	case "-version", "--version", "version":
-		fmt.Fprintln(stdout, "phs", version())
-		fmt.Fprintln(stdout, "blas:", nn.BackendInfo())
+		fmt.Fprintln(e.stdout, "phs", version())
+		fmt.Fprintln(e.stdout, "blas:", nn.BackendInfo())
 		return nil
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
-			err := c.run(ctx, args[1:], stdout, stderr)
+			err := c.run(ctx, e, args[1:])
 			if errors.Is(err, flag.ErrHelp) {
 				return nil
 			}
 			return err
 		}
 	}
-	usage(stderr)
-	return usagef("unknown command %q", args[0])
+	return usagef("unknown command %q (run \"phs help\" for the commands)", args[0])
 }
 
 // version returns the module version and VCS revision the binary was built
@@ -151,37 +234,53 @@ func version() string {
 	return v + " " + bi.GoVersion
 }
 
-func usage(w io.Writer) {
+func (e *env) usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: phs COMMAND [flags] [args]\n\ncommands:")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
+	fmt.Fprintf(w, "\ndomains: %s\n", strings.Join(e.names, ", "))
 	fmt.Fprintln(w, "\nRun \"phs help COMMAND\" or \"phs COMMAND -h\" for the flags of a command, \"phs -version\" for the version and the BLAS in use.")
 }
 
-// newFlagSet returns a flag set that reports errors instead of exiting and
-// prints nothing itself; parseFlags prints the usage, to help, on -h.
+// newFlagSet returns a flag set that reports errors instead of exiting
+// and prints nothing itself; parseFlags prints the usage, to help, on -h
+// only.
 func newFlagSet(name, args string, help io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs.SetOutput(&usageBuffer{help: help})
 	fs.Usage = func() {
-		fmt.Fprintf(help, "usage: phs %s [flags] %s\n\nflags:\n", name, args)
-		fs.SetOutput(help)
+		fmt.Fprintf(fs.Output(), "usage: phs %s [flags] %s\n\nflags:\n", name, args)
 		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
 	}
 	return fs
 }
+
+// A usageBuffer is the output of a flag set: what the flag package writes
+// there (its error messages and the usage) goes to help on -h only.
+type usageBuffer struct {
+	help io.Writer
+	buf  bytes.Buffer
+}
+
+func (b *usageBuffer) Write(p []byte) (int, error) { return b.buf.Write(p) }
 
 // parseFlags parses args with fs and returns the other arguments. Flags may
 // follow them ("phs solve f.txt -budget 10"); "--" ends the flags. On -h it
 // prints the usage and returns flag.ErrHelp; a bad flag is a usage error.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var rest []string
+	out, _ := fs.Output().(*usageBuffer)
 	for {
 		err := fs.Parse(args)
+		if out != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				out.help.Write(out.buf.Bytes())
+			}
+			out.buf.Reset()
+		}
 		switch {
-		case errors.Is(err, flag.ErrHelp): // fs.Parse printed the usage
+		case errors.Is(err, flag.ErrHelp):
 			return nil, err
 		case err != nil:
 			return nil, usagef("%s: %v (see phs %s -h)", fs.Name(), err, fs.Name())

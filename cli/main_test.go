@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,11 @@ import (
 
 	"github.com/phs-go/phs/report"
 )
+
+// run runs the command line args with the shipped domains.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return Run(ctx, args, stdout, stderr, Shipped()...)
+}
 
 func runPHS(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
@@ -135,7 +141,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"generate", "stp", "-size", "9x8"}, true, "more than 64 cells"},
 		{[]string{"generate", "chess"}, true, "unknown domain"},
 		{[]string{"train", "-domain", "witness"}, true, "-dir is required"},
-		{[]string{"plot", "x"}, true, "-o is required"},
+		{[]string{"plot", "x"}, true, "-out is required"},
 	} {
 		_, _, err := runPHS(t, tc.args...)
 		var u usageError
@@ -216,9 +222,9 @@ func TestTrainTestPlot(t *testing.T) {
 	if len(recs) != 40 {
 		t.Fatalf("%d records, want 40", len(recs))
 	}
-	out, errOut, err = runPHS(t, "test", "-domain", "witness", "-model", run, "-fixed", "-first", "5", wit)
+	out, errOut, err = runPHS(t, "solve", "-domain", "witness", "-model", run, "-first", "5", wit)
 	if err != nil {
-		t.Fatalf("test -fixed -first 5: %v\n%s", err, errOut)
+		t.Fatalf("solve -first 5: %v\n%s", err, errOut)
 	}
 	seen := map[string]bool{}
 	for _, r := range decodeRecords(t, out) {
@@ -228,7 +234,7 @@ func TestTrainTestPlot(t *testing.T) {
 		delete(seen, fmt.Sprintf("w.txt#%d", i))
 	}
 	if len(seen) != 0 || strings.Count(out, "\n") != 5 {
-		t.Errorf("test -fixed -first 5: records of other problems than the first 5:\n%s", out)
+		t.Errorf("solve -first 5: records of other problems than the first 5:\n%s", out)
 	}
 	if _, _, err := runPHS(t, "test", "-domain", "witness", "-model", run, "-alg", "astar", wit); err == nil || !strings.Contains(err.Error(), "heuristic") {
 		t.Errorf("astar with a policy-only model: %v", err)
@@ -243,9 +249,9 @@ func TestTrainTestPlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{
-		{"plot", "-o", filepath.Join(dir, "c.png"), run},
-		{"plot", "-x", "expansions", "-o", filepath.Join(dir, "c.svg"), run},
-		{"plot", "-profile", "-o", filepath.Join(dir, "p.png"), res},
+		{"plot", "-out", filepath.Join(dir, "c.png"), run},
+		{"plot", "-x", "expansions", "-out", filepath.Join(dir, "c.svg"), run},
+		{"plot", "-profile", "-out", filepath.Join(dir, "p.png"), res},
 	} {
 		if _, _, err := runPHS(t, args...); err != nil {
 			t.Fatalf("%v: %v", args, err)

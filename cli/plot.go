@@ -8,7 +8,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,9 +18,10 @@ import (
 	"github.com/phs-go/phs/report"
 )
 
-func runPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runPlot(ctx context.Context, e *env, args []string) error {
+	stdout := e.stdout
 	fs := newFlagSet("plot", "RUN_DIRS... | -profile RESULTS.jsonl...", stdout)
-	out := fs.String("o", "", "output image: .png, .svg or .pdf (required)")
+	out := fs.String("out", "", "output image: .png, .svg or .pdf (required)")
 	x := fs.String("x", "time", "learning curves: x axis: time, expansions or iteration")
 	fraction := fs.Bool("fraction", false, "learning curves: plot the fraction of the training problems solved, to compare runs on problem sets of different sizes")
 	profile := fs.Bool("profile", false, "plot test profiles (expansions per solved problem, sorted) of result files instead of learning curves")
@@ -32,7 +32,7 @@ func runPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if *out == "" {
-		return usagef("plot: -o is required")
+		return usagef("plot: -out is required")
 	}
 	if len(paths) == 0 {
 		return usagef("plot: nothing to plot")

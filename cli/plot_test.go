@@ -79,7 +79,7 @@ func TestPlotNothingSolved(t *testing.T) {
 			if err := os.WriteFile(img, []byte(old), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, _, err := runPHS(t, append([]string{"plot", "-profile", "-o", img}, tc.files...)...)
+			_, _, err := runPHS(t, append([]string{"plot", "-profile", "-out", img}, tc.files...)...)
 			if err == nil || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("plot = %v, want an error containing %q", err, tc.msg)
 			}
@@ -89,7 +89,7 @@ func TestPlotNothingSolved(t *testing.T) {
 		})
 	}
 	img := filepath.Join(t.TempDir(), "p.png")
-	if _, _, err := runPHS(t, "plot", "-profile", "-o", img, solved); err != nil {
+	if _, _, err := runPHS(t, "plot", "-profile", "-out", img, solved); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(img); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
@@ -124,7 +124,7 @@ func TestPlotFileKinds(t *testing.T) {
 		{[]string{"-profile", "-x", "iteration", res}, true, "-x applies to learning curves"},
 	} {
 		img := filepath.Join(t.TempDir(), "c.png")
-		_, _, err := runPHS(t, append([]string{"plot", "-o", img}, tc.args...)...)
+		_, _, err := runPHS(t, append([]string{"plot", "-out", img}, tc.args...)...)
 		var u usageError
 		if err == nil || !strings.Contains(err.Error(), tc.msg) || errors.As(err, &u) != tc.usage {
 			t.Errorf("plot %q = %v (usage error: %v), want %q (usage error: %v)", tc.args, err, errors.As(err, &u), tc.msg, tc.usage)
@@ -235,7 +235,7 @@ func TestPlotFraction(t *testing.T) {
 	}
 
 	img := filepath.Join(t.TempDir(), "f.png")
-	if _, _, err := runPHS(t, "plot", "-fraction", "-x", "iteration", "-o", img, finished, stopped); err != nil {
+	if _, _, err := runPHS(t, "plot", "-fraction", "-x", "iteration", "-out", img, finished, stopped); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(img); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
@@ -263,7 +263,7 @@ func TestPlotNames(t *testing.T) {
 	b := writeFile(t, "b.jsonl", solvedResults)
 	dir := t.TempDir()
 	img := filepath.Join(dir, "p.svg")
-	if _, _, err := runPHS(t, "plot", "-profile", "-names", "PHS*,LevinTS (fixed)", "-o", img, a, b); err != nil {
+	if _, _, err := runPHS(t, "plot", "-profile", "-names", "PHS*,LevinTS (fixed)", "-out", img, a, b); err != nil {
 		t.Fatal(err)
 	}
 	svg, err := os.ReadFile(img)
@@ -279,7 +279,7 @@ func TestPlotNames(t *testing.T) {
 		t.Error("the legend names a file despite -names")
 	}
 	run := writeRun(t, "run", bootstrap.Iteration{Iteration: 1, Attempted: 10, TotalSolved: 3, TotalExpansions: 100, WallS: 5})
-	if _, _, err := runPHS(t, "plot", "-names", "PHS* from scratch", "-o", img, run); err != nil {
+	if _, _, err := runPHS(t, "plot", "-names", "PHS* from scratch", "-out", img, run); err != nil {
 		t.Fatal(err)
 	}
 	if svg, err := os.ReadFile(img); err != nil || !bytes.Contains(svg, []byte("PHS* from scratch")) {
@@ -293,7 +293,7 @@ func TestPlotNames(t *testing.T) {
 		{"one,two,three", "-names has 3 names for 2 series"},
 		{"one, ", "name 2 of"},
 	} {
-		_, _, err := runPHS(t, "plot", "-profile", "-names", tc.names, "-o", img, a, b)
+		_, _, err := runPHS(t, "plot", "-profile", "-names", tc.names, "-out", img, a, b)
 		var u usageError
 		if !errors.As(err, &u) || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("-names %q: %v, want a usage error containing %q", tc.names, err, tc.msg)

@@ -11,9 +11,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -23,123 +20,129 @@ import (
 	"github.com/phs-go/phs/search"
 )
 
-// searchConfig holds the flags shared by "phs solve" and "phs test".
+// searchConfig is the configuration of "phs solve" and "phs test": their
+// flags, and what setup makes of them.
 type searchConfig struct {
-	domain, alg   string
-	modelPath     string
-	w, c          paramFlag
-	budget        int64
-	timeout       time.Duration
-	first         int
-	batch         int
-	workers       int
-	out           string
-	render        bool
-	renormalize   bool
-	noHeuristic   bool
-	progressEvery time.Duration
-	memoryMiB     int64
-	logFormat     string
-	// pruneDeadlocks: search the problems with their deadlocks pruned.
-	pruneDeadlocks bool
-	// temperature of the policy; 0 until resolve: the model's, or 1.
-	temperature float64
-	goalTest    search.GoalTest
+	runFlags
 
-	// Set by check and resolve.
+	// Set by setup.
+	d          domain
 	log        *slog.Logger
-	expansions atomic.Int64 // of all the searches, for progress
 	algorithm  search.Algorithm
+	opts       search.Options // but for the budget
 	model      *model.Model
 	modelName  string
+	workers    int
+	expansions atomic.Int64 // of all the searches, for progress
 }
 
-func (cfg *searchConfig) register(fs *flag.FlagSet) {
-	fs.StringVar(&cfg.domain, "domain", "", "problem domain: "+strings.Join(domainNames(), ", "))
-	fs.StringVar(&cfg.alg, "alg", "", "algorithm: "+strings.Join(search.AlgorithmNames(), ", ")+"; wastar:W and puct:C give the parameter (default: the model's, with its parameter, or phsstar)")
-	fs.StringVar(&cfg.modelPath, "model", "", `trained model directory; "none" for a uniform policy and the domain's heuristic (default: the domain's shipped model, if any)`)
-	fs.Var(&cfg.w, "w", "weight of h for wastar (default: the model's, or 1.5)")
-	fs.Var(&cfg.c, "c", "exploration constant of puct (default: the model's, or 1)")
-	fs.DurationVar(&cfg.timeout, "timeout", 0, "wall-clock limit per search (0: none)")
-	fs.IntVar(&cfg.first, "first", 0, "attempt only the first N problems of FILES, in order (0: all); every problem is still read and checked")
-	fs.IntVar(&cfg.batch, "batch", 32, "states evaluated per evaluator call")
-	fs.IntVar(&cfg.workers, "workers", 0, "problems solved in parallel (0: all cores)")
-	fs.StringVar(&cfg.out, "out", "", "write JSON lines to this file instead of standard output")
-	fs.BoolVar(&cfg.render, "render", false, "draw each solution step by step")
-	fs.BoolVar(&cfg.renormalize, "renormalize", false, "renormalise the policy over legal actions")
-	fs.Float64Var(&cfg.temperature, "temperature", 0, "temperature T of the policy: the search uses pi^(1/T), normalised; T > 1 gives the heuristic and the path cost more weight (0: the model's, or 1)")
-	fs.TextVar(&cfg.goalTest, "goal-test", search.GoalTestDefault, "when the best-first algorithms test a node for the goal: generation, expansion, or default (expansion for astar, which then returns optimal solutions with an admissible heuristic; generation for the others, as the paper's experiments, its A* included)")
-	fs.BoolVar(&cfg.pruneDeadlocks, "prune-deadlocks", false, "sokoban: refuse pushes into simple deadlocks (dead squares, frozen 2x2 blocks); the same solutions, shorter searches (always on with a model trained with it)")
-	fs.BoolVar(&cfg.noHeuristic, "no-heuristic", false, "without a model: use a zero heuristic instead of the domain's")
-	fs.DurationVar(&cfg.progressEvery, "progress", 10*time.Second, "interval of progress records on standard error (0: none)")
-	fs.Int64Var(&cfg.memoryMiB, "memory", -1, "memory bound of each search in MiB, after which it ends unsolved (0: none; -1: half the physical memory shared among the workers)")
-	logFlag(fs, &cfg.logFormat)
+const searchGroups = searchFlags | outFlags | workerFlags
+
+func runSolve(ctx context.Context, e *env, args []string) error {
+	var cfg searchConfig
+	fs := newFlagSet("solve", "FILES...", e.stdout)
+	cfg.register(fs, searchGroups, e.names)
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := cfg.setup("solve", e, fs, files); err != nil {
+		return err
+	}
+	return cfg.d.solve(ctx, &cfg, files, e.stdout, e.stderr)
 }
 
-// resolve checks the flags and loads the model. Without -model, it takes
-// the domain's shipped model if it has the outputs the algorithm reads, and
+// setup checks the flags and the files, loads the model and sets the
+// algorithm and the options: the one conversion of the flags of solve and
+// test into the library's configuration. Without -model, it takes the
+// domain's default model if it has the outputs the algorithm reads, and
 // otherwise says on stderr that it goes without.
-func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
-	if cfg.domain == "" {
-		return nil, usagef("%s: -domain is required (%s)", cmd, strings.Join(domainNames(), ", "))
+func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []string) error {
+	if err := cfg.check(cmd, searchGroups, false); err != nil {
+		return err
 	}
-	d, ok := domains[cfg.domain]
-	if !ok {
-		return nil, usagef("%s: unknown domain %q (want %s)", cmd, cfg.domain, strings.Join(domainNames(), ", "))
+	if len(files) == 0 {
+		return usagef("%s: no problem files", cmd)
 	}
-	if cfg.pruneDeadlocks && !d.prunesDeadlocks() {
-		return nil, usagef("%s: -prune-deadlocks: the %s domain has no deadlock pruning", cmd, cfg.domain)
+	if cfg.out != "" {
+		for _, f := range files {
+			if sameFile(cfg.out, f) {
+				return usagef("%s: -out %s is the problem file %s", cmd, cfg.out, f)
+			}
+		}
+	}
+	log, err := newLogger(cfg.logFormat, e.stderr)
+	if err != nil {
+		return usagef("%s: %v", cmd, err)
+	}
+	cfg.log = log
+	d, err := e.domain(cmd, cfg.domain)
+	if err != nil {
+		return err
+	}
+	cfg.d = d
+	caps := d.caps()
+	if cfg.pruneDeadlocks && !caps.prunes {
+		return usagef("%s: -prune-deadlocks: the %s domain has no deadlock pruning", cmd, cfg.domain)
 	}
 	switch cfg.modelPath {
 	case "none":
 	case "":
-		m, err := models.Default(cfg.domain)
-		switch {
-		case err == nil:
-			cfg.model, cfg.modelName = m, "shipped "+cfg.domain+" model"
-		case !errors.Is(err, models.ErrNoModel):
-			return nil, err
+		if caps.defaultModel != nil {
+			m, err := caps.defaultModel()
+			switch {
+			case err == nil:
+				cfg.model, cfg.modelName = m, "shipped "+cfg.domain+" model"
+			case !errors.Is(err, models.ErrNoModel):
+				return err
+			}
 		}
 	default:
 		m, err := loadModel(cfg.modelPath)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		cfg.model, cfg.modelName = m, cfg.modelPath
 	}
 	if cfg.model != nil && cfg.model.Config().Domain != cfg.domain {
-		return nil, fmt.Errorf("%s: %s is a %s model, not a %s one", cmd, cfg.modelName, cfg.model.Config().Domain, cfg.domain)
+		return fmt.Errorf("%s: %s is a %s model, not a %s one", cmd, cfg.modelName, cfg.model.Config().Domain, cfg.domain)
 	}
 	if cfg.model != nil && cfg.model.Config().PruneDeadlocks {
 		// A network trained with deadlocks pruned searches with them
 		// pruned.
-		if !d.prunesDeadlocks() {
-			return nil, fmt.Errorf("%s: %s was trained with deadlocks pruned, which the %s domain cannot", cmd, cfg.modelName, cfg.domain)
+		if !caps.prunes {
+			return fmt.Errorf("%s: %s was trained with deadlocks pruned, which the %s domain cannot", cmd, cfg.modelName, cfg.domain)
 		}
 		cfg.pruneDeadlocks = true
 	}
-	alg := search.PHSStar()
+	var setup searchSetup
 	switch {
 	case cfg.alg != "":
 		a, err := search.Parse(cfg.alg)
 		if err != nil {
-			return nil, usagef("%s: -alg: %v", cmd, err)
+			return usagef("%s: -alg: %v", cmd, err)
 		}
-		alg = a
+		setup.alg = a
 	case cfg.model != nil:
-		alg = cfg.model.Config().Algorithm
+		setup.alg = cfg.model.Config().Algorithm
+	default:
+		setup.alg = caps.noModelAlg
 	}
-	alg, err := withParams(alg, cfg.w, cfg.c)
-	if err != nil {
-		return nil, usagef("%s: %v", cmd, err)
+	if err := blame(cmd, fs, setup, cfg.searchSettings(), searchSetup.validate); err != nil {
+		return err
 	}
-	cfg.algorithm = alg
-	if cfg.goalTest != search.GoalTestDefault && alg.IsPUCT() {
-		return nil, usagef("%s: -goal-test %s: puct tests the goal when a descent first reaches a node", cmd, cfg.goalTest)
+	for _, s := range cfg.searchSettings() {
+		s.set(&setup)
 	}
-	if cfg.temperature != 0 && cfg.temperature != 1 && !alg.NeedsPolicy() {
-		return nil, usagef("%s: -temperature %g: %s reads no policy", cmd, cfg.temperature, alg.Name())
+	cfg.algorithm = setup.algorithm()
+	cfg.opts = setup.opts
+	cfg.opts.Budget = 0
+	if err := checkParams(cmd, fs, cfg.algorithm); err != nil {
+		return err
 	}
+	cfg.opts = setup.opts
+	cfg.opts.Budget = 0
+	alg := cfg.algorithm
 	if cfg.model != nil {
 		missing := model.HeadsFor(alg) &^ cfg.model.Config().Heads
 		if missing != 0 && cfg.modelPath == "" {
@@ -148,15 +151,20 @@ func (cfg *searchConfig) resolve(cmd string, stderr io.Writer) (domain, error) {
 		}
 		switch {
 		case missing&model.Policy != 0:
-			return nil, fmt.Errorf("%s: %s needs a policy, and %s has none", cmd, alg.Name(), cfg.modelName)
+			return fmt.Errorf("%s: %s needs a policy, and %s has none", cmd, alg.Name(), cfg.modelName)
 		case missing&model.Heuristic != 0:
-			return nil, fmt.Errorf("%s: %s needs a heuristic, and %s has none", cmd, alg.Name(), cfg.modelName)
+			return fmt.Errorf("%s: %s needs a heuristic, and %s has none", cmd, alg.Name(), cfg.modelName)
 		}
 	}
-	if cfg.temperature == 0 && cfg.model != nil && alg.NeedsPolicy() {
-		cfg.temperature = cfg.model.Config().Temperature // 0 (1) if it has none
+	if cfg.model == nil && model.HeadsFor(alg)&model.Heuristic != 0 && !caps.heuristic && !cfg.noHeuristic {
+		return usagef("%s: %s reads a heuristic, and the %s domain has none (-no-heuristic searches with h = 0)", cmd, alg.Name(), cfg.domain)
 	}
-	return d, nil
+	if cfg.opts.Temperature == 0 && cfg.model != nil && alg.NeedsPolicy() {
+		cfg.opts.Temperature = cfg.model.Config().Temperature // 0 (1) if it has none
+	}
+	cfg.workers = cfg.workerCount()
+	cfg.opts.MaxMemory = cfg.memoryBytes(cfg.workers)
+	return nil
 }
 
 // loadModel loads a model directory, or the checkpoint of a training run's
@@ -168,34 +176,23 @@ func loadModel(path string) (*model.Model, error) {
 	return model.Load(path)
 }
 
-// options returns the search options of cfg with the given budget.
-func (cfg *searchConfig) options(budget int64) search.Options {
-	return search.Options{
-		Budget:      budget,
-		Timeout:     cfg.timeout,
-		BatchSize:   cfg.batch,
-		Renormalize: cfg.renormalize,
-		Temperature: cfg.temperature,
-		GoalTest:    cfg.goalTest,
-		MaxMemory:   cfg.memoryMiB << 20,
-	}
-}
-
 // newSolvers returns one solver per worker with the algorithm, the model
 // or the domain's heuristic, and the options of cfg with the given budget.
 func newSolvers[S comparable](cfg *searchConfig, budget int64) ([]*search.Solver[S], error) {
 	solvers := make([]*search.Solver[S], cfg.workers)
+	opts := cfg.opts
+	opts.Budget = budget
 	for i := range solvers {
 		var ev search.Evaluator[S]
 		switch {
 		case cfg.model != nil:
 			ev = model.NewEvaluator[S](cfg.model)
-		case cfg.noHeuristic:
+		case cfg.noHeuristic || !cfg.d.caps().heuristic:
 			ev = search.Uniform[S]{}
 		default:
 			ev = search.DomainHeuristic[S]{}
 		}
-		s, err := search.NewSolver(cfg.algorithm, ev, cfg.options(budget))
+		s, err := search.NewSolver(cfg.algorithm, ev, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -221,114 +218,6 @@ func checkTasks[S comparable](cfg *searchConfig, solvers []*search.Solver[S], ta
 		}
 	}
 	return nil
-}
-
-func runSolve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var cfg searchConfig
-	fs := newFlagSet("solve", "FILES...", stdout)
-	cfg.register(fs)
-	fs.Int64Var(&cfg.budget, "budget", 0, "maximum expansions per problem (0: no limit)")
-	files, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if err := cfg.check("solve", files, stderr); err != nil {
-		return err
-	}
-	d, err := cfg.resolve("solve", stderr)
-	if err != nil {
-		return err
-	}
-	return d.solve(ctx, &cfg, files, stdout, stderr)
-}
-
-// check returns a usage error that names the first flag of cfg out of
-// range, or says that files is empty or names the -out file; then it sets
-// the defaults that depend on the machine and the logger to stderr.
-func (cfg *searchConfig) check(cmd string, files []string, stderr io.Writer) error {
-	if _, err := withParams(search.PHSStar(), cfg.w, cfg.c); err != nil {
-		return usagef("%s: %v", cmd, err)
-	}
-	switch {
-	case cfg.budget < 0:
-		return usagef("%s: -budget %d: want >= 0", cmd, cfg.budget)
-	case cfg.first < 0:
-		return usagef("%s: -first %d: want >= 0 (0: all)", cmd, cfg.first)
-	case cfg.batch < 1 || cfg.batch > search.MaxBatchSize:
-		return usagef("%s: -batch %d: want 1 to %d", cmd, cfg.batch, search.MaxBatchSize)
-	case cfg.timeout < 0:
-		return usagef("%s: -timeout %v: want >= 0 (0: none)", cmd, cfg.timeout)
-	case cfg.workers < 0:
-		return usagef("%s: -workers %d: want >= 0 (0: all cores)", cmd, cfg.workers)
-	case cfg.progressEvery < 0:
-		return usagef("%s: -progress %v: want >= 0 (0: none)", cmd, cfg.progressEvery)
-	case !(cfg.temperature >= 0 && finite(cfg.temperature)):
-		return usagef("%s: -temperature %g: want a finite number > 0 (0: the model's, or 1)", cmd, cfg.temperature)
-	case cfg.memoryMiB < -1 || cfg.memoryMiB > math.MaxInt64>>20:
-		return usagef("%s: -memory %d: want a number of MiB >= 0, or -1", cmd, cfg.memoryMiB)
-	case len(files) == 0:
-		return usagef("%s: no problem files", cmd)
-	}
-	log, err := newLogger(cfg.logFormat, stderr)
-	if err != nil {
-		return usagef("%s: %v", cmd, err)
-	}
-	cfg.log = log
-	if cfg.workers == 0 {
-		cfg.workers = runtime.NumCPU()
-	}
-	if cfg.memoryMiB == -1 {
-		cfg.memoryMiB = physicalMemory() / 2 / int64(cfg.workers) >> 20
-	}
-	if cfg.out != "" {
-		for _, f := range files {
-			if sameFile(cfg.out, f) {
-				return usagef("%s: -out %s is the problem file %s", cmd, cfg.out, f)
-			}
-		}
-	}
-	return nil
-}
-
-// A paramFlag is the value of -w or -c: a number, and whether the
-// command line set it.
-type paramFlag struct {
-	v   float64
-	set bool
-}
-
-func (f *paramFlag) String() string {
-	if f == nil || !f.set {
-		return ""
-	}
-	return strconv.FormatFloat(f.v, 'g', -1, 64)
-}
-
-func (f *paramFlag) Set(s string) error {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return errors.New("not a number")
-	}
-	f.v, f.set = v, true
-	return nil
-}
-
-// withParams returns alg with the weight -w if it is WA* and the
-// exploration constant -c if it is PUCT, when the command line set them;
-// the other algorithms ignore them. It returns a usage error for a value
-// out of range.
-func withParams(alg search.Algorithm, w, c paramFlag) (search.Algorithm, error) {
-	switch {
-	case w.set && !(w.v >= 0 && finite(w.v)):
-		return alg, usagef("-w %g: want a finite number >= 0", w.v)
-	case c.set && !(c.v > 0 && finite(c.v)):
-		return alg, usagef("-c %g: want a finite number > 0", c.v)
-	case w.set && alg.Name() == "wastar":
-		return search.WAStar(w.v), nil
-	case c.set && alg.IsPUCT():
-		return search.PUCT(c.v), nil
-	}
-	return alg, nil
 }
 
 // finite reports whether x is neither infinite nor NaN.
@@ -357,12 +246,20 @@ func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, tasks []se
 	if err := checkTasks(cfg, solvers, tasks); err != nil {
 		return err
 	}
-	out, err := newResults(cfg, stdout, stderr)
+	out, err := newResults(cfg, len(tasks), stdout, stderr)
 	if err != nil {
 		return err
 	}
 	var done, solved atomic.Int64
-	stopProgress := progress(cfg.log, cfg.progressEvery, len(tasks), &done, &solved, &cfg.expansions)
+	start := time.Now()
+	stopProgress := progress(cfg.log, cfg.progress, func() []any {
+		d, e := done.Load(), cfg.expansions.Load()
+		el := time.Since(start).Seconds()
+		return []any{"done", d, "problems", len(tasks), "solved", solved.Load(),
+			"problems_per_s", math.Round(10*float64(d)/el) / 10,
+			"expansions", e, "expansions_per_s", math.Round(float64(e) / el),
+			"elapsed_s", math.Round(el)}
+	})
 	err = search.SolveAll(ctx, tasks, solvers, func(i int, r search.Result[S]) error {
 		done.Add(1)
 		if r.Solved {
@@ -381,13 +278,14 @@ type results struct {
 	jsonl *report.JSONLWriter
 	human io.Writer
 	sum   report.Summary
+	asked int // the number of problems
 }
 
-// newResults opens the output of cfg: the -out file, or stdout. Human
-// output (renderings, the table) goes to stdout if records go to a file,
-// else to stderr.
-func newResults(cfg *searchConfig, stdout, stderr io.Writer) (*results, error) {
-	r := &results{human: stderr, sum: report.Summary{Name: cfg.algorithm.Name()}}
+// newResults opens the output of cfg for asked problems: the -out file, or
+// stdout. Human output (renderings, the table) goes to stdout if records
+// go to a file, else to stderr.
+func newResults(cfg *searchConfig, asked int, stdout, stderr io.Writer) (*results, error) {
+	r := &results{human: stderr, sum: report.Summary{Name: cfg.algorithm.Name()}, asked: asked}
 	w := stdout
 	if cfg.out != "" {
 		f, err := os.Create(cfg.out)
@@ -467,6 +365,10 @@ func (out *results) close(err error) error {
 	if terr := report.WriteTable(out.human, out.sum); err == nil && terr != nil {
 		err = terr
 	}
+	if out.sum.Problems < out.asked {
+		// The table's solved/attempted must not read as solved/asked.
+		fmt.Fprintf(out.human, "attempted %d of the %d problems asked\n", out.sum.Problems, out.asked)
+	}
 	return err
 }
 
@@ -485,16 +387,15 @@ func renderSolution[S comparable](w io.Writer, id string, p search.Problem[S], r
 	}
 }
 
-// progress logs a progress record every interval, with the problems done
-// and solved out of total and the expansions of the searches so far, until
-// the returned function is called (more than once is fine).
-func progress(log *slog.Logger, every time.Duration, total int, done, solved, expansions *atomic.Int64) (stop func()) {
+// progress logs a progress record with the attributes that attrs returns
+// every interval, until the returned function is called (more than once is
+// fine).
+func progress(log *slog.Logger, every time.Duration, attrs func() []any) (stop func()) {
 	if every <= 0 {
 		return func() {}
 	}
 	quit := make(chan struct{})
 	finished := make(chan struct{})
-	start := time.Now()
 	go func() {
 		defer close(finished)
 		t := time.NewTicker(every)
@@ -504,12 +405,7 @@ func progress(log *slog.Logger, every time.Duration, total int, done, solved, ex
 			case <-quit:
 				return
 			case <-t.C:
-				d, e := done.Load(), expansions.Load()
-				el := time.Since(start)
-				log.Info("progress", "done", d, "problems", total, "solved", solved.Load(),
-					"problems_per_s", math.Round(10*float64(d)/el.Seconds())/10,
-					"expansions", e, "expansions_per_s", math.Round(float64(e)/el.Seconds()),
-					"elapsed", el.Round(time.Second))
+				log.Info("progress", attrs()...)
 			}
 		}
 	}()

@@ -2,34 +2,48 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"io"
+	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/search"
 )
 
-// testConfig holds the flags of "phs test".
+// testConfig is the configuration of "phs test".
 type testConfig struct {
 	searchConfig
-	fixed     bool
 	timeLimit time.Duration
 	rounds    int
 }
 
-func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// defaultRounds is the default round limit of "phs test": with the budget
+// doubled every round, the last round's budget is 512 times the first's
+// (about a million expansions for the paper's budgets).
+const defaultRounds = 10
+
+func runTest(ctx context.Context, e *env, args []string) error {
 	var cfg testConfig
-	fs := newFlagSet("test", "FILES...", stdout)
-	cfg.register(fs)
-	fs.Int64Var(&cfg.budget, "budget", 0, "expansion budget of the first round, doubled every round (0: the paper's for the domain); with -fixed, of every search (0: none)")
-	fs.BoolVar(&cfg.fixed, "fixed", false, "fixed-limit test: attempt each problem once with -budget and -timeout")
-	fs.DurationVar(&cfg.timeLimit, "time", 0, "Bootstrap test: start no round after this much time (0: no limit)")
-	fs.IntVar(&cfg.rounds, "rounds", 0, "Bootstrap test: at most this many rounds (0: no limit)")
+	fs := newFlagSet("test", "FILES...", e.stdout)
+	cfg.register(fs, searchGroups, e.names)
+	fs.DurationVar(&cfg.timeLimit, "time", 0, "start no round after this much time (0: no limit)")
+	fs.IntVar(&cfg.rounds, "rounds", defaultRounds, "at most this many rounds (0: no limit)")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if err := cfg.check("test", files, stderr); err != nil {
+	if err := cfg.setup(e, fs, files); err != nil {
+		return err
+	}
+	return cfg.d.test(ctx, &cfg, files, e.stdout, e.stderr)
+}
+
+// setup is searchConfig.setup, then the test's own flags; the budget
+// defaults to the domain's.
+func (cfg *testConfig) setup(e *env, fs *flag.FlagSet, files []string) error {
+	if err := cfg.searchConfig.setup("test", e, fs, files); err != nil {
 		return err
 	}
 	switch {
@@ -38,22 +52,21 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case cfg.rounds < 0:
 		return usagef("test: -rounds %d: want >= 0 (0: no limit)", cfg.rounds)
 	}
-	d, err := cfg.resolve("test", stderr)
-	if err != nil {
-		return err
-	}
-	if cfg.fixed {
-		return d.solve(ctx, &cfg.searchConfig, files, stdout, stderr)
-	}
 	if cfg.budget == 0 {
-		cfg.budget = d.initialBudget()
+		cfg.budget = cfg.d.caps().budget
 	}
-	return d.test(ctx, &cfg, files, stdout, stderr)
+	return nil
+}
+
+// bootstrapTestConfig returns the library's configuration of the test;
+// the first round's budget is that of the solvers (newSolvers).
+func (cfg *testConfig) bootstrapTestConfig() bootstrap.TestConfig {
+	return bootstrap.TestConfig{TimeLimit: cfg.timeLimit, MaxRounds: cfg.rounds, Logger: cfg.log}
 }
 
 // testTasks runs the Bootstrap test procedure on tasks and writes one
 // record per problem: those solved in a round when the round ends, the
-// unsolved ones at the end.
+// unsolved ones at the end. It logs progress every -progress.
 func testTasks[S comparable](ctx context.Context, cfg *testConfig, tasks []search.Task[S], stdout, stderr io.Writer) error {
 	solvers, err := newSolvers[S](&cfg.searchConfig, cfg.budget)
 	if err != nil {
@@ -62,13 +75,24 @@ func testTasks[S comparable](ctx context.Context, cfg *testConfig, tasks []searc
 	if err := checkTasks(&cfg.searchConfig, solvers, tasks); err != nil {
 		return err
 	}
-	out, err := newResults(&cfg.searchConfig, stdout, stderr)
+	out, err := newResults(&cfg.searchConfig, len(tasks), stdout, stderr)
 	if err != nil {
 		return err
 	}
-	tc := bootstrap.TestConfig{TimeLimit: cfg.timeLimit, MaxRounds: cfg.rounds, Logger: cfg.log}
-	err = bootstrap.BootstrapTest(ctx, tasks, solvers, tc, func(o bootstrap.Outcome[S]) error {
+	var solved atomic.Int64
+	start := time.Now()
+	stopProgress := progress(cfg.log, cfg.progress, func() []any {
+		e := cfg.expansions.Load()
+		el := time.Since(start).Seconds()
+		return []any{"solved", solved.Load(), "problems", len(tasks),
+			"expansions", e, "expansions_per_s", math.Round(float64(e) / el), "elapsed_s", math.Round(el)}
+	})
+	err = bootstrap.BootstrapTest(ctx, tasks, solvers, cfg.bootstrapTestConfig(), func(o bootstrap.Outcome[S]) error {
+		if o.Result.Solved {
+			solved.Add(1)
+		}
 		return writeResult(out, &cfg.searchConfig, tasks[o.Index], o.Result, o.Budget)
 	})
+	stopProgress()
 	return out.close(err)
 }

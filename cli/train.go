@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/pprof"
 	"strings"
 	"time"
@@ -52,21 +52,20 @@ type trainConfig struct {
 	Iterations      int             `json:"-"`
 	TimeLimit       duration        `json:"-"`
 	Async           bool            `json:"-"`
-	// Init is the model the run started from (-init), if not a fresh
+	// Init is the model the run started from (-model), if not a fresh
 	// network.
 	Init string `json:"init,omitempty"`
+	// CheckpointEvery is -checkpoint, kept for -resume unless given again.
+	CheckpointEvery duration `json:"checkpoint_every,omitempty"`
 
 	// run is, on -resume, the configuration of the run's checkpoint.
 	run *bootstrap.Config
 
 	// Not saved: they may differ between resumptions.
-	dir             string
-	workers         int
-	learnerThreads  int
-	checkpointEvery time.Duration
-	logEvery        time.Duration
-	logFormat       string
-	log             *slog.Logger // set by check
+	dir            string
+	flags          runFlags // -workers, -memory, -progress, -log
+	learnerThreads int
+	log            *slog.Logger // set by check
 	// Training over NATS: the address the embedded server listens on, or
 	// the URL of a server; the token; the acknowledgement wait of a job.
 	listen, natsURL, tokenFile, token string
@@ -76,56 +75,61 @@ type trainConfig struct {
 
 const runFile = "run.json"
 
-// A duration is the time.Duration of -time.
+// A duration is the time.Duration of -time and -checkpoint, spelled as
+// time.Duration.String does in run.json ("5m0s").
 type duration time.Duration
 
-func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func (d duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+func (d *duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	*d = duration(v)
+	return err
+}
+
+// trainGroups are the groups of shared flags that train has.
+const trainGroups = searchFlags | workerFlags
+
+func runTrain(ctx context.Context, e *env, args []string) error {
+	var f runFlags
 	var cfg trainConfig
 	var resume string
-	fs := newFlagSet("train", "FILES...", stdout)
-	fs.StringVar(&cfg.Domain, "domain", "", "problem domain: "+strings.Join(domainNames(), ", "))
-	fs.StringVar(&cfg.Alg, "alg", "phsh", "algorithm whose network is trained: "+strings.Join(search.AlgorithmNames(), ", ")+"; wastar:W and puct:C give the parameter")
-	fs.Var(&cfg.W, "w", "weight of h for wastar (default 1.5)")
-	fs.Var(&cfg.C, "c", "exploration constant of puct (default 1)")
-	fs.Int64Var(&cfg.Budget, "budget", 0, "initial expansion budget (0: the paper's, 2000 or 7000 for stp)")
-	fs.Float64Var(&cfg.Growth, "growth", 2, "budget factor (> 1) after an iteration without a new problem solved")
-	fs.IntVar(&cfg.PerUpdate, "update-every", 32, "problems attempted between parameter updates")
-	fs.IntVar(&cfg.Passes, "passes", 10, "passes over an update's trajectories")
-	fs.IntVar(&cfg.StepTrajs, "step-trajectories", 1, "trajectories per optimiser step (1: one step per trajectory, the paper)")
+	fs := newFlagSet("train", "FILES...", e.stdout)
+	f.register(fs, trainGroups, e.names)
+	fs.Float64Var(&cfg.Growth, "growth", 0, "budget factor, a finite number > 1, after an iteration without a new problem solved (0: the library's, 2)")
+	fs.IntVar(&cfg.PerUpdate, "update-every", 0, "problems attempted between parameter updates (0: the library's, 32)")
+	fs.IntVar(&cfg.Passes, "passes", 0, "passes over an update's trajectories (0: the library's, 10)")
+	fs.IntVar(&cfg.StepTrajs, "step-trajectories", 0, "trajectories per optimiser step (0: the library's, 1: one step per trajectory, the paper)")
 	fs.IntVar(&cfg.SkipSolvedAfter, "skip-solved", 0, "skip problems solved in each of the last K iterations (0: attempt all, the paper)")
-	fs.IntVar(&cfg.Batch, "batch", 32, "states evaluated per network call")
-	fs.BoolVar(&cfg.Renormalize, "renormalize", false, "renormalise the policy over legal actions")
-	fs.Float64Var(&cfg.Temperature, "temperature", 0, "temperature T of the policy in the training searches, recorded in the network's config.json so that searches with it use T too (0: 1)")
-	fs.BoolVar(&cfg.PruneDeadlocks, "prune-deadlocks", false, "sokoban: refuse pushes into simple deadlocks (dead squares, frozen 2x2 blocks); the same solutions, shorter searches")
-	fs.TextVar(&cfg.GoalTest, "goal-test", search.GoalTestDefault, "when the training searches test a node for the goal: generation, expansion, or default (expansion for astar, generation for the others; see phs solve -h)")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the network's initialisation and of the updates")
-	fs.StringVar(&cfg.Init, "init", "", "start from this trained model (a model or run directory) instead of a fresh network: it must be made for the same domain and algorithm")
-	fs.Float64Var(&cfg.LearningRate, "lr", 1e-4, "Adam learning rate")
+	fs.Float64Var(&cfg.LearningRate, "lr", 0, "Adam learning rate (0: the library's, 1e-4)")
 	fs.Float64Var(&cfg.L2, "l2", 0, "L2 regularisation weight")
 	fs.IntVar(&cfg.Iterations, "iterations", 0, "stop after this many Bootstrap iterations (0: no limit)")
 	fs.Var(durationFlag{&cfg.TimeLimit}, "time", "stop after this much training time in all, such as 2h (0: no limit)")
 	fs.StringVar(&cfg.dir, "dir", "", "run directory for checkpoints and metrics (required unless -resume)")
 	fs.StringVar(&resume, "resume", "", "continue the run in this directory where it stopped")
-	fs.IntVar(&cfg.workers, "workers", 0, "searches in parallel (0: all cores)")
-	fs.IntVar(&cfg.learnerThreads, "learner-threads", 1, "threads of the learner's steps, each over at least 48 states: for -step-trajectories above 1")
+	fs.IntVar(&cfg.learnerThreads, "learner-threads", 0, fmt.Sprintf("threads of the learner's steps, each over at least 48 states: for -step-trajectories above 1; up to %d (0: the library's, 1)", model.MaxThreads))
 	fs.BoolVar(&cfg.Async, "async", false, "asynchronous training: the workers search on while the learner updates (default: the paper's synchronous procedure)")
 	fs.StringVar(&cfg.listen, "listen", "", "serve the run over NATS on this address, such as :4222, for \"phs worker\" processes (implies -async; -workers: their searches in all)")
 	fs.StringVar(&cfg.natsURL, "nats", "", "serve the run on the NATS server at this URL instead of an embedded one (implies -async)")
 	fs.StringVar(&cfg.tokenFile, "token-file", "", "file whose first line is the NATS token (required by -listen on other than loopback)")
 	fs.DurationVar(&cfg.ackWait, "ack-wait", 30*time.Second, "with -listen or -nats, how long a worker may go silent before its problem goes to another")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the training to this file (go tool pprof)")
-	fs.DurationVar(&cfg.checkpointEvery, "checkpoint", 5*time.Minute, "longest time between checkpoints")
-	fs.DurationVar(&cfg.logEvery, "progress", 30*time.Second, "interval of progress records on standard error")
-	logFlag(fs, &cfg.logFormat)
+	fs.Var(durationFlag{&cfg.CheckpointEvery}, "checkpoint", "longest time between checkpoints, kept on -resume (0: the library's, 5m)")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if cfg.listen != "" || cfg.natsURL != "" {
+	nats := cfg.listen != "" || cfg.natsURL != ""
+	if nats {
 		cfg.Async = true
 	}
+	if err := f.check("train", trainGroups, nats); err != nil {
+		return err
+	}
+	cfg.setFlags(&f)
 	if resume != "" {
-		return resumeTrain(ctx, resume, fs, files, &cfg, stderr)
+		return resumeTrain(ctx, e, resume, fs, files, &cfg)
 	}
 	if cfg.dir == "" {
 		return usagef("train: -dir is required")
@@ -133,9 +137,9 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if _, err := os.Stat(filepath.Join(cfg.dir, runFile)); err == nil {
 		return usagef("train: %s already holds a run; use -resume %s to continue it", cfg.dir, cfg.dir)
 	}
-	d, ok := domains[cfg.Domain]
-	if !ok {
-		return usagef("train: -domain must be one of %s", strings.Join(domainNames(), ", "))
+	d, err := e.domain("train", cfg.Domain)
+	if err != nil {
+		return err
 	}
 	if len(files) == 0 {
 		return usagef("train: no problem files")
@@ -147,18 +151,39 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		cfg.Files = append(cfg.Files, abs)
 	}
+	if cfg.Init == "none" {
+		cfg.Init = ""
+	}
 	if cfg.Init != "" {
 		if cfg.Init, err = filepath.Abs(cfg.Init); err != nil {
 			return err
 		}
 	}
-	if cfg.Budget == 0 {
-		cfg.Budget = d.initialBudget()
+	if cfg.Alg == "" {
+		cfg.Alg = search.PHSh().String()
+		if cfg.Init != "" {
+			m, err := loadModel(cfg.Init)
+			if err != nil {
+				return fmt.Errorf("train: -model: %w", err)
+			}
+			cfg.Alg = m.Config().Algorithm.String()
+		}
 	}
-	if err := cfg.check(stderr); err != nil {
+	if cfg.Budget == 0 {
+		cfg.Budget = d.caps().budget
+	}
+	if err := cfg.check(d, fs, e.stderr); err != nil {
 		return err
 	}
-	return d.train(ctx, &cfg, false, stderr)
+	return d.train(ctx, &cfg, false, e.stderr)
+}
+
+// setFlags sets the fields of cfg that the shared flags f give.
+func (cfg *trainConfig) setFlags(f *runFlags) {
+	cfg.flags = *f
+	cfg.Domain, cfg.Alg, cfg.W, cfg.C, cfg.Init = f.domain, f.alg, f.w, f.c, f.modelPath
+	cfg.Budget, cfg.Batch, cfg.GoalTest = f.budget, f.batch, f.goalTest
+	cfg.Renormalize, cfg.Temperature, cfg.PruneDeadlocks = f.renormalize, f.temperature, f.pruneDeadlocks
 }
 
 // durationFlag is a flag.Value of a duration.
@@ -177,60 +202,80 @@ func (f durationFlag) Set(s string) error {
 	return err
 }
 
-// check returns a usage error that names the first flag of cfg out of
-// range, and sets the logger to stderr.
-func (cfg *trainConfig) check(stderr io.Writer) error {
-	if _, err := withParams(search.PHSStar(), cfg.W, cfg.C); err != nil {
-		return usagef("train: %v", err)
+// A trainSetup is a Bootstrap configuration and the network's settings,
+// with the algorithm's parameters that -w and -c may change: what the
+// flags of train set, for blame.
+type trainSetup struct {
+	w, c paramFlag
+	bc   bootstrap.Config
+	net  bootstrap.NetworkConfig
+}
+
+// validate checks s as bootstrap.Train and bootstrap.NewNetwork do.
+func (s trainSetup) validate() error {
+	s.bc.Algorithm = withParams(s.bc.Algorithm, s.w, s.c)
+	if err := s.bc.Validate(); err != nil {
+		return err
 	}
-	bc, err := cfg.bootstrapConfig()
-	if err != nil {
-		return usagef("train: -alg: %v", err)
+	return s.net.Validate()
+}
+
+// settings returns the settings of the flags of cfg on a trainSetup, for
+// blame.
+func (cfg *trainConfig) settings() []setting[trainSetup] {
+	return []setting[trainSetup]{
+		{"w", func(s *trainSetup) { s.w = cfg.W }},
+		{"c", func(s *trainSetup) { s.c = cfg.C }},
+		{"budget", func(s *trainSetup) { s.bc.Options.Budget = cfg.Budget }},
+		{"timeout", func(s *trainSetup) { s.bc.Options.Timeout = cfg.flags.timeout }},
+		{"batch", func(s *trainSetup) { s.bc.Options.BatchSize = cfg.Batch }},
+		{"renormalize", func(s *trainSetup) { s.bc.Options.Renormalize = cfg.Renormalize }},
+		{"temperature", func(s *trainSetup) { s.bc.Options.Temperature = cfg.Temperature }},
+		{"goal-test", func(s *trainSetup) { s.bc.Options.GoalTest = cfg.GoalTest }},
+		{"growth", func(s *trainSetup) { s.bc.BudgetGrowth = cfg.Growth }},
+		{"update-every", func(s *trainSetup) { s.bc.ProblemsPerUpdate = cfg.PerUpdate }},
+		{"skip-solved", func(s *trainSetup) { s.bc.SkipSolvedAfter = cfg.SkipSolvedAfter }},
+		{"iterations", func(s *trainSetup) { s.bc.MaxIterations = cfg.Iterations }},
+		{"time", func(s *trainSetup) { s.bc.TimeLimit = time.Duration(cfg.TimeLimit) }},
+		{"passes", func(s *trainSetup) { s.net.Passes = cfg.Passes }},
+		{"step-trajectories", func(s *trainSetup) { s.net.StepTrajectories = cfg.StepTrajs }},
+		{"lr", func(s *trainSetup) { s.net.LearningRate = cfg.LearningRate }},
+		{"l2", func(s *trainSetup) { s.net.L2 = cfg.L2 }},
+	}
+}
+
+// check returns a usage error that names the first flag of cfg out of
+// range for domain d, and sets the logger to stderr. The settings of a
+// resumed run come from its checkpoint, which the library checks.
+func (cfg *trainConfig) check(d domain, fs *flag.FlagSet, stderr io.Writer) error {
+	if cfg.run == nil {
+		alg, err := search.Parse(cfg.Alg)
+		if err != nil {
+			return usagef("train: -alg: %v", err)
+		}
+		base := trainSetup{bc: bootstrap.Config{Algorithm: alg, Options: search.Options{Budget: d.caps().budget}}}
+		if err := blame("train", fs, base, cfg.settings(), trainSetup.validate); err != nil {
+			return err
+		}
+		if err := checkParams("train", fs, alg); err != nil {
+			return err
+		}
 	}
 	switch {
-	case cfg.Budget < 0:
-		return usagef("train: -budget %d: want >= 0 (0: the paper's)", cfg.Budget)
-	case !(cfg.Growth > 1 && finite(cfg.Growth)):
-		return usagef("train: -growth %g: want a finite number > 1", cfg.Growth)
-	case cfg.PerUpdate < 1:
-		return usagef("train: -update-every %d: want >= 1", cfg.PerUpdate)
-	case cfg.Passes < 1:
-		return usagef("train: -passes %d: want >= 1", cfg.Passes)
-	case cfg.StepTrajs < 0:
-		return usagef("train: -step-trajectories %d: want >= 1 (0: 1)", cfg.StepTrajs)
-	case cfg.SkipSolvedAfter < 0:
-		return usagef("train: -skip-solved %d: want >= 0", cfg.SkipSolvedAfter)
-	case cfg.Batch < 1 || cfg.Batch > search.MaxBatchSize:
-		return usagef("train: -batch %d: want 1 to %d", cfg.Batch, search.MaxBatchSize)
-	case !(cfg.LearningRate > 0 && finite(cfg.LearningRate)):
-		return usagef("train: -lr %g: want a finite number > 0", cfg.LearningRate)
-	case !(cfg.L2 >= 0 && finite(cfg.L2)):
-		return usagef("train: -l2 %g: want a finite number >= 0", cfg.L2)
-	case cfg.Iterations < 0:
-		return usagef("train: -iterations %d: want >= 0 (0: no limit)", cfg.Iterations)
-	case cfg.TimeLimit < 0:
-		return usagef("train: -time %v: want >= 0 (0: no limit)", time.Duration(cfg.TimeLimit))
-	case !(cfg.Temperature >= 0 && finite(cfg.Temperature)):
-		return usagef("train: -temperature %g: want a finite number > 0 (0: 1)", cfg.Temperature)
-	case cfg.Temperature != 0 && !bc.Algorithm.NeedsPolicy():
-		return usagef("train: -temperature %g: %s reads no policy", cfg.Temperature, bc.Algorithm.Name())
-	case cfg.GoalTest != search.GoalTestDefault && bc.Algorithm.IsPUCT():
-		return usagef("train: -goal-test %s: puct tests the goal when a descent first reaches a node", cfg.GoalTest)
-	case cfg.PruneDeadlocks && !domains[cfg.Domain].prunesDeadlocks():
+	case !d.caps().encoder:
+		return usagef("train: the %s domain has no network encoding (search.Encoder)", cfg.Domain)
+	case cfg.PruneDeadlocks && !d.caps().prunes:
 		return usagef("train: -prune-deadlocks: the %s domain has no deadlock pruning", cfg.Domain)
-	case cfg.workers < 0:
-		return usagef("train: -workers %d: want >= 0 (0: all cores)", cfg.workers)
-	case cfg.learnerThreads < 1 || cfg.learnerThreads > model.MaxThreads:
-		return usagef("train: -learner-threads %d: want 1 to %d", cfg.learnerThreads, model.MaxThreads)
-	case cfg.checkpointEvery <= 0:
-		return usagef("train: -checkpoint %v: want > 0", cfg.checkpointEvery)
-	case cfg.logEvery <= 0:
-		return usagef("train: -progress %v: want > 0", cfg.logEvery)
+	case cfg.learnerThreads < 0 || cfg.learnerThreads > model.MaxThreads:
+		return usagef("train: -learner-threads %d: want 0 to %d (0: 1)", cfg.learnerThreads, model.MaxThreads)
+	case cfg.CheckpointEvery < 0:
+		return usagef("train: -checkpoint %v: want >= 0 (0: 5m)", time.Duration(cfg.CheckpointEvery))
 	case cfg.ackWait <= 0:
 		return usagef("train: -ack-wait %v: want > 0", cfg.ackWait)
 	case cfg.listen != "" && cfg.natsURL != "":
 		return usagef("train: -listen and -nats exclude each other")
 	}
+	var err error
 	if cfg.token, err = readToken(cfg.tokenFile); err != nil {
 		return usagef("train: %v", err)
 	}
@@ -239,10 +284,7 @@ func (cfg *trainConfig) check(stderr io.Writer) error {
 			return usagef("train: -listen: %v", err)
 		}
 	}
-	if err := bc.Validate(); err != nil {
-		return usagef("train: %v", err)
-	}
-	log, err := newLogger(cfg.logFormat, stderr)
+	log, err := newLogger(cfg.flags.logFormat, stderr)
 	if err != nil {
 		return usagef("train: %v", err)
 	}
@@ -254,7 +296,7 @@ func (cfg *trainConfig) check(stderr io.Writer) error {
 // change the limits (-iterations, -time) and the settings that do not
 // affect the results (-workers, -checkpoint, -progress) or only by float
 // rounding (-learner-threads); the others come from the run.
-func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, files []string, cfg *trainConfig, stderr io.Writer) error {
+func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, files []string, cfg *trainConfig) error {
 	name := filepath.Join(dir, runFile)
 	b, err := os.ReadFile(name)
 	if err != nil {
@@ -281,7 +323,9 @@ func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, files []stri
 			saved.Iterations = cfg.Iterations
 		case "time":
 			saved.TimeLimit = cfg.TimeLimit
-		case "resume", "workers", "learner-threads", "checkpoint", "progress", "log", "token-file", "ack-wait", "cpuprofile":
+		case "checkpoint":
+			saved.CheckpointEvery = cfg.CheckpointEvery
+		case "resume", "workers", "learner-threads", "progress", "log", "token-file", "ack-wait", "cpuprofile":
 		case "listen", "nats":
 			if !saved.Async {
 				bad = append(bad, "-"+f.Name+" (the run is synchronous)")
@@ -294,14 +338,14 @@ func resumeTrain(ctx context.Context, dir string, fs *flag.FlagSet, files []stri
 		return usagef("train: -resume takes the run's settings from %s; cannot change %s", dir, strings.Join(append(bad, files...), " "))
 	}
 	saved.dir = dir
-	d, ok := domains[saved.Domain]
+	d, ok := e.domains[saved.Domain]
 	if !ok {
 		return fmt.Errorf("train: resume: %s: unknown domain %q", name, saved.Domain)
 	}
-	if err := saved.check(stderr); err != nil {
+	if err := saved.check(d, fs, e.stderr); err != nil {
 		return fmt.Errorf("train: resume: %s: %w", dir, err)
 	}
-	return d.train(ctx, &saved, true, stderr)
+	return d.train(ctx, &saved, true, e.stderr)
 }
 
 // setFrom sets the flags of cfg that the run's configuration run holds,
@@ -316,8 +360,9 @@ func (cfg *trainConfig) setFrom(run bootstrap.Config) {
 }
 
 // bootstrapConfig returns the configuration of the Bootstrap process that
-// cfg describes, after checking its algorithm: on -resume, the run's, with
-// the limits of cfg.
+// cfg describes, the one conversion of train's flags into the library's
+// configuration (with network and env): on -resume, the run's, with the
+// limits of cfg.
 func (cfg *trainConfig) bootstrapConfig() (bootstrap.Config, error) {
 	if cfg.run != nil {
 		bc := *cfg.run
@@ -328,12 +373,12 @@ func (cfg *trainConfig) bootstrapConfig() (bootstrap.Config, error) {
 	if err != nil {
 		return bootstrap.Config{}, err
 	}
-	if alg, err = withParams(alg, cfg.W, cfg.C); err != nil {
-		return bootstrap.Config{}, err
-	}
 	return bootstrap.Config{
-		Algorithm:         alg,
-		Options:           search.Options{Budget: cfg.Budget, BatchSize: cfg.Batch, Renormalize: cfg.Renormalize, Temperature: cfg.Temperature, GoalTest: cfg.GoalTest},
+		Algorithm: withParams(alg, cfg.W, cfg.C),
+		Options: search.Options{
+			Budget: cfg.Budget, Timeout: cfg.flags.timeout, BatchSize: cfg.Batch, Renormalize: cfg.Renormalize,
+			Temperature: cfg.Temperature, GoalTest: cfg.GoalTest, MaxMemory: cfg.flags.memoryBytes(cfg.flags.workerCount()),
+		},
 		BudgetGrowth:      cfg.Growth,
 		ProblemsPerUpdate: cfg.PerUpdate,
 		SkipSolvedAfter:   cfg.SkipSolvedAfter,
@@ -349,12 +394,18 @@ func (cfg *trainConfig) network() bootstrap.NetworkConfig {
 
 // env returns the environment of the run of cfg.
 func (cfg *trainConfig) env() bootstrap.Env {
-	return bootstrap.Env{Workers: cfg.workers, CheckpointEvery: cfg.checkpointEvery, Logger: cfg.log, LogEvery: cfg.logEvery}
+	logEvery := cfg.flags.progress
+	if logEvery == 0 {
+		logEvery = math.MaxInt64 // no progress records, only the iterations'
+	}
+	return bootstrap.Env{Workers: cfg.flags.workers, CheckpointEvery: time.Duration(cfg.CheckpointEvery), Logger: cfg.log, LogEvery: logEvery}
 }
 
 // trainTasks trains a network on tasks as cfg says: a fresh run, which
-// first writes run.json, or the resumption of one (resume).
-func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []search.Task[S], resume bool, stderr io.Writer) error {
+// first writes run.json, or the resumption of one (resume). A fresh run
+// that fails before its first checkpoint removes the run directory it
+// made.
+func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []search.Task[S], resume bool, stderr io.Writer) (err error) {
 	if len(tasks) == 0 {
 		return errors.New("train: no problems")
 	}
@@ -373,7 +424,15 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 			return fmt.Errorf("train: resume: the checkpoint of %s is a %s model; %s says %s", cfg.dir, net.Config().Domain, runFile, cfg.Domain)
 		}
 		env.Limits = &bc.Limits
-	} else {
+	}
+	if cfg.cpuProfile != "" {
+		stop, perr := startCPUProfile(cfg.cpuProfile)
+		if perr != nil {
+			return perr
+		}
+		defer stop()
+	}
+	if !resume {
 		enc, ok := tasks[0].Problem.(search.Encoder[S])
 		if !ok {
 			return fmt.Errorf("train: %s problems have no network encoding", cfg.Domain)
@@ -382,20 +441,24 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		want.PruneDeadlocks, want.Temperature = cfg.PruneDeadlocks, cfg.Temperature
 		if cfg.Init != "" {
 			net, err = initModel(cfg.Init, want)
-		} else {
-			net, err = model.New(want, cfg.Seed)
+		} else if net, err = model.New(want, cfg.Seed); err != nil {
+			err = fmt.Errorf("train: the network for %s problems: %w", cfg.Domain, err)
 		}
 		if err != nil {
 			return err
 		}
+		_, statErr := os.Stat(cfg.dir)
+		made := errors.Is(statErr, os.ErrNotExist)
 		if err := writeRunFile(cfg); err != nil {
 			return err
 		}
+		defer func() {
+			if err != nil && made && !hasCheckpoint(cfg.dir) {
+				os.RemoveAll(cfg.dir)
+			}
+		}()
 	}
-	workers := env.Workers
-	if workers == 0 {
-		workers = runtime.NumCPU()
-	}
+	workers := cfg.flags.workerCount()
 	cfg.log.Info("training", "algorithm", bc.Algorithm.String(), "problems", len(tasks), "domain", cfg.Domain, "workers", workers, "dir", cfg.dir, "blas", nn.BackendInfo())
 	if cfg.listen != "" || cfg.natsURL != "" {
 		l, stop, serr := startLearner(ctx, cfg, bc, tasks)
@@ -404,13 +467,6 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		}
 		env.Pool = l
 		defer func() { stop(err == nil) }() // err: training's
-	}
-	if cfg.cpuProfile != "" {
-		stop, perr := startCPUProfile(cfg.cpuProfile)
-		if perr != nil {
-			return perr
-		}
-		defer stop()
 	}
 	var metrics []bootstrap.Iteration
 	if resume {
@@ -426,7 +482,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		metrics, err = bootstrap.Train(ctx, cfg.dir, tasks, l, bc, env)
 	}
 	switch {
-	case errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled) && hasCheckpoint(cfg.dir):
 		return interruptedError{"interrupted; checkpoint written; continue with: phs train -resume " + cfg.dir}
 	case errors.Is(err, bootstrap.ErrTrainingDone):
 		return fmt.Errorf("train: %s already finished: %s; to go on, raise the limit: %s", cfg.dir, stopReason(cfg, metrics, len(tasks)), goOn(cfg, metrics))
@@ -441,7 +497,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	return nil
 }
 
-// initModel returns the model of -init at path, a model or run directory,
+// initModel returns the model of -model at path, a model or run directory,
 // after checking that it is a network for want's domain and algorithm,
 // with its heads, losses and input and output shapes; its layers' sizes
 // may differ from want's. The model returned has want's PruneDeadlocks and
@@ -450,7 +506,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 func initModel(path string, want model.Config) (*model.Model, error) {
 	m, err := loadModel(path)
 	if err != nil {
-		return nil, fmt.Errorf("train: -init: %w", err)
+		return nil, fmt.Errorf("train: -model: %w", err)
 	}
 	got := m.Config()
 	for _, f := range []struct {
@@ -466,14 +522,14 @@ func initModel(path string, want model.Config) (*model.Model, error) {
 		{"actions", got.Actions, want.Actions},
 	} {
 		if f.got != f.want {
-			return nil, fmt.Errorf("train: -init %s: a network with %s %v; the run needs %v", path, f.name, f.got, f.want)
+			return nil, fmt.Errorf("train: -model %s: a network with %s %v; the run needs %v", path, f.name, f.got, f.want)
 		}
 	}
 	if got.PruneDeadlocks != want.PruneDeadlocks || got.Temperature != want.Temperature || got.Meta != nil {
 		got.PruneDeadlocks, got.Temperature, got.Meta = want.PruneDeadlocks, want.Temperature, nil
 		n, err := model.New(got, 0)
 		if err != nil {
-			return nil, fmt.Errorf("train: -init %s: %w", path, err)
+			return nil, fmt.Errorf("train: -model %s: %w", path, err)
 		}
 		n.CopyWeightsFrom(m)
 		m = n

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -15,15 +14,14 @@ import (
 	"github.com/phs-go/phs/nn"
 )
 
-func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var url, tokenFile, name, logFormat string
-	var searches int
-	fs := newFlagSet("worker", "", stdout)
+func runWorker(ctx context.Context, e *env, args []string) error {
+	var url, tokenFile, name string
+	var f runFlags
+	fs := newFlagSet("worker", "", e.stdout)
 	fs.StringVar(&url, "connect", "", "URL of the NATS server of the training run, such as nats://host:4222 (required)")
 	fs.StringVar(&tokenFile, "token-file", "", "file whose first line is the token the server requires")
 	fs.StringVar(&name, "name", "", "name of the worker in the learner's log (default: host name and process ID)")
-	fs.IntVar(&searches, "workers", 0, "searches in parallel (0: all cores)")
-	logFlag(fs, &logFormat)
+	f.register(fs, workerFlags, e.names)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -33,10 +31,12 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("worker: -connect is required")
 	case len(rest) > 0:
 		return usagef("worker: no arguments expected, got %s", strings.Join(rest, " "))
-	case searches < 0:
-		return usagef("worker: -workers %d: want >= 0 (0: all cores)", searches)
 	}
-	log, err := newLogger(logFormat, stderr)
+	if err := f.check("worker", workerFlags, false); err != nil {
+		return err
+	}
+	searches := f.workers
+	log, err := newLogger(f.logFormat, e.stderr)
 	if err != nil {
 		return usagef("worker: %v", err)
 	}
@@ -65,9 +65,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
-	d, ok := domains[spec.Domain]
+	d, ok := e.domains[spec.Domain]
 	if !ok {
-		return fmt.Errorf("worker: the run's domain %q is not one of %s", spec.Domain, strings.Join(domainNames(), ", "))
+		return fmt.Errorf("worker: the run's domain %q is not one of %s", spec.Domain, strings.Join(e.names, ", "))
 	}
 	opts := cluster.WorkerOptions{Name: name, Searches: searches, Version: version(), Logger: log}
 	if err := d.work(ctx, nc, spec, files, opts); err != nil {

@@ -7,4 +7,4 @@ package main
 
 import "github.com/phs-go/phs/cli"
 
-func main() { cli.Main() }
+func main() { cli.Main(cli.Shipped()...) }

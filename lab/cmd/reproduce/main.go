@@ -35,7 +35,10 @@ const gzipAbove = 64 << 10
 
 // A job is one phs test whose results go to Out (without .jsonl).
 type job struct {
-	Out  string
+	Out string
+	// Cmd is the phs command, test or solve (the fixed-limit test), and
+	// Args its arguments.
+	Cmd  string
 	Args []string
 }
 
@@ -86,14 +89,14 @@ func jobs(c config, domains []string) []job {
 		}
 		with := func(args ...string) []string { return append(append(slices.Clone(common), args...), test) }
 		js = append(js,
-			job{filepath.Join(r.Final, "test"), with(append(algFlags(r.Algorithm), "-rounds", strconv.Itoa(r.Rounds))...)},
-			job{filepath.Join(r.Final, "fixed"), with(append(algFlags(r.Algorithm), "-fixed", "-first", first(c.first, 100), "-timeout", c.limit)...)})
+			job{filepath.Join(r.Final, "test"), "test", with(append(algFlags(r.Algorithm), "-rounds", strconv.Itoa(r.Rounds))...)},
+			job{filepath.Join(r.Final, "fixed"), "solve", with(append(algFlags(r.Algorithm), "-first", first(c.first, 100), "-timeout", c.limit)...)})
 		if r.Algorithm != "phsstar" {
 			continue
 		}
 		for _, alg := range lab.Algorithms {
 			if alg != "phsstar" {
-				js = append(js, job{filepath.Join(r.Final, "test-"+alg),
+				js = append(js, job{filepath.Join(r.Final, "test-"+alg), "test",
 					with(append(algFlags(alg), "-rounds", strconv.Itoa(lab.FixedNetworkRounds[r.Domain][alg]))...)})
 			}
 		}
@@ -144,7 +147,7 @@ func run(ctx context.Context, c config, domains []string) error {
 			return err
 		}
 		tmp := out + ".jsonl.tmp"
-		args := append([]string{"test", "-out", tmp}, j.Args...)
+		args := append([]string{j.Cmd, "-out", tmp}, j.Args...)
 		var stdout, stderr bytes.Buffer
 		cmd := exec.CommandContext(ctx, phs, args...)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -32,6 +32,9 @@ func TestJobs(t *testing.T) {
 		}
 	}
 	for _, j := range js {
+		if fixed := strings.HasSuffix(j.Out, "/fixed"); (j.Cmd == "solve") != fixed || (j.Cmd == "test") == fixed {
+			t.Errorf("%s: phs %s; want solve for the fixed-limit tests, test for the others", j.Out, j.Cmd)
+		}
 		if j.Out == "stp-wastar/lowlr/test" && !slices.Contains(j.Args, "../models/stp") {
 			t.Errorf("stp-wastar: %v; want the shipped model", j.Args)
 		}

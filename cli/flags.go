@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/phs-go/phs/search"
+)
+
+// runFlags are the flags that solve, test, train and worker share. Each is
+// registered once, by register, with one name, default and meaning for
+// every command that has it; the defaults are the library's (0 for its
+// default where it has one). Each value is checked once: the settings of
+// the library by the library (search.NewSolver, bootstrap.Config.Validate)
+// whose errors blame turns into usage errors under the flag's name, the
+// others (-workers, -memory, -progress, -first, -log) by check.
+type runFlags struct {
+	domain, alg, modelPath string
+	w, c                   paramFlag
+	budget                 int64
+	goalTest               search.GoalTest
+	timeout                time.Duration
+	batch                  int
+	renormalize            bool
+	temperature            float64
+	pruneDeadlocks         bool
+	memoryMiB              int64
+	workers                int
+	progress               time.Duration
+	logFormat              string
+	// solve and test only.
+	out         string
+	first       int
+	noHeuristic bool
+	render      bool
+}
+
+// A flagGroup selects the flags of runFlags that a command has.
+type flagGroup uint8
+
+const (
+	// searchFlags are those of the searches: solve, test, train.
+	searchFlags flagGroup = 1 << iota
+	// outFlags are those of the records: solve, test.
+	outFlags
+	// workerFlags are those of any command that searches: -workers, -log.
+	workerFlags
+)
+
+// defaultProgress is the default interval of progress records.
+const defaultProgress = 30 * time.Second
+
+// register registers the flags of groups on fs.
+func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []string) {
+	if groups&searchFlags != 0 {
+		fs.StringVar(&f.domain, "domain", "", "problem domain: "+strings.Join(domainNames, ", "))
+		fs.StringVar(&f.alg, "alg", "", "algorithm: "+strings.Join(search.AlgorithmNames(), ", ")+"; wastar:W and puct:C give the parameter (default: the model's, with its parameter; without a model, the domain's for solve and test (gbfs for a domain with a heuristic) and phsh for train)")
+		fs.Var(&f.w, "w", "weight of h for wastar (default: the algorithm's, or 1.5)")
+		fs.Var(&f.c, "c", "exploration constant of puct (default: the algorithm's, or 1)")
+		fs.StringVar(&f.modelPath, "model", "", `model or training-run directory: solve and test search with it (default: the domain's shipped model, if any; "none": no model), train starts from it (default: a fresh network)`)
+		fs.Int64Var(&f.budget, "budget", 0, "expansion budget: solve: of every search (0: none); test and train: of the first round or iteration, then grown (0: the domain's)")
+		fs.DurationVar(&f.timeout, "timeout", 0, "wall-clock limit of each search (0: none)")
+		fs.TextVar(&f.goalTest, "goal-test", search.GoalTestDefault, "when the best-first algorithms test a node for the goal: generation, expansion, or default (expansion for astar, which then returns optimal solutions with an admissible heuristic; generation for the others, as the paper's experiments, its A* included)")
+		fs.IntVar(&f.batch, "batch", 0, fmt.Sprintf("states evaluated per evaluator call, 1 to %d (0: the library's, 32)", search.MaxBatchSize))
+		fs.BoolVar(&f.renormalize, "renormalize", false, "renormalise the policy over legal actions")
+		fs.Float64Var(&f.temperature, "temperature", 0, "temperature T of the policy: the search uses pi^(1/T), normalised; T > 1 gives the heuristic and the path cost more weight (0: the model's, or 1); train records it in the network")
+		fs.BoolVar(&f.pruneDeadlocks, "prune-deadlocks", false, "refuse moves into dead ends the domain can see (sokoban: dead squares, frozen 2x2 blocks): the same solutions, shorter searches (always on with a model trained with it)")
+		fs.Int64Var(&f.memoryMiB, "memory", -1, "memory bound of each search in MiB, after which it ends unsolved (0: none; -1: half the physical memory shared among the workers)")
+		fs.DurationVar(&f.progress, "progress", defaultProgress, "interval of progress records on standard error (0: none)")
+	}
+	if groups&outFlags != 0 {
+		fs.StringVar(&f.out, "out", "", "write the JSON lines to this file instead of standard output")
+		fs.IntVar(&f.first, "first", 0, "attempt only the first N problems of FILES, in order (0: all); every problem is still read and checked")
+		fs.BoolVar(&f.render, "render", false, "draw each solution step by step")
+		fs.BoolVar(&f.noHeuristic, "no-heuristic", false, "without a model: search with a zero heuristic instead of the domain's")
+	}
+	if groups&workerFlags != 0 {
+		fs.IntVar(&f.workers, "workers", 0, fmt.Sprintf("searches in parallel, up to %d (0: all cores)", maxWorkers(false)))
+		logFlag(fs, &f.logFormat)
+	}
+}
+
+// maxWorkers bounds -workers: 16 searches per thread the Go runtime runs,
+// or, for searches over NATS (nats) where -workers counts the searches of
+// all the workers, 65,536.
+func maxWorkers(nats bool) int {
+	if nats {
+		return 1 << 16
+	}
+	return 16 * runtime.GOMAXPROCS(0)
+}
+
+// check returns a usage error of cmd that names the first flag of the
+// command's own (not the library's) out of range.
+func (f *runFlags) check(cmd string, groups flagGroup, nats bool) error {
+	if groups&searchFlags != 0 {
+		switch {
+		case f.memoryMiB < -1 || f.memoryMiB > math.MaxInt64>>20:
+			return usagef("%s: -memory %d: want a number of MiB >= 0, or -1", cmd, f.memoryMiB)
+		case f.progress < 0:
+			return usagef("%s: -progress %v: want >= 0 (0: none)", cmd, f.progress)
+		}
+	}
+	if groups&outFlags != 0 && f.first < 0 {
+		return usagef("%s: -first %d: want >= 0 (0: all)", cmd, f.first)
+	}
+	if groups&workerFlags != 0 {
+		if n := maxWorkers(nats); f.workers < 0 || f.workers > n {
+			return usagef("%s: -workers %d: want 0 to %d (0: all cores)", cmd, f.workers, n)
+		}
+	}
+	return nil
+}
+
+// memoryBytes returns the memory bound of each of n searches in bytes:
+// -memory, or for -1 half the physical memory shared among them.
+func (f *runFlags) memoryBytes(n int) int64 {
+	if f.memoryMiB == -1 {
+		return physicalMemory() / 2 / int64(max(n, 1))
+	}
+	return f.memoryMiB << 20
+}
+
+// workerCount returns the number of searches in parallel: -workers, or the
+// cores for 0.
+func (f *runFlags) workerCount() int {
+	if f.workers == 0 {
+		return runtime.NumCPU()
+	}
+	return f.workers
+}
+
+// A setting is the effect of one flag on a configuration of type T.
+type setting[T any] struct {
+	flag string
+	set  func(*T)
+}
+
+// blame checks the configuration that every setting makes of base with
+// valid, the library's validation. If it fails, blame returns a usage
+// error of cmd that names the first flag whose setting alone makes base
+// fail, with its value and the library's error, or the library's error
+// if no flag alone does. base must pass valid.
+func blame[T any](cmd string, fs *flag.FlagSet, base T, settings []setting[T], valid func(T) error) error {
+	all := base
+	for _, s := range settings {
+		s.set(&all)
+	}
+	err := valid(all)
+	if err == nil {
+		return nil
+	}
+	for _, s := range settings {
+		c := base
+		s.set(&c)
+		if e := valid(c); e != nil {
+			return usagef("%s: -%s %s: %v", cmd, s.flag, fs.Lookup(s.flag).Value, e)
+		}
+	}
+	return usagef("%s: %v", cmd, err)
+}
+
+// searchSettings returns the settings of the search flags of f on an
+// algorithm and search options, for blame.
+func (f *runFlags) searchSettings() []setting[searchSetup] {
+	return []setting[searchSetup]{
+		{"w", func(s *searchSetup) { s.w = f.w }},
+		{"c", func(s *searchSetup) { s.c = f.c }},
+		{"budget", func(s *searchSetup) { s.opts.Budget = f.budget }},
+		{"timeout", func(s *searchSetup) { s.opts.Timeout = f.timeout }},
+		{"batch", func(s *searchSetup) { s.opts.BatchSize = f.batch }},
+		{"renormalize", func(s *searchSetup) { s.opts.Renormalize = f.renormalize }},
+		{"temperature", func(s *searchSetup) { s.opts.Temperature = f.temperature }},
+		{"goal-test", func(s *searchSetup) { s.opts.GoalTest = f.goalTest }},
+	}
+}
+
+// A searchSetup is an algorithm, with the parameters -w and -c may
+// change, and search options: what the search flags set.
+type searchSetup struct {
+	alg  search.Algorithm
+	w, c paramFlag
+	opts search.Options
+}
+
+// algorithm returns the algorithm of s.
+func (s searchSetup) algorithm() search.Algorithm { return withParams(s.alg, s.w, s.c) }
+
+// validate checks s as search.NewSolver does.
+func (s searchSetup) validate() error {
+	_, err := search.NewSolver[struct{}](s.algorithm(), search.Uniform[struct{}]{}, s.opts)
+	return err
+}
+
+// A paramFlag is the value of -w or -c: a number, and whether the
+// command line set it.
+type paramFlag struct {
+	v   float64
+	set bool
+}
+
+func (f *paramFlag) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return strconv.FormatFloat(f.v, 'g', -1, 64)
+}
+
+func (f *paramFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return errors.New("not a number")
+	}
+	f.v, f.set = v, true
+	return nil
+}
+
+// withParams returns alg with the weight -w if it is WA* and the
+// exploration constant -c if it is PUCT, when the command line set them;
+// search.NewSolver checks their range.
+func withParams(alg search.Algorithm, w, c paramFlag) search.Algorithm {
+	switch {
+	case w.set && alg.Name() == search.WAStar(1).Name():
+		return search.WAStar(w.v)
+	case c.set && alg.IsPUCT():
+		return search.PUCT(c.v)
+	}
+	return alg
+}
+
+// checkParams returns a usage error of cmd if fs sets -w and alg is not
+// wastar, or -c and alg is not puct: those algorithms alone read them.
+func checkParams(cmd string, fs *flag.FlagSet, alg search.Algorithm) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case err != nil:
+		case f.Name == "w" && alg.Name() != search.WAStar(1).Name():
+			err = usagef("%s: -w %s: %s has no weight (wastar has)", cmd, f.Value, alg.Name())
+		case f.Name == "c" && !alg.IsPUCT():
+			err = usagef("%s: -c %s: %s has no exploration constant (puct has)", cmd, f.Value, alg.Name())
+		}
+	})
+	return err
+}
