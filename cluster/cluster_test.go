@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -404,5 +405,61 @@ func TestAnyLearner(t *testing.T) {
 	}
 	if len(learned) == 0 {
 		t.Error("nothing learned")
+	}
+}
+
+// TestFetchReplacedSnapshot reads a snapshot whose chunks are gone, as
+// when the learner replaces the object while a worker reads it: the read
+// times out within its wait instead of hanging, and the worker reads the
+// snapshot that replaced it.
+func TestFetchReplacedSnapshot(t *testing.T) {
+	s := serve(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	js, err := jetstream.New(connect(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucketName, Storage: jetstream.MemoryStorage})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(v int64, snap tally) *jetstream.ObjectInfo {
+		b, err := json.Marshal(snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := obs.PutBytes(ctx, snapshotObject, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info.Metadata = map[string]string{"version": strconv.FormatInt(v, 10)}
+		if err := obs.UpdateMeta(ctx, snapshotObject, info.ObjectMeta); err != nil {
+			t.Fatal(err)
+		}
+		return info
+	}
+	info := put(1, tally{7: {1, 2}})
+	stream, err := js.Stream(ctx, "OBJ_"+bucketName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Purge(ctx, jetstream.WithPurgeSubject("$O."+bucketName+".C."+info.NUID)); err != nil {
+		t.Fatal(err)
+	}
+	w := &worker[int32]{obs: obs, decode: decodeTally}
+	start := time.Now()
+	if err := w.fetch(ctx, 200*time.Millisecond); !errors.Is(err, errFetchTimeout) {
+		t.Fatalf("fetch of a snapshot without chunks: %v, want errFetchTimeout", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("fetch took %v with a wait of 200ms", d)
+	}
+	put(2, tally{8: {3}})
+	if err := w.fetch(ctx, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.latest.(tally); w.version != 2 || len(got[8]) != 1 {
+		t.Errorf("fetched version %d: %v, want version 2", w.version, got)
 	}
 }

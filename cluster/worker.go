@@ -371,7 +371,17 @@ func (w *worker[S]) refresh(ctx context.Context, sr *searcher[S]) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if info.NUID != w.nuid {
-		if err := w.fetch(ctx); err != nil {
+		// The learner may replace the snapshot while the worker reads it:
+		// the chunks of the replaced object are purged and never arrive,
+		// and the read times out. Read the new one then, waiting longer
+		// each time in case the link is only slow.
+		wait := fetchWait
+		err := retry(ctx, func() error {
+			err := w.fetch(ctx, wait)
+			wait = min(2*wait, maxFetchWait)
+			return err
+		}, errFetchTimeout)
+		if err != nil {
 			return err
 		}
 	}
@@ -387,29 +397,58 @@ func (w *worker[S]) refresh(ctx context.Context, sr *searcher[S]) error {
 	return nil
 }
 
-// fetch reads and decodes the latest snapshot of the run into w.latest.
-func (w *worker[S]) fetch(ctx context.Context) error {
-	r, err := w.obs.Get(ctx, snapshotObject)
-	if err != nil {
-		return fmt.Errorf("cluster: snapshot: %w", err)
+// fetchWait and maxFetchWait bound one attempt to read the run's
+// snapshot: the first and the longest.
+var fetchWait, maxFetchWait = 5 * time.Second, 2 * time.Minute
+
+// errFetchTimeout is the error of a read of the snapshot that took longer
+// than it was given.
+var errFetchTimeout = errors.New("cluster: snapshot: the read timed out")
+
+// fetch reads and decodes the latest snapshot of the run into w.latest,
+// taking at most wait to read it.
+func (w *worker[S]) fetch(ctx context.Context, wait time.Duration) error {
+	rctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	b, info, err := w.read(rctx)
+	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
+		return errFetchTimeout
 	}
-	defer r.Close()
-	info, err := r.Info()
 	if err != nil {
-		return fmt.Errorf("cluster: snapshot: %w", err)
-	}
-	v, err := strconv.ParseInt(info.Metadata["version"], 10, 64)
-	if err != nil || info.Size > maxObject {
-		return fmt.Errorf("cluster: snapshot: bad version %q or size %d", info.Metadata["version"], info.Size)
-	}
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return fmt.Errorf("cluster: snapshot: %w", err)
+		return err
 	}
 	snap, err := w.decode(b)
 	if err != nil {
 		return fmt.Errorf("%w: %w", errBadSnapshot, err)
 	}
-	w.latest, w.nuid, w.version = snap, info.NUID, v
+	w.latest, w.nuid, w.version = snap, info.NUID, info.version
 	return nil
+}
+
+// A snapshotInfo is what fetch keeps of the snapshot object's info.
+type snapshotInfo struct {
+	NUID    string
+	version int64
+}
+
+// read returns the bytes of the run's snapshot and its info.
+func (w *worker[S]) read(ctx context.Context) ([]byte, snapshotInfo, error) {
+	r, err := w.obs.Get(ctx, snapshotObject)
+	if err != nil {
+		return nil, snapshotInfo{}, fmt.Errorf("cluster: snapshot: %w", err)
+	}
+	defer r.Close()
+	info, err := r.Info()
+	if err != nil {
+		return nil, snapshotInfo{}, fmt.Errorf("cluster: snapshot: %w", err)
+	}
+	v, err := strconv.ParseInt(info.Metadata["version"], 10, 64)
+	if err != nil || info.Size > maxObject {
+		return nil, snapshotInfo{}, fmt.Errorf("cluster: snapshot: bad version %q or size %d", info.Metadata["version"], info.Size)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, snapshotInfo{}, fmt.Errorf("cluster: snapshot: %w", err)
+	}
+	return b, snapshotInfo{info.NUID, v}, nil
 }
