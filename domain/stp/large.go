@@ -78,30 +78,7 @@ func largeGeometryOf(rows, cols int) *largeGeometry {
 		return g.(*largeGeometry)
 	}
 	g := &largeGeometry{rows: rows, cols: cols, n: rows * cols}
-	for b := range g.move {
-		r, c := b/cols, b%cols
-		g.move[b] = [4]int8{-1, -1, -1, -1}
-		if b >= g.n {
-			continue
-		}
-		if r > 0 {
-			g.move[b][Up] = int8(b - cols)
-		}
-		if r < rows-1 {
-			g.move[b][Down] = int8(b + cols)
-		}
-		if c > 0 {
-			g.move[b][Left] = int8(b - 1)
-		}
-		if c < cols-1 {
-			g.move[b][Right] = int8(b + 1)
-		}
-	}
-	for t := 1; t < g.n; t++ {
-		for i := range g.n {
-			g.dist[t<<6|i] = uint8(abs(i/cols-t/cols) + abs(i%cols-t%cols))
-		}
-	}
+	fillTables(rows, cols, 6, g.move[:], g.dist[:])
 	goal := make([]int, g.n)
 	for i := range goal {
 		goal[i] = i

@@ -115,35 +115,44 @@ func geometryOf(rows, cols int) *geometry {
 		return g.(*geometry)
 	}
 	g := &geometry{rows: rows, cols: cols, n: rows * cols}
-	for b := range g.move {
-		r, c := b/cols, b%cols
-		g.move[b] = [4]int8{-1, -1, -1, -1}
-		if b >= g.n {
-			continue
-		}
-		if r > 0 {
-			g.move[b][Up] = int8(b - cols)
-		}
-		if r < rows-1 {
-			g.move[b][Down] = int8(b + cols)
-		}
-		if c > 0 {
-			g.move[b][Left] = int8(b - 1)
-		}
-		if c < cols-1 {
-			g.move[b][Right] = int8(b + 1)
-		}
-	}
-	for t := 1; t < g.n; t++ {
-		for i := range g.n {
-			g.dist[t<<5|i] = uint8(abs(i/cols-t/cols) + abs(i%cols-t%cols))
-		}
-	}
+	fillTables(rows, cols, 5, g.move[:], g.dist[:])
 	for i := range g.n {
 		g.goal.set(i, i)
 	}
 	actual, _ := geometries.LoadOrStore(key, g)
 	return actual.(*geometry)
+}
+
+// fillTables fills the tables of a geometry of size rows×cols: move[b][a]
+// is the cell the blank moves to from cell b under action a, or -1 (for
+// every b, also those past the board), and dist[t<<shift|i] the Manhattan
+// distance of tile t in cell i from its goal cell t (0 for the blank).
+func fillTables(rows, cols int, shift uint, move [][4]int8, dist []uint8) {
+	n := rows * cols
+	for b := range move {
+		r, c := b/cols, b%cols
+		move[b] = [4]int8{-1, -1, -1, -1}
+		if b >= n {
+			continue
+		}
+		if r > 0 {
+			move[b][Up] = int8(b - cols)
+		}
+		if r < rows-1 {
+			move[b][Down] = int8(b + cols)
+		}
+		if c > 0 {
+			move[b][Left] = int8(b - 1)
+		}
+		if c < cols-1 {
+			move[b][Right] = int8(b + 1)
+		}
+	}
+	for t := 1; t < n; t++ {
+		for i := range n {
+			dist[t<<shift|i] = uint8(abs(i/cols-t/cols) + abs(i%cols-t%cols))
+		}
+	}
 }
 
 // CheckSize returns an error unless rows×cols is a size a Problem holds:
