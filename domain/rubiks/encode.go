@@ -1,0 +1,43 @@
+package rubiks
+
+// Shape of the encoding: one plane per colour over the unfolded cube.
+const (
+	encPlanes = 6
+	encHeight = 9
+	encWidth  = 12
+	encSize   = encHeight * encWidth
+)
+
+// InputShape returns 6 planes of 9×12 pixels.
+func (p *Problem) InputShape() (c, h, w int) { return encPlanes, encHeight, encWidth }
+
+// Encode writes the colours of the facelets of s to dst, of length
+// 6·9·12, in CHW order: plane c has a 1 at the pixel of each facelet of
+// colour c (the colours in the order U R F D L B) and 0 elsewhere. The
+// pixels are the cube unfolded as a cross, as ParseFacelets draws it: U in
+// rows 0 to 2 and columns 3 to 5, then L, F, R, B side by side in rows 3
+// to 5, then D in rows 6 to 8 under F, each face's 3×3 facelets as seen
+// from outside. The 54 pixels outside the cross are 0 in every plane.
+// Pixels side by side are facelets side by side on the cube, within a face
+// and across the 5 edges of the cube that the cross keeps (U–F, F–D, L–F,
+// F–R, R–B); the cross cuts the other 7.
+func (p *Problem) Encode(s State, dst []float32) {
+	dst = dst[:encPlanes*encSize]
+	clear(dst)
+	var col [54]byte
+	s.facelets(&col)
+	for k, c := range col {
+		dst[int(c)*encSize+int(pixel[k])] = 1
+	}
+}
+
+// pixel[k] is the pixel of facelet k: row·12 + column.
+var pixel = func() (px [54]uint8) {
+	// The row and column of the top left facelet of each face.
+	corner := [6][2]int{U: {0, 3}, R: {3, 6}, F: {3, 3}, D: {6, 3}, L: {3, 0}, B: {3, 9}}
+	for k := range px {
+		f, r, c := k/9, k%9/3, k%3
+		px[k] = uint8((corner[f][0]+r)*encWidth + corner[f][1] + c)
+	}
+	return px
+}()
