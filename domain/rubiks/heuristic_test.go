@@ -130,6 +130,9 @@ func TestHeuristicAdmissible(t *testing.T) {
 		if h > float64(d) {
 			t.Fatalf("%s: h %v, distance %d", s, h, d)
 		}
+		if int(h)%2 != d%2 {
+			t.Fatalf("%s: h %v, distance %d: not the same parity", s, h, d)
+		}
 		if (h == 0) != (d == 0) {
 			t.Fatalf("%s: h %v, distance %d", s, h, d)
 		}

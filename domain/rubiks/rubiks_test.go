@@ -389,7 +389,7 @@ func TestGenerateRandom(t *testing.T) {
 	const n = 24000
 	var corner [8][24]int
 	var edge [12][24]int
-	parity := [2]int{}
+	byParity := [2]int{}
 	for range n {
 		p := GenerateRandom(rng)
 		s := p.Root()
@@ -403,7 +403,7 @@ func TestGenerateRandom(t *testing.T) {
 			edge[i][s.edges>>(5*i)&31]++
 		}
 		c := s.unpack()
-		parity[parityOf(c.cp[:])]++
+		byParity[parity(c.cp[:])]++
 	}
 	// Each count is binomial with mean n/24 = 1000 and sd ≈ 31.
 	for i := range 8 {
@@ -420,16 +420,14 @@ func TestGenerateRandom(t *testing.T) {
 			}
 		}
 	}
-	if parity[0] < n/2-500 || parity[0] > n/2+500 {
-		t.Errorf("even corner permutations: %d of %d", parity[0], n)
+	if byParity[0] < n/2-500 || byParity[0] > n/2+500 {
+		t.Errorf("even corner permutations: %d of %d", byParity[0], n)
 	}
 	a, b := GenerateRandom(rand.New(rand.NewPCG(9, 9))), GenerateRandom(rand.New(rand.NewPCG(9, 9)))
 	if a.Root() != b.Root() {
 		t.Fatal("GenerateRandom is not reproducible")
 	}
 }
-
-func parityOf(p []uint8) int { return parity(p) }
 
 // TestEncode checks the encoding of the solved cube against the drawing of
 // the net, and that every cube has one colour per facelet pixel.
