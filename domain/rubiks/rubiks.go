@@ -110,13 +110,17 @@ var (
 var cornerNames = [8]string{"URF", "UFL", "ULB", "UBR", "DFR", "DLF", "DBL", "DRB"}
 var edgeNames = [12]string{"UR", "UF", "UL", "UB", "DR", "DF", "DL", "DB", "FR", "FL", "BL", "BR"}
 
-// A State is an arrangement of the cubies, in 16 bytes, its own key. Field
-// i (bits 5i to 5i+4) of corners holds 3j+t for corner slot i, i < 8: it
-// holds corner cubie j twisted t (0 to 2) steps clockwise, so that its
-// facelet cornerColor[j][0] (its U or D colour) is facelet t of the slot
-// in clockwise order from the U or D face. Field i of edges holds 2j+f for
-// edge slot i, i < 12: it holds edge cubie j, flipped if f is 1. Unused
-// bits are zero. (This is Kociemba's cubie representation.)
+// A State is an arrangement of the cubies, in 16 bytes, its own key.
+//
+// Field i (bits 5i to 5i+4) of corners holds 3j+t for corner slot i, i <
+// 8, when corner cubie j is in the slot with its U or D colour on the
+// slot's facelet t, counting clockwise from the slot's U or D facelet (the
+// twist, 0 to 2). Field i of edges holds 2j+f for edge slot i, i < 12,
+// when edge cubie j is in the slot, flipped (f = 1) or not: not when its
+// U or D colour is on the slot's U or D facelet, or, for a cubie of the
+// middle layer, its F or B colour is on the slot's F or B facelet. The
+// slots and cubies are numbered as in the constants URF to DRB and UR to
+// BR; the other bits are zero. (This is Kociemba's cubie representation.)
 //
 // The zero State is not a cube; the solved cube is Solved().
 type State struct {
@@ -436,6 +440,6 @@ func (p *Problem) ActionName(a int) string { return ActionName(a) }
 func (p *Problem) String() string { return p.start.String() }
 
 // InitialBudget is the initial expansion budget of the Bootstrap process
-// and test for the cube: LTS+CM's (Orseau, Hutter and Lelis, IJCAI 2023),
-// the PHS paper having no cube.
+// and test for the cube: that of the cube in the code of LTS+CM (Orseau,
+// Hutter and Lelis, IJCAI 2023); the PHS paper has no cube.
 const InitialBudget = 21000
