@@ -1,5 +1,7 @@
 package rubiks
 
+import "strings"
+
 // Shape of the encoding: one plane per colour over the unfolded cube.
 const (
 	encPlanes = 6
@@ -41,3 +43,40 @@ var pixel = func() (px [54]uint8) {
 	}
 	return px
 }()
+
+// Render draws s as the unfolded cube of Encode and ParseFacelets, one
+// line per row of facelets, the rows joined by '\n' without a final one:
+// the letter of each facelet's colour, a space between two faces side by
+// side, U and D above and below F.
+func (p *Problem) Render(s State) string {
+	var col [54]byte
+	s.facelets(&col)
+	var b strings.Builder
+	row := func(f, r int) {
+		for c := range 3 {
+			b.WriteByte(faceLetters[col[9*f+3*r+c]])
+		}
+	}
+	for r := range 3 {
+		b.WriteString("    ")
+		row(U, r)
+		b.WriteByte('\n')
+	}
+	for r := range 3 {
+		for i, f := range []int{L, F, R, B} {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			row(f, r)
+		}
+		b.WriteByte('\n')
+	}
+	for r := range 3 {
+		b.WriteString("    ")
+		row(D, r)
+		if r < 2 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}

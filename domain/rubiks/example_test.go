@@ -63,3 +63,23 @@ func ExampleScramble() {
 	// D' L' L' R
 	// DUFDUFDURBRRBRRBRRLFDBFDBRDUDLUDBUDBFFFLLLLLLUBRUBFULF
 }
+
+func ExampleProblem_Render() {
+	s, _ := rubiks.Apply(rubiks.Solved(), 4) // F
+	p, err := rubiks.NewState(s, "F")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.Render(p.Root()))
+	// Output:
+	//     UUU
+	//     UUU
+	//     LLL
+	// LLD FFF URR BBB
+	// LLD FFF URR BBB
+	// LLD FFF URR BBB
+	//     RRR
+	//     DDD
+	//     DDD
+}

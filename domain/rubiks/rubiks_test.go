@@ -211,6 +211,101 @@ func TestTurnFacelets(t *testing.T) {
 	}
 }
 
+// A vec is a point or direction of the cube in space: x from L to R, y
+// from D to U, z from B to F, each coordinate -1, 0 or 1.
+type vec [3]int
+
+func (v vec) dot(w vec) int { return v[0]*w[0] + v[1]*w[1] + v[2]*w[2] }
+
+// geometry returns the cubie (its centre) and the normal of each facelet,
+// from the layout that ParseFacelets documents.
+func geometry() (pos, normal [54]vec) {
+	for k := range 54 {
+		f, r, c := k/9, k%9/3-1, k%3-1 // r and c from -1 to 1
+		switch f {
+		case U: // B at the top
+			pos[k], normal[k] = vec{c, 1, r}, vec{0, 1, 0}
+		case D: // F at the top
+			pos[k], normal[k] = vec{c, -1, -r}, vec{0, -1, 0}
+		case F:
+			pos[k], normal[k] = vec{c, -r, 1}, vec{0, 0, 1}
+		case B: // seen from behind: R on the left
+			pos[k], normal[k] = vec{-c, -r, -1}, vec{0, 0, -1}
+		case R: // F on the left
+			pos[k], normal[k] = vec{1, -r, -c}, vec{1, 0, 0}
+		case L: // B on the left
+			pos[k], normal[k] = vec{-1, -r, c}, vec{-1, 0, 0}
+		}
+	}
+	return pos, normal
+}
+
+// clockwise returns v turned a quarter turn clockwise about the axis n, as
+// seen from the end of n: v' = n(n·v) - n×v.
+func clockwise(v, n vec) vec {
+	cross := vec{n[1]*v[2] - n[2]*v[1], n[2]*v[0] - n[0]*v[2], n[0]*v[1] - n[1]*v[0]}
+	d := n.dot(v)
+	return vec{n[0]*d - cross[0], n[1]*d - cross[1], n[2]*d - cross[2]}
+}
+
+// TestTurnsGeometry checks the 12 turns against a model of the cube in
+// space, independent of the cubie tables: the clockwise turn of face f
+// rotates the 9 cubies of its layer a quarter turn clockwise about the
+// face's normal, as seen from outside, facelets and all.
+func TestTurnsGeometry(t *testing.T) {
+	pos, normal := geometry()
+	index := make(map[[2]vec]int)
+	for k := range 54 {
+		index[[2]vec{pos[k], normal[k]}] = k
+	}
+	if len(index) != 54 {
+		t.Fatal("two facelets in one place")
+	}
+	states := append(randomStates(50), Solved())
+	for f := range 6 {
+		n := normal[9*f+4]
+		var from [54]int // after the turn, facelet k holds what was at from[k]
+		moved := 0
+		for k := range 54 {
+			if pos[k].dot(n) != 1 {
+				from[k] = k
+				continue
+			}
+			to, ok := index[[2]vec{clockwise(pos[k], n), clockwise(normal[k], n)}]
+			if !ok {
+				t.Fatalf("facelet %s goes nowhere", faceletName(k))
+			}
+			from[to] = k
+			if to != k {
+				moved++
+			}
+		}
+		if moved != 20 {
+			t.Fatalf("face %c: %d facelets move, want 20", faceLetters[f], moved)
+		}
+		var inverse [54]int
+		for k, j := range from {
+			inverse[j] = k
+		}
+		for _, dir := range []struct {
+			action int
+			from   [54]int
+		}{{2 * f, from}, {2*f + 1, inverse}} {
+			for _, s := range states {
+				before := s.String()
+				next, _ := Apply(s, dir.action)
+				after := next.String()
+				for k := range 54 {
+					if after[k] != before[dir.from[k]] {
+						t.Fatalf("%s of %s: %s, facelet %s is %c, want %c (from %s)", ActionName(dir.action), before, after,
+							faceletName(k), after[k], before[dir.from[k]], faceletName(dir.from[k]))
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestTurnsAsRotations checks the six clockwise turns alike: each rotates
 // the 3x3 facelets of its face clockwise and moves 20 facelets (8 on its
 // face, 3 on each of the 4 faces around it), none on the opposite face.
@@ -492,5 +587,25 @@ func TestEncode(t *testing.T) {
 	}
 	if allocs := testing.AllocsPerRun(100, func() { p.Encode(Solved(), dst) }); allocs != 0 {
 		t.Errorf("Encode allocates %v times", allocs)
+	}
+}
+
+// TestRender reads the facelets back from the drawing.
+func TestRender(t *testing.T) {
+	p := &Problem{start: Solved()}
+	for _, s := range randomStates(20) {
+		lines := strings.Split(p.Render(s), "\n")
+		if len(lines) != 9 {
+			t.Fatalf("%d lines", len(lines))
+		}
+		var b strings.Builder
+		for _, part := range [][2]int{{0, 4}, {3, 8}, {3, 4}, {6, 4}, {3, 0}, {3, 12}} { // U R F D L B: first row, column
+			for r := range 3 {
+				b.WriteString(lines[part[0]+r][part[1] : part[1]+3])
+			}
+		}
+		if got := b.String(); got != s.String() {
+			t.Fatalf("Render of %s:\n%s", s, p.Render(s))
+		}
 	}
 }
