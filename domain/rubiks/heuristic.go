@@ -20,27 +20,27 @@ const (
 //     edges, read from a pattern database of the 88,179,840 arrangements of
 //     the corners (4 bits each, 44 MB); and
 //   - the sum over the edges of the quarter turns that bring each one home
-//     on its own, divided by 4 and rounded up (a turn moves four edges),
-//     plus 1 if that makes its parity the corners' number's.
+//     on its own, divided by 4 (a turn moves four edges) and rounded up to
+//     an integer of the parity of the first term.
 //
-// A quarter turn makes an odd permutation of the corners, so the number of
-// turns that solve s and the corners' number have the parity of the
-// corner permutation; so has the bound. Both terms are distances of
-// relaxed problems that a turn changes by at most 1, or such a distance
-// rounded up to the right parity, so the bound is admissible and
-// consistent, and 0 for the solved cube only. On the 1000 cubes of the
-// DeepCubeA test set its mean is 10.67.
+// A quarter turn makes an odd permutation of the corners (a 4-cycle), so
+// the first term and the number of turns that solve s both have the
+// parity of the corner permutation. Both terms are distances of relaxed
+// problems that a turn changes by at most 1, the second rounded up to the
+// parity of the distance, so the bound is admissible and consistent, has
+// the parity of the distance, and is 0 for the solved cube only. On the
+// 1000 cubes of the DeepCubeA test set its mean is 10.67.
 //
 // The pattern database is built on the first call, by a breadth-first
 // search of the corner arrangements: 2.5 s of one core, 44 MB of memory
 // (BenchmarkCornerTableBuild). Heuristic is safe for concurrent use; it
 // allocates nothing.
 func (p *Problem) Heuristic(s State) float64 {
-	return float64(Bound(s))
+	return float64(bound(s))
 }
 
-// Bound is Problem.Heuristic as an integer.
-func Bound(s State) int {
+// bound is Problem.Heuristic as an integer.
+func bound(s State) int {
 	c := cornerDistance(s)
 	e := (edgeSum(s) + 3) / 4
 	return max(c, e+(e^c)&1)

@@ -150,11 +150,11 @@ func TestHeuristicAdmissible(t *testing.T) {
 		states = append(states, s)
 	}
 	for _, s := range states {
-		h := Bound(s)
+		h := bound(s)
 		for a := range NumActions {
 			next, _ := Apply(s, a)
-			if d := Bound(next) - h; d < -1 || d > 1 {
-				t.Fatalf("%s then %s: h from %d to %d", s, ActionName(a), h, Bound(next))
+			if d := bound(next) - h; d < -1 || d > 1 {
+				t.Fatalf("%s then %s: h from %d to %d", s, ActionName(a), h, bound(next))
 			}
 		}
 	}
