@@ -116,11 +116,12 @@ var edgeNames = [12]string{"UR", "UF", "UL", "UB", "DR", "DF", "DL", "DB", "FR",
 // 8, when corner cubie j is in the slot with its U or D colour on the
 // slot's facelet t, counting clockwise from the slot's U or D facelet (the
 // twist, 0 to 2). Field i of edges holds 2j+f for edge slot i, i < 12,
-// when edge cubie j is in the slot, flipped (f = 1) or not: not when its
-// U or D colour is on the slot's U or D facelet, or, for a cubie of the
-// middle layer, its F or B colour is on the slot's F or B facelet. The
-// slots and cubies are numbered as in the constants URF to DRB and UR to
-// BR; the other bits are zero. (This is Kociemba's cubie representation.)
+// when edge cubie j is in the slot, flipped (f = 1) or not (f = 0): not
+// when the cubie's first colour (U or D; F or B for a cubie of the middle
+// layer) is on the slot's first facelet (on U or D; on F or B for a slot
+// of the middle layer). The slots and cubies are numbered as in the
+// constants URF to DRB and UR to BR; the other bits are zero. (This is
+// Kociemba's cubie representation.)
 //
 // The zero State is not a cube; the solved cube is Solved().
 type State struct {
@@ -141,14 +142,15 @@ var solved = func() State {
 	return s
 }()
 
-// Corner returns the cubie in corner slot i, 0 ≤ i < 8, and its twist:
-// 0 to 2 clockwise steps.
+// Corner returns the cubie in corner slot i, 0 ≤ i < 8, and its twist,
+// 0 to 2 (see State).
 func (s State) Corner(i int) (cubie, twist int) {
 	v := int(s.corners >> (5 * i) & 31)
 	return v / 3, v % 3
 }
 
-// Edge returns the cubie in edge slot i, 0 ≤ i < 12, and its flip, 0 or 1.
+// Edge returns the cubie in edge slot i, 0 ≤ i < 12, and its flip, 0 or 1
+// (see State).
 func (s State) Edge(i int) (cubie, flip int) {
 	v := int(s.edges >> (5 * i) & 31)
 	return v >> 1, v & 1
@@ -303,7 +305,7 @@ func mul(a, m *cubies) cubies {
 	return c
 }
 
-// twistBy[t][v] is the corner field v twisted t more steps clockwise.
+// twistBy[t][v] is the corner field v with t added to its twist, mod 3.
 var twistBy = func() (tw [3][32]uint8) {
 	for t := range 3 {
 		for v := range 24 {
@@ -315,12 +317,10 @@ var twistBy = func() (tw [3][32]uint8) {
 
 // turns[a] is action a.
 var turns = func() (ts [NumActions]turn) {
-	identity := solved.unpack()
 	for f := range 6 {
 		cw := basic[f]
-		acw := mul(&identity, &cw)
-		acw = mul(&acw, &cw)
-		acw = mul(&acw, &cw)
+		acw := mul(&cw, &cw)
+		acw = mul(&acw, &cw) // three clockwise turns
 		ts[2*f] = makeTurn(&cw)
 		ts[2*f+1] = makeTurn(&acw)
 	}
