@@ -10,23 +10,32 @@ import (
 // 11 that do not undo the previous one (the first from all 12). It panics
 // unless 0 ≤ minLen ≤ maxLen.
 func Scramble(rng *rand.Rand, minLen, maxLen int) []int {
-	if minLen < 0 || maxLen < minLen {
-		panic(fmt.Sprintf("rubiks: Scramble lengths [%d, %d]", minLen, maxLen))
-	}
-	moves := make([]int, minLen+rng.IntN(maxLen-minLen+1))
-	for i := range moves {
-		if i == 0 {
-			moves[i] = rng.IntN(NumActions)
-			continue
-		}
-		// Draw from the 11 actions other than the inverse of the last.
-		a := rng.IntN(NumActions - 1)
-		if a >= moves[i-1]^1 {
-			a++
-		}
-		moves[i] = a
-	}
+	var moves []int
+	scramble(rng, minLen, maxLen, func(a int) { moves = append(moves, a) })
 	return moves
+}
+
+// scramble draws the actions of Scramble and calls do with each.
+func scramble(rng *rand.Rand, minLen, maxLen int, do func(a int)) {
+	if minLen < 0 || maxLen < minLen {
+		panic(fmt.Sprintf("rubiks: scramble lengths [%d, %d]", minLen, maxLen))
+	}
+	n := minLen + rng.IntN(maxLen-minLen+1)
+	last := -1
+	for i := range n {
+		a := 0
+		if i == 0 {
+			a = rng.IntN(NumActions)
+		} else {
+			// Draw from the 11 actions other than the inverse of the last.
+			a = rng.IntN(NumActions - 1)
+			if a >= last^1 {
+				a++
+			}
+		}
+		do(a)
+		last = a
+	}
 }
 
 // GenerateScramble returns the cube that the actions of Scramble(rng,
@@ -36,9 +45,7 @@ func Scramble(rng *rand.Rand, minLen, maxLen int) []int {
 // problem's ID is empty. It panics unless 0 ≤ minLen ≤ maxLen.
 func GenerateScramble(rng *rand.Rand, minLen, maxLen int) *Problem {
 	s := solved
-	for _, a := range Scramble(rng, minLen, maxLen) {
-		s, _ = Apply(s, a)
-	}
+	scramble(rng, minLen, maxLen, func(a int) { s, _ = Apply(s, a) })
 	return &Problem{start: s}
 }
 
