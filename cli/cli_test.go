@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/domain/rubiks"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/models"
 	"github.com/phs-go/phs/nn"
@@ -33,8 +34,9 @@ func TestHelp(t *testing.T) {
 		{[]string{"solve", "-h"}, "-budget"},
 		{[]string{"test", "-help"}, "-rounds"},
 		{[]string{"train", "-h"}, "-update-every"},
-		{[]string{"generate", "-h"}, "usage: phs generate stp|witness"},
+		{[]string{"generate", "-h"}, "usage: phs generate stp|witness|rubiks"},
 		{[]string{"generate", "stp", "-h"}, "-walk"},
+		{[]string{"generate", "rubiks", "-h"}, "-scramble"},
 		{[]string{"-version"}, "phs "},
 		{[]string{"-version"}, "\nblas: " + nn.BackendInfo() + "\n"},
 	} {
@@ -705,5 +707,31 @@ func TestTrainRecordsW(t *testing.T) {
 	}
 	if !slices.Equal(got, at3) {
 		t.Errorf("without -w: expansions %v; at w = 3: %v", got, at3)
+	}
+}
+
+// TestRubiks generates Rubik's cubes with phs generate, scrambles of up to 4
+// turns and uniformly random ones, and solves the scrambles without a
+// model: A* finds them all.
+func TestRubiks(t *testing.T) {
+	out, _, err := runPHS(t, "generate", "rubiks", "-n", "5", "-scramble", "1:4", "-seed", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cubes := writeFile(t, "cubes.txt", out)
+	if solved, _, _ := solveTotals(t, "-domain", "rubiks", "-alg", "astar", cubes); solved != 5 {
+		t.Errorf("A* solved %d of 5 scrambles of 1 to 4 turns:\n%s", solved, out)
+	}
+	out, _, err = runPHS(t, "generate", "rubiks", "-n", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps, err := rubiks.Parse(strings.NewReader(out), "random"); err != nil || len(ps) != 3 {
+		t.Errorf("generate rubiks: %d cubes, %v:\n%s", len(ps), err, out)
+	}
+	for _, bad := range []string{"4:1", "1:2000000", "x"} {
+		if _, _, err := runPHS(t, "generate", "rubiks", "-scramble", bad); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("-scramble %s: %v", bad, err)
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/cluster"
+	"github.com/phs-go/phs/domain/rubiks"
 	"github.com/phs-go/phs/domain/sokoban"
 	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/domain/witness"
@@ -196,11 +197,12 @@ func NewDomain[S comparable, P search.Problem[S]](name string, parse func(r io.R
 var domainName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // Shipped returns the domains of the module: Sokoban (Boxoban levels), the
-// sliding-tile puzzle and The Witness, each with its shipped model. Without
-// a model, Sokoban and the sliding-tile puzzle search with GBFS (of 50
-// levels or puzzles, with budgets of 100,000 and 200,000 expansions, it
-// solved 50 where PHS* solved 32 Boxoban levels and no 5x5 puzzle), The
-// Witness with A*.
+// sliding-tile puzzle and The Witness, each with its shipped model, and
+// the Rubik's cube, without one. Without a model, Sokoban and the
+// sliding-tile puzzle search with GBFS (of 50 levels or puzzles, with
+// budgets of 100,000 and 200,000 expansions, it solved 50 where PHS*
+// solved 32 Boxoban levels and no 5x5 puzzle), The Witness with A*, the
+// Rubik's cube with GBFS and its pattern-database heuristic.
 func Shipped() []Domain {
 	shipped := func(name string) Option {
 		return DefaultModel(func() (*model.Model, error) { return models.Default(name) })
@@ -222,6 +224,9 @@ func Shipped() []Domain {
 			// Without a model, A* solved 50 random 4x4 puzzles with 8,891
 			// expansions on average, PHS* 9,042, GBFS 19,540.
 			NoModelAlgorithm(search.AStar())),
+		NewDomain[rubiks.State]("rubiks", rubiks.Parse,
+			ProblemID(func(p *rubiks.Problem) string { return p.ID }),
+			InitialBudget(rubiks.InitialBudget), WithGenerator(&rubiksGenerator{})),
 	}
 }
 

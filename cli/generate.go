@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/phs-go/phs/domain/rubiks"
 	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/domain/witness"
 	"github.com/phs-go/phs/internal/atomicfile"
@@ -202,4 +203,30 @@ func parseRange(s string) (lo, hi int, err error) {
 		return 0, 0, fmt.Errorf("bad range %q: want MIN:MAX with 0 <= MIN <= MAX", s)
 	}
 	return lo, hi, nil
+}
+
+// rubiksGenerator generates Rubik's cubes: uniformly random legal ones, or
+// scrambles of random quarter turns from the solved cube.
+type rubiksGenerator struct{ scramble string }
+
+// maxScramble bounds the length of the scrambles of "phs generate rubiks
+// -scramble": a scramble of this length takes some milliseconds.
+const maxScramble = 1_000_000
+
+func (g *rubiksGenerator) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&g.scramble, "scramble", "", fmt.Sprintf("scrambles of random quarter turns from the solved cube, none undoing the last, with a length in MIN:MAX, MAX up to %d (default: uniformly random cubes)", maxScramble))
+}
+
+func (g *rubiksGenerator) New(rng *rand.Rand) (func() string, error) {
+	if g.scramble == "" {
+		return func() string { return rubiks.GenerateRandom(rng).String() }, nil
+	}
+	lo, hi, err := parseRange(g.scramble)
+	if err != nil {
+		return nil, err
+	}
+	if hi > maxScramble {
+		return nil, fmt.Errorf("-scramble %s: want MAX <= %d", g.scramble, maxScramble)
+	}
+	return func() string { return rubiks.GenerateScramble(rng, lo, hi).String() }, nil
 }
