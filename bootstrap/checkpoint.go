@@ -139,6 +139,24 @@ func (st *state) check(n int) error {
 			return err
 		}
 	}
+	if st.Iteration != len(st.Metrics)+1 {
+		return fmt.Errorf("iteration %d after %d finished iterations; want %d", st.Iteration, len(st.Metrics), len(st.Metrics)+1)
+	}
+	var total int64
+	for i, it := range st.Metrics {
+		total += it.Expansions
+		switch {
+		case it.Iteration != i+1:
+			return fmt.Errorf("metrics: entry %d is of iteration %d; want %d", i+1, it.Iteration, i+1)
+		case it.Partial:
+			return fmt.Errorf("metrics: iteration %d is marked partial", it.Iteration)
+		case it.Budget <= 0 || it.Attempted < 0 || it.Solved < 0 || it.Solved > it.Attempted || it.New < 0 || it.New > it.Solved ||
+			it.TotalSolved < 0 || it.TotalSolved > n || it.Expansions < 0 || it.Evaluations < 0 || it.Updates < 0:
+			return fmt.Errorf("metrics: iteration %d: counts out of range", it.Iteration)
+		case it.TotalExpansions != total:
+			return fmt.Errorf("metrics: iteration %d: total expansions %d; the iterations sum to %d", it.Iteration, it.TotalExpansions, total)
+		}
+	}
 	for i := range n {
 		if st.Solved[i] > 1 || st.SolvedNow[i] > 1 || (st.SolvedNow[i] == 1 && st.Solved[i] == 0) {
 			return fmt.Errorf("solved/solved_now: bad flags %d/%d for problem %d", st.Solved[i], st.SolvedNow[i], i)
