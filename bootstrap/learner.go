@@ -3,6 +3,7 @@ package bootstrap
 import (
 	"context"
 	"encoding"
+	"errors"
 
 	"github.com/phs-go/phs/search"
 )
@@ -30,6 +31,10 @@ type Learner[S comparable] interface {
 	// or ".old" are the run's.
 	Save(dir string) error
 }
+
+// ErrUpdateInterrupted is wrapped by the error of a Learner's Learn that
+// ctx interrupted after it changed the learner.
+var ErrUpdateInterrupted = errors.New("update interrupted")
 
 // A Snapshot is a learner at one moment: it builds the evaluators of the
 // searches, and it marshals to bytes so that workers in other processes

@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +11,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
+	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
 
@@ -203,5 +206,64 @@ func TestLearnerFails(t *testing.T) {
 	l, err := loadCounts(filepath.Join(dir, checkpointDir))
 	if err != nil || len(l.(*counts).table) != 0 {
 		t.Errorf("the checkpoint holds the half-updated learner: %v, %v", l, err)
+	}
+}
+
+// interrupting is a learner whose updates are interrupted 100 ms after
+// they start.
+type interrupting struct {
+	*Network[int32]
+	cancel context.CancelFunc
+}
+
+func (l interrupting) Learn(ctx context.Context, batch []Solution[int32]) (Update, error) {
+	time.AfterFunc(100*time.Millisecond, l.cancel)
+	return l.Network.Learn(ctx, batch)
+}
+
+// TestLongUpdateInterrupted checks that an interruption ends a network's
+// long update at once, and that the half-updated network is not
+// checkpointed.
+func TestLongUpdateInterrupted(t *testing.T) {
+	tasks := mazes(8, 2)
+	s := newSetup(t, "levints")
+	s.cfg.Options.Budget = 100
+	m := newModel(t, "levints")
+	n, err := NewNetwork[int32](m.Clone(), NetworkConfig{Passes: 1 << 30, LearningRate: 1e-3}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errs := make(chan error, 1)
+	go func() {
+		_, err := Train(ctx, s.dir, tasks, interrupting{n, cancel}, s.cfg, s.env)
+		errs <- err
+	}()
+	select {
+	case err = <-errs:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the update went on 10 s after the interruption")
+	}
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrUpdateInterrupted) {
+		t.Fatalf("Train: %v, want an interrupted update", err)
+	}
+	_, st, err := loadState(s.dir, len(tasks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Next != 0 || st.Current.Attempted != 0 {
+		t.Errorf("the checkpoint is of position %d, %d attempted: a half update was saved", st.Next, st.Current.Attempted)
+	}
+	saved, err := loadNetwork(filepath.Join(s.dir, checkpointDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := model.MarshalModel(saved.(*Network[int32]).Model())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := model.MarshalModel(m); !bytes.Equal(got, want) {
+		t.Error("the checkpoint holds changed weights")
 	}
 }

@@ -162,7 +162,9 @@ func (n *Network[S]) CheckAlgorithm(alg search.Algorithm) error {
 	return nil
 }
 
-// Learn takes the passes of an update on the trajectories of batch.
+// Learn takes the passes of an update on the trajectories of batch. It
+// checks ctx before each optimiser step: an interrupted update returns an
+// error that wraps ErrUpdateInterrupted and ctx's error.
 func (n *Network[S]) Learn(ctx context.Context, batch []Solution[S]) (Update, error) {
 	if err := ctx.Err(); err != nil {
 		return Update{}, err
@@ -179,9 +181,13 @@ func (n *Network[S]) Learn(ctx context.Context, batch []Solution[S]) (Update, er
 		n.samples = append(n.samples, x)
 	}
 	var u Update
+	steps := n.cfg.Passes * ((len(n.samples) + n.cfg.StepTrajectories - 1) / n.cfg.StepTrajectories)
 	for range n.cfg.Passes {
 		n.shuffle.Shuffle(len(n.samples), func(i, j int) { n.samples[i], n.samples[j] = n.samples[j], n.samples[i] })
 		for batch := range slices.Chunk(n.samples, n.cfg.StepTrajectories) {
+			if err := ctx.Err(); err != nil {
+				return u, fmt.Errorf("%w after %d of %d steps: %w", ErrUpdateInterrupted, u.Steps, steps, err)
+			}
 			l, err := n.tr.StepBatch(batch)
 			if err != nil {
 				return u, err

@@ -371,8 +371,8 @@ func (r *run[S]) learn(ctx context.Context, group []int, results []search.Result
 	if len(batch) > 0 {
 		u, err := r.l.Learn(ctx, batch)
 		if err != nil {
-			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-				return err
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) && !errors.Is(err, ErrUpdateInterrupted) {
+				return err // the learner is as it was
 			}
 			return learnerFailed{err}
 		}
