@@ -91,8 +91,8 @@ func (d *dispatch) submit(ctx context.Context, pool Pool, ahead chan<- struct{},
 // starts at st.Next in order, taking them from held or from reports and
 // holding those that come early. It drops the reports of other runs and
 // iterations and those of positions already reported; it counts a report
-// that does not replay to the goal as unsolved, with a warning. It fails
-// if d does.
+// whose counts are out of bounds or whose solution does not replay to the
+// goal as unsolved (result), with a warning. It fails if d does.
 func (r *run[S]) collect(ctx context.Context, reports <-chan Report, d *dispatch, held map[int]Report, order []int, res []search.Result[S], versions []int64) error {
 	st := r.st
 	from := st.Next
@@ -130,11 +130,10 @@ func (r *run[S]) collect(ctx context.Context, reports <-chan Report, d *dispatch
 		delete(held, from+i)
 		p := r.tasks[rep.Problem]
 		var err error
-		if res[i], err = result(p.Problem, &rep, r.nodeLoss); err != nil {
-			r.warn("solution rejected, counted as unsolved", "problem", p.ID, "worker", rep.Worker, "err", err)
-			res[i] = search.Result[S]{Expansions: max(rep.Expansions, 0), Evaluations: max(rep.Evaluations, 0)}
+		if res[i], err = result(p.Problem, &rep, st.Budget, r.nodeLoss); err != nil {
+			r.warn("report rejected, counted as unsolved", "problem", p.ID, "worker", rep.Worker, "err", err)
 		}
-		versions[i] = rep.Version
+		versions[i] = min(max(rep.Version, 0), r.version)
 	}
 	return nil
 }

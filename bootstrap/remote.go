@@ -171,13 +171,33 @@ func (lw *localWorkers[S]) work(ctx context.Context, s *search.Solver[S], ev *Ev
 // result turns the report of a search of p into its result: the solution,
 // replayed from p's root, must reach the goal. nodeLoss is the loss of a
 // node in the search.
-func result[S comparable](p search.Problem[S], rep *Report, nodeLoss float64) (search.Result[S], error) {
+//
+// The counts must be those of a search within budget: at most budget
+// expansions, at most as many evaluations as the children of the
+// expansions and the root, a solution of at most one action more than the
+// expansions. A report that fails a check gives the result of an unsolved
+// search whose counts are those of the report brought within these bounds.
+func result[S comparable](p search.Problem[S], rep *Report, budget int64, nodeLoss float64) (search.Result[S], error) {
 	res := search.Result[S]{Solved: rep.Solved, Expansions: rep.Expansions, Evaluations: rep.Evaluations}
+	fail := func(err error) (search.Result[S], error) {
+		a := int64(max(p.NumActions(), 1))
+		exp := min(max(rep.Expansions, 0), budget)
+		return search.Result[S]{Expansions: exp, Evaluations: min(max(rep.Evaluations, 0), (exp+1)*a)}, err
+	}
+	a := int64(max(p.NumActions(), 1))
 	switch {
+	case rep.Budget != budget:
+		return fail(fmt.Errorf("budget %d; the iteration's is %d", rep.Budget, budget))
 	case rep.Expansions < 0 || rep.Evaluations < 0:
-		return res, errors.New("negative counts")
+		return fail(errors.New("negative counts"))
+	case rep.Expansions > budget:
+		return fail(fmt.Errorf("%d expansions for a budget of %d", rep.Expansions, budget))
+	case rep.Evaluations > (rep.Expansions+1)*a:
+		return fail(fmt.Errorf("%d evaluations in %d expansions", rep.Evaluations, rep.Expansions))
 	case !rep.Solved && len(rep.Actions) > 0:
-		return res, errors.New("actions without a solution")
+		return fail(errors.New("actions without a solution"))
+	case int64(len(rep.Actions)) > rep.Expansions+1:
+		return fail(fmt.Errorf("a solution of %d actions in %d expansions", len(rep.Actions), rep.Expansions))
 	case !rep.Solved:
 		return res, nil
 	}
@@ -185,17 +205,17 @@ func result[S comparable](p search.Problem[S], rep *Report, nodeLoss float64) (s
 	s, n := p.Root(), p.NumActions()
 	for i, a := range rep.Actions {
 		if a < 0 || a >= n {
-			return res, fmt.Errorf("step %d: action %d out of range", i+1, a)
+			return fail(fmt.Errorf("step %d: action %d out of range", i+1, a))
 		}
 		next, ok := p.Apply(s, a)
 		if !ok {
-			return res, fmt.Errorf("step %d: action %d not legal", i+1, a)
+			return fail(fmt.Errorf("step %d: action %d not legal", i+1, a))
 		}
 		t.States = append(t.States, s)
 		s = next
 	}
 	if !p.IsGoal(s) {
-		return res, errors.New("the solution does not reach the goal")
+		return fail(errors.New("the solution does not reach the goal"))
 	}
 	res.Actions, res.Cost, res.Trajectory = rep.Actions, float64(len(rep.Actions))*nodeLoss, t
 	return res, nil

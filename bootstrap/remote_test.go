@@ -87,7 +87,49 @@ func TestPoolReports(t *testing.T) {
 			t.Errorf("iteration %d: %d solved; at most %d can be, a third of the problems having a bad solution", it.Iteration, it.Solved, max)
 		}
 	}
-	for _, want := range []string{"solution rejected", "report dropped: wrong problem"} {
+	for _, want := range []string{"report rejected", "report dropped: wrong problem"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log lacks %q", want)
+		}
+	}
+}
+
+// TestPoolForgedCounts checks that reports whose counts cannot be those of
+// a search within the budget are counted as unsolved, with counts within
+// bounds, and that a forged snapshot version gives no staleness beyond
+// the run's updates.
+func TestPoolForgedCounts(t *testing.T) {
+	tasks := mazes(24, 8)
+	s := newSetup(t, "levints")
+	s.cfg.Async, s.cfg.MaxIterations = true, 1
+	var log bytes.Buffer
+	s.env.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.env.Pool = newRelayPool(ctx, t, tasks, &s.cfg, newModel(t, "levints"), func(rep Report) []Report {
+		switch rep.Pos % 4 {
+		case 0:
+			rep.Solved, rep.Actions, rep.Expansions, rep.Evaluations = false, nil, 9e18, 9e18
+		case 1:
+			rep.Evaluations = 1e15
+		case 2:
+			rep.Version = -9e18
+		}
+		return []Report{rep}
+	})
+	_, metrics, err := s.train(t, context.Background(), tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := metrics[0]
+	budget := s.cfg.Options.Budget
+	if max := int64(len(tasks)) * budget; it.Expansions > max || it.Evaluations > (max+int64(len(tasks)))*4 {
+		t.Errorf("%d expansions and %d evaluations, beyond %d problems of a budget of %d", it.Expansions, it.Evaluations, len(tasks), budget)
+	}
+	if it.MaxStaleness > len(tasks)/s.cfg.ProblemsPerUpdate {
+		t.Errorf("staleness %d with %d updates", it.MaxStaleness, len(tasks)/s.cfg.ProblemsPerUpdate)
+	}
+	for _, want := range []string{"expansions for a budget of", "evaluations in"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the log lacks %q", want)
 		}
