@@ -360,6 +360,7 @@ func (d *domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec
 		}
 		d.pruneAll(tasks)
 	}
+	opts.Learner = learnerKind
 	return cluster.Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[S], opts)
 }
 

@@ -17,6 +17,10 @@ import (
 // embedded NATS server.
 const natsDir = "nats"
 
+// learnerKind names the learner of phs's runs, whose snapshots the
+// workers decode with bootstrap.DecodeNetwork (cluster.Spec.Learner).
+const learnerKind = "network"
+
 // startLearner serves the run of cfg over NATS, on an embedded server
 // (-listen) or on another (-nats), for the workers that join it: bc is the
 // run's configuration and tasks its problems. stop(done) ends it, telling
@@ -24,7 +28,7 @@ const natsDir = "nats"
 func startLearner[S comparable](ctx context.Context, cfg *trainConfig, bc bootstrap.Config, tasks []search.Task[S]) (*cluster.Learner, func(done bool), error) {
 	spec := cluster.Spec{
 		Version: version(), Domain: cfg.Domain,
-		Algorithm: bc.Algorithm, Options: bc.Options, PruneDeadlocks: cfg.PruneDeadlocks,
+		Algorithm: bc.Algorithm, Options: bc.Options, Learner: learnerKind, PruneDeadlocks: cfg.PruneDeadlocks,
 		Files: cfg.Files, ProblemsSHA256: bootstrap.ProblemsHash(tasks),
 	}
 	files := make([]cluster.File, len(cfg.Files))

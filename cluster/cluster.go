@@ -13,18 +13,34 @@
 // publishes a report before it acknowledges the job. A job whose worker
 // dies is redelivered after the acknowledgement wait (Options.AckWait), and
 // the learner counts one report per job, so nothing is lost or counted
-// twice. A worker of another phs version, domain or set of problems is
-// refused, with the reason logged on both sides; a malformed message is
-// logged and dropped.
+// twice.
+//
+// Every client of the run's NATS account may be buggy, so each side checks
+// what it reads. The learner refuses a worker of another Protocol, or whose
+// reading of the search settings (Spec.SettingsSHA256) or of the problems
+// differs from its own, with the reason logged on both sides. It passes on
+// to the run only the reports of jobs it submitted and still waits for,
+// with counts within the job's budget. Each learner process has a session
+// (Spec.Session) that its jobs and its end of the run carry: a worker drops
+// the jobs of another session and ignores the end of the run sent by
+// another. A malformed message is logged and dropped. A learner that gets
+// no report for Options.StallAfter logs what it waits for and makes again
+// the streams, consumers and objects of the run that a client deleted,
+// submitting again the jobs that may have been lost with them. Messages,
+// streams and the object store are bounded (MaxMessage).
 //
 // The learner purges the streams when it starts: a learner that resumes
 // from its checkpoint submits again the jobs it had not learned from, and
-// the workers, which reconnect on their own, go on with them. One run uses
-// a NATS account at a time (the names of its streams and bucket are
-// fixed). Serve starts an embedded NATS server for the learner's process.
+// the workers, which reconnect on their own, join its new session and go
+// on with them. One run uses a NATS account at a time (the names of its
+// streams and bucket are fixed). Serve starts an embedded NATS server for
+// the learner's process.
 package cluster
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -34,39 +50,55 @@ import (
 	"github.com/phs-go/phs/search"
 )
 
+// Protocol is the version of the messages between the learner and the
+// workers; a worker of another protocol is refused.
+const Protocol = 2
+
 // The JetStream resources and subjects of a run.
 const (
 	jobsStream     = "PHS_JOBS" // a work queue
 	jobsSubject    = "phs.jobs"
-	reportsStream  = "PHS_REPORTS"
+	reportsStream  = "PHS_REPORTS" // a work queue, of the learner
 	reportsSubject = "phs.reports"
 	consumerName   = "workers" // the workers' durable consumer of jobs
+	learnerName    = "learner" // the learner's durable consumer of reports
 	bucketName     = "PHS_RUN" // the spec, the problem files and the snapshot
 	helloSubject   = "phs.hello"
-	controlSubject = "phs.control" // "done" when training is over
+	controlSubject = "phs.control" // "done SESSION" when training is over
 
-	// problemsHeader holds, in every job, Spec.ProblemsSHA256.
-	problemsHeader = "Phs-Problems"
+	// sessionHeader holds, in every job, the learner's Spec.Session.
+	sessionHeader = "Phs-Session"
 
 	specObject     = "spec.json"
 	snapshotObject = "snapshot"
 	problemsDir    = "problems/"
 )
 
-// Limits on what the messages of a run may hold.
+// Limits on what the messages, the streams and the object store of a run
+// may hold: a client that sends more is refused, and neither the server
+// nor the learner holds more than a few times these in memory or on disk.
 const (
 	// MaxMessage is the largest message a run sends but for objects, which
 	// the object store splits into chunks; the embedded server refuses
-	// larger ones.
+	// larger ones, and so do the run's streams.
 	MaxMessage = 1 << 20
-	// maxObject bounds a problem file and the snapshot a worker reads.
-	maxObject = 1 << 30
+	// maxJob bounds a job message.
+	maxJob = 4 << 10
+	// maxStream bounds the bytes of the jobs and of the reports not yet
+	// read; a publisher to a full stream is refused.
+	maxStream = 64 << 20
+	// maxObject bounds a problem file; maxSnapshot, a snapshot.
+	maxObject   = 1 << 30
+	maxSnapshot = 256 << 20
+	// maxName bounds a worker's name.
+	maxName = 256
 )
 
 // A Spec describes a run to the workers that join it.
 type Spec struct {
-	// Version is the learner's phs version; a worker of another is
-	// refused.
+	// Version is the learner's phs version, for the messages of the
+	// learner and the workers: workers are checked by their Protocol and
+	// the fingerprint of their search settings, not by their version.
 	Version string `json:"version"`
 	// Domain names the problem domain, as phs's commands do.
 	Domain string `json:"domain"`
@@ -74,6 +106,9 @@ type Spec struct {
 	// workers search with them, but for the budget, which each job sets.
 	Algorithm search.Algorithm `json:"algorithm"`
 	Options   search.Options   `json:"options"`
+	// Learner names the kind of the run's learner, whose snapshots the
+	// workers decode (WorkerOptions.Learner), such as "network".
+	Learner string `json:"learner"`
 	// PruneDeadlocks: the problems are searched with their deadlocks
 	// pruned (phs -prune-deadlocks); a worker that cannot prune them must
 	// not join.
@@ -82,6 +117,38 @@ type Spec struct {
 	// is the fingerprint (bootstrap.ProblemsHash) of the problems they hold.
 	Files          []string `json:"files"`
 	ProblemsSHA256 string   `json:"problems_sha256"`
+	// Session identifies the learner's process; NewLearner sets it. The
+	// jobs and the end of the run carry it: a worker drops the jobs, and
+	// ignores the end, of any other.
+	Session string `json:"session,omitempty"`
+}
+
+// SettingsSHA256 returns the fingerprint of what changes the searches of
+// the run of spec, as this program reads them: the protocol, the domain,
+// the algorithm, the options with their defaults filled in (but the
+// budget, which each job sets), the pruning of deadlocks and the kind of
+// learner. A worker whose fingerprint differs from the learner's is
+// refused: it would search otherwise.
+func (spec *Spec) SettingsSHA256() (string, error) {
+	s, err := search.NewSolver[struct{}](spec.Algorithm, search.Uniform[struct{}]{}, spec.Options)
+	if err != nil {
+		return "", err
+	}
+	opts := s.Options()
+	opts.Budget = 0
+	b, err := json.Marshal(struct {
+		Protocol       int              `json:"protocol"`
+		Domain         string           `json:"domain"`
+		Algorithm      search.Algorithm `json:"algorithm"`
+		Options        search.Options   `json:"options"`
+		PruneDeadlocks bool             `json:"prune_deadlocks"`
+		Learner        string           `json:"learner"`
+	}{Protocol, spec.Domain, spec.Algorithm, opts, spec.PruneDeadlocks, spec.Learner})
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:]), nil
 }
 
 // A File is a problem file of a run.
@@ -93,24 +160,35 @@ type File struct {
 // hello is a worker's request to join; helloReply the learner's answer.
 type hello struct {
 	Worker         string `json:"worker"`
+	Protocol       int    `json:"protocol"`
 	Version        string `json:"version"`
 	Domain         string `json:"domain"`
+	SettingsSHA256 string `json:"settings_sha256"`
 	ProblemsSHA256 string `json:"problems_sha256"`
+	Session        string `json:"session"`
 }
 
 type helloReply struct {
 	Error string `json:"error,omitempty"`
 }
 
-// check returns why the learner of spec refuses h, or nil.
-func (h *hello) check(spec *Spec) error {
+// check returns why the learner of spec, whose settings have fingerprint
+// settings, refuses h, or nil.
+func (h *hello) check(spec *Spec, settings string) error {
 	switch {
-	case h.Version != spec.Version:
-		return fmt.Errorf("phs version %s; the learner runs %s", h.Version, spec.Version)
+	case h.Protocol != Protocol:
+		return fmt.Errorf("protocol %d (phs version %s); the learner speaks %d (phs version %s)", h.Protocol, h.Version, Protocol, spec.Version)
 	case h.Domain != spec.Domain:
 		return fmt.Errorf("domain %q; the run's is %q", h.Domain, spec.Domain)
+	case h.SettingsSHA256 != settings:
+		return fmt.Errorf("its search settings (algorithm, options, learner) differ from the run's: fingerprint %.12s, the run's %.12s (phs version %s; the learner's %s)",
+			h.SettingsSHA256, settings, h.Version, spec.Version)
 	case h.ProblemsSHA256 != spec.ProblemsSHA256:
 		return errors.New("the problems differ from the run's (their fingerprints differ)")
+	case h.Session != spec.Session:
+		return errors.New("it joined another session of the run's learner")
+	case len(h.Worker) > maxName:
+		return fmt.Errorf("a name of %d bytes; the limit is %d", len(h.Worker), maxName)
 	}
 	return nil
 }

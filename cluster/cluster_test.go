@@ -76,7 +76,7 @@ func run(t *testing.T) ([]search.Task[int32], *model.Model, Spec) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := Spec{Version: "test", Domain: "maze", Algorithm: alg, Options: search.Options{BatchSize: 8},
+	spec := Spec{Version: "test", Domain: "maze", Algorithm: alg, Options: search.Options{BatchSize: 8}, Learner: "network",
 		Files: []string{"mazes.txt"}, ProblemsSHA256: bootstrap.ProblemsHash(tasks)}
 	return tasks, m, spec
 }
@@ -106,8 +106,12 @@ func TestTrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	nc := connect(t, s)
-	for _, bad := range []string{"{", `{"run": 1}`, `{"problem": 99, "budget": 1}`, `{"problem": 0, "budget": 0}`} {
-		if err := nc.Publish(jobsSubject, []byte(bad)); err != nil {
+	for i, bad := range []string{"{", `{"run": 1}`, `{"problem": 99, "budget": 1}`, `{"problem": 0, "budget": 0}`} {
+		msg := &nats.Msg{Subject: jobsSubject, Data: []byte(bad), Header: nats.Header{sessionHeader: {l.Session()}}}
+		if i == 0 {
+			msg.Header = nil
+		}
+		if err := nc.PublishMsg(msg); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -151,7 +155,7 @@ func TestTrain(t *testing.T) {
 				err = errors.New("Join: wrong files")
 			}
 			if err == nil {
-				err = Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 1, Version: "test", Logger: logger})
+				err = Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 1, Version: "test", Learner: "network", Logger: logger})
 			}
 			errs <- err
 		}()
@@ -192,51 +196,68 @@ func TestTrain(t *testing.T) {
 			t.Errorf("iteration %d attempted %d problems, want %d", it.Iteration, it.Attempted, len(tasks))
 		}
 	}
-	for _, want := range []string{"malformed job dropped", "malformed report dropped", "worker joined"} {
+	for _, want := range []string{"malformed job dropped", "job of another run or learner dropped", "malformed report dropped", "worker joined"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the log lacks %q:\n%s", want, log.String())
 		}
 	}
 }
 
-// TestRefused checks that a worker of another version or with other
-// problems is refused, with the reason on both sides.
+// TestRefused checks that a worker of another protocol, with other
+// search settings (though of the same version) or with other problems is
+// refused, with the reason on both sides.
 func TestRefused(t *testing.T) {
 	s := serve(t)
 	tasks, _, spec := run(t)
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
 	var log syncBuffer
 	l, err := NewLearner(ctx, connect(t, s), spec, []File{{"mazes.txt", nil}}, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close(false)
+	spec.Session = l.Session()
+	const settings = "its search settings (algorithm, options, learner) differ from the run's"
 	for _, tc := range []struct {
-		version string
+		name    string
+		edit    func(*Spec)
+		learner string
 		tasks   []search.Task[int32]
 		want    string
 	}{
-		{"other", tasks, "phs version other; the learner runs test"},
-		{"test", tasks[1:], "the problems differ"},
+		{"other options", func(s *Spec) { s.Options.BatchSize = 4 }, "network", tasks, settings},
+		{"other algorithm", func(s *Spec) { s.Algorithm = search.LevinTS() }, "network", tasks, settings},
+		{"other domain", func(s *Spec) { s.Domain = "stp" }, "network", tasks, `domain "stp"; the run's is "maze"`},
+		{"other learner", func(s *Spec) {}, "tally", tasks, settings},
+		{"other problems", func(s *Spec) {}, "network", tasks[1:], "the problems differ"},
+		{"other session", func(s *Spec) { s.Session = "x" }, "network", tasks, "another session"},
 	} {
-		err := Work(ctx, connect(t, s), spec, tc.tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 1, Version: tc.version})
+		ws := spec
+		tc.edit(&ws)
+		err := Work(ctx, connect(t, s), ws, tc.tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 1, Version: "test", Learner: tc.learner})
 		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("worker: %v, want a refusal saying %q", err, tc.want)
+			t.Errorf("%s: worker: %v, want a refusal saying %q", tc.name, err, tc.want)
 		}
-		if !strings.Contains(log.String(), tc.want) {
-			t.Errorf("the learner's log lacks %q:\n%s", tc.want, log.String())
+		if q := strconv.Quote(tc.want); !strings.Contains(log.String(), q[1:len(q)-1]) {
+			t.Errorf("%s: the learner's log lacks %q:\n%s", tc.name, tc.want, log.String())
 		}
 	}
 
-	// A job of another run: the worker stops and leaves it.
-	nc := connect(t, s)
-	msg := &nats.Msg{Subject: jobsSubject, Data: []byte(`{"run": "r", "problem": 0, "budget": 1}`), Header: nats.Header{problemsHeader: {"0123456789abcdef"}}}
-	if err := nc.PublishMsg(msg); err != nil {
+	// A worker of another protocol.
+	settingsSHA, err := spec.SettingsSHA256()
+	if err != nil {
 		t.Fatal(err)
 	}
-	err = Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 1, Version: "test"})
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "a job of another run (problems 0123456789ab") {
-		t.Errorf("worker given a job of another run: %v", err)
+	h, _ := json.Marshal(hello{Worker: "old", Protocol: 1, Version: "(devel)", Domain: spec.Domain, SettingsSHA256: settingsSHA,
+		ProblemsSHA256: spec.ProblemsSHA256, Session: spec.Session})
+	msg, err := connect(t, s).RequestWithContext(ctx, helloSubject, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep helloReply
+	if err := decode(msg.Data, &rep); err != nil || !strings.Contains(rep.Error, "protocol 1 (phs version (devel)); the learner speaks 2") {
+		t.Errorf("a worker of protocol 1: %q, %v", rep.Error, err)
 	}
 }
 
@@ -282,7 +303,7 @@ func TestOptionsReachWorkers(t *testing.T) {
 		nc := connect(t, s)
 		spec, _, err := Join(ctx, nc)
 		if err == nil {
-			err = Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 2, Version: "test"})
+			err = Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 2, Version: "test", Learner: "network"})
 		}
 		errs <- err
 	}()
@@ -368,7 +389,7 @@ func decodeTally(b []byte) (bootstrap.Snapshot[int32], error) {
 func TestAnyLearner(t *testing.T) {
 	s := serve(t)
 	tasks, _, spec := run(t)
-	spec.Algorithm = search.LevinTS()
+	spec.Algorithm, spec.Learner = search.LevinTS(), "tally"
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	l, err := NewLearner(ctx, connect(t, s), spec, []File{{"mazes.txt", nil}}, Options{})
@@ -380,7 +401,7 @@ func TestAnyLearner(t *testing.T) {
 		nc := connect(t, s)
 		spec, _, err := Join(ctx, nc)
 		if err == nil {
-			err = Work(ctx, nc, spec, tasks, decodeTally, WorkerOptions{Searches: 2, Version: "test"})
+			err = Work(ctx, nc, spec, tasks, decodeTally, WorkerOptions{Searches: 2, Version: "test", Learner: "tally"})
 		}
 		errs <- err
 	}()

@@ -3,6 +3,7 @@ package cluster
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding"
 	"encoding/json"
 	"errors"
@@ -23,106 +24,201 @@ type Options struct {
 	// before it is delivered to another; workers report progress at a
 	// third of it. 0 means 30 seconds.
 	AckWait time.Duration
-	// Logger receives the refusals of workers and the messages dropped;
-	// nil discards them.
+	// StallAfter is how long the learner waits for a report, while jobs
+	// are outstanding, before it logs what it waits for and repairs the
+	// run's streams, consumers and objects that are missing; it then
+	// logs again every StallAfter. 0 means 2 minutes.
+	StallAfter time.Duration
+	// Logger receives the refusals of workers, the messages dropped and
+	// the stalls; nil discards them.
 	Logger *slog.Logger
 }
 
 // A Learner is the learner's end of a run over NATS: the bootstrap.Pool
-// of the workers that join the run.
+// of the workers that join it.
+//
+// It checks every report before the run sees it: the report must be of a
+// job it submitted and that is outstanding, its counts must be within the
+// job's budget and consistent, and its snapshot version one it published
+// (bootstrap replays the solutions). It drops the others with a warning,
+// and submits again the job of a report it rejected.
 type Learner struct {
-	nc      *nats.Conn
-	js      jetstream.JetStream
-	obs     jetstream.ObjectStore
-	spec    Spec
-	log     *slog.Logger
-	reports chan bootstrap.Report
-	hello   *nats.Subscription
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	spec     Spec
+	settings string // spec.SettingsSHA256()
+	files    []File
+	opts     Options
+	log      *slog.Logger
+	reports  chan bootstrap.Report
+	hello    *nats.Subscription
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+
+	repairMu sync.Mutex // one repair at a time
+
+	mu          sync.Mutex
+	obs         jetstream.ObjectStore
+	snap        []byte // the snapshot published last, at version
+	version     int64
+	published   bool
+	run         string                  // the Job.Run of the jobs submitted
+	iteration   int                     // the iteration of the latest job submitted
+	outstanding map[string]*outstanding // by jobID
+	reported    map[string]bool         // jobs of the iteration reported
+	lastReport  time.Time               // of the last report accepted, or of the last stall logged
+	workers     int                     // accepted in this session
+}
+
+// An outstanding job: submitted and not yet reported; tries counts its
+// submissions.
+type outstanding struct {
+	job   bootstrap.Job
+	since time.Time
+	tries int
 }
 
 var _ bootstrap.Pool = (*Learner)(nil)
 
 // NewLearner sets up the run of spec, whose problem files are files, on
 // the NATS server of nc (with JetStream), and returns its learner: it
-// purges the jobs and reports an earlier learner left, puts the spec and
-// the files in the run's object store, answers the workers that ask to
-// join and reads their reports. Close releases it.
+// makes a new session (Spec.Session), purges the jobs and reports an
+// earlier learner left, puts the spec and the files in the run's object
+// store, answers the workers that ask to join, reads their reports and
+// watches the run for stalls. Close releases it.
 func NewLearner(ctx context.Context, nc *nats.Conn, spec Spec, files []File, opts Options) (*Learner, error) {
 	if len(files) != len(spec.Files) {
 		return nil, fmt.Errorf("cluster: %d files for a spec of %d", len(files), len(spec.Files))
 	}
+	for _, f := range files {
+		if len(f.Data) > maxObject {
+			return nil, fmt.Errorf("cluster: problem file %s: %d bytes; the limit is %d", f.Name, len(f.Data), maxObject)
+		}
+	}
 	if opts.AckWait == 0 {
 		opts.AckWait = 30 * time.Second
 	}
-	if opts.AckWait < 0 {
-		return nil, fmt.Errorf("cluster: ack wait %v; want > 0", opts.AckWait)
+	if opts.StallAfter == 0 {
+		opts.StallAfter = 2 * time.Minute
+	}
+	if opts.AckWait < 0 || opts.StallAfter < 0 {
+		return nil, fmt.Errorf("cluster: ack wait %v, stall after %v; want > 0", opts.AckWait, opts.StallAfter)
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	spec.Session = rand.Text()
+	settings, err := spec.SettingsSHA256()
+	if err != nil {
+		return nil, fmt.Errorf("cluster: the run's spec: %w", err)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	l := &Learner{nc: nc, js: js, spec: spec, log: opts.Logger, reports: make(chan bootstrap.Report)}
-	if err := l.setUp(ctx, files, opts.AckWait); err != nil {
+	l := &Learner{nc: nc, js: js, spec: spec, settings: settings, files: files, opts: opts, log: opts.Logger,
+		reports: make(chan bootstrap.Report), outstanding: map[string]*outstanding{}, reported: map[string]bool{}}
+	if err := l.setUp(ctx); err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	if l.hello, err = nc.Subscribe(helloSubject, l.answer); err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	rc, err := js.OrderedConsumer(ctx, reportsStream, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy})
-	if err == nil {
-		var it jetstream.MessagesContext
-		if it, err = rc.Messages(); err == nil {
-			rctx, cancel := context.WithCancel(context.Background())
-			l.cancel = cancel
-			l.wg.Go(func() { l.read(rctx, it) })
-			l.wg.Go(func() { <-rctx.Done(); it.Stop() })
-		}
-	}
-	if err != nil {
-		l.hello.Unsubscribe()
-		return nil, fmt.Errorf("cluster: reports: %w", err)
-	}
+	rctx, cancel := context.WithCancel(context.Background())
+	l.cancel = cancel
+	l.lastReport = time.Now()
+	l.wg.Go(func() { l.read(rctx) })
+	l.wg.Go(func() { l.watch(rctx) })
 	return l, nil
 }
 
-// setUp makes the streams, the workers' consumer and the object store
-// of the run, empty of the jobs and reports of an earlier learner, and
-// puts the problem files and the spec in the store.
-func (l *Learner) setUp(ctx context.Context, files []File, ackWait time.Duration) error {
-	streams := []jetstream.StreamConfig{
-		{Name: jobsStream, Subjects: []string{jobsSubject}, Retention: jetstream.WorkQueuePolicy},
-		{Name: reportsStream, Subjects: []string{reportsSubject}, Retention: jetstream.LimitsPolicy, Duplicates: 2 * time.Minute, MaxAge: 24 * time.Hour},
+// Session returns the learner's session (Spec.Session).
+func (l *Learner) Session() string { return l.spec.Session }
+
+// streams returns the configurations of the run's streams.
+func streams() []jetstream.StreamConfig {
+	return []jetstream.StreamConfig{
+		{Name: jobsStream, Subjects: []string{jobsSubject}, Retention: jetstream.WorkQueuePolicy, MaxMsgSize: maxJob},
+		{Name: reportsStream, Subjects: []string{reportsSubject}, Retention: jetstream.WorkQueuePolicy, MaxMsgSize: MaxMessage},
 	}
-	for _, sc := range streams {
-		sc.Storage, sc.MaxMsgSize = jetstream.FileStorage, MaxMessage
-		s, err := l.js.CreateOrUpdateStream(ctx, sc)
+}
+
+// setUp makes the streams, the consumers and the object store of the
+// run, empty of the jobs and reports of an earlier learner, and puts the
+// problem files and the spec in the store.
+func (l *Learner) setUp(ctx context.Context) error {
+	for _, sc := range streams() {
+		s, err := l.makeStream(ctx, sc)
 		if err != nil {
-			return fmt.Errorf("stream %s: %w", sc.Name, err)
+			return err
 		}
 		if err := s.Purge(ctx); err != nil {
 			return fmt.Errorf("stream %s: %w", sc.Name, err)
 		}
 	}
+	if err := l.makeConsumers(ctx); err != nil {
+		return err
+	}
+	return l.makeStore(ctx)
+}
+
+// makeStream creates or updates the stream of sc, with the run's limits.
+func (l *Learner) makeStream(ctx context.Context, sc jetstream.StreamConfig) (jetstream.Stream, error) {
+	sc.Storage, sc.MaxBytes, sc.Discard = jetstream.FileStorage, maxStream, jetstream.DiscardNew
+	sc.Duplicates = 2 * time.Minute
+	s, err := l.js.CreateOrUpdateStream(ctx, sc)
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: %w", sc.Name, err)
+	}
+	return s, nil
+}
+
+// makeConsumers creates or updates the workers' consumer of jobs and the
+// learner's of reports.
+func (l *Learner) makeConsumers(ctx context.Context) error {
 	_, err := l.js.CreateOrUpdateConsumer(ctx, jobsStream, jetstream.ConsumerConfig{
 		Durable:    consumerName,
 		AckPolicy:  jetstream.AckExplicitPolicy,
-		AckWait:    ackWait,
+		AckWait:    l.opts.AckWait,
 		MaxDeliver: -1,
 	})
+	if err == nil {
+		_, err = l.js.CreateOrUpdateConsumer(ctx, reportsStream, jetstream.ConsumerConfig{
+			Durable:   learnerName,
+			AckPolicy: jetstream.AckExplicitPolicy,
+			AckWait:   10 * time.Minute, // the learner may be learning
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("consumer: %w", err)
 	}
-	if l.obs, err = l.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucketName, Storage: jetstream.MemoryStorage}); err != nil {
+	return nil
+}
+
+// makeStore creates the run's object store, bounded to the files, the
+// spec and two snapshots, and puts the files, the spec and the snapshot
+// published last in it.
+func (l *Learner) makeStore(ctx context.Context) error {
+	size := int64(2*maxSnapshot + MaxMessage)
+	for _, f := range l.files {
+		size += int64(len(f.Data))
+	}
+	obs, err := l.js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucketName, Storage: jetstream.MemoryStorage, MaxBytes: size})
+	if err != nil {
 		return fmt.Errorf("object store: %w", err)
 	}
-	for i, f := range files {
-		if _, err := l.obs.PutBytes(ctx, problemsDir+strconv.Itoa(i), f.Data); err != nil {
+	for i, f := range l.files {
+		if _, err := obs.PutBytes(ctx, problemsDir+strconv.Itoa(i), f.Data); err != nil {
 			return fmt.Errorf("problem file %s: %w", f.Name, err)
+		}
+	}
+	l.mu.Lock()
+	snap, v, published := l.snap, l.version, l.published
+	l.obs = obs
+	l.mu.Unlock()
+	if published {
+		if err := putSnapshot(ctx, obs, v, snap); err != nil {
+			return err
 		}
 	}
 	spec, err := json.Marshal(l.spec)
@@ -130,7 +226,7 @@ func (l *Learner) setUp(ctx context.Context, files []File, ackWait time.Duration
 		return err
 	}
 	// The spec goes last: a worker that finds it finds the files too.
-	if _, err := l.obs.PutBytes(ctx, specObject, spec); err != nil {
+	if _, err := obs.PutBytes(ctx, specObject, spec); err != nil {
 		return fmt.Errorf("spec: %w", err)
 	}
 	return nil
@@ -141,44 +237,242 @@ func (l *Learner) answer(msg *nats.Msg) {
 	var h hello
 	err := decode(msg.Data, &h)
 	if err == nil {
-		err = h.check(&l.spec)
+		err = h.check(&l.spec, l.settings)
 	}
+	name := h.Worker[:min(len(h.Worker), maxName)]
 	var rep helloReply
 	if err != nil {
 		rep.Error = err.Error()
-		l.log.Warn("worker refused", "worker", h.Worker, "reason", err)
+		l.log.Warn("worker refused", "worker", name, "reason", err)
 	} else {
-		l.log.Info("worker joined", "worker", h.Worker)
+		l.mu.Lock()
+		l.workers++
+		l.mu.Unlock()
+		l.log.Info("worker joined", "worker", name, "version", h.Version)
 	}
 	b, _ := json.Marshal(rep)
 	if err := msg.Respond(b); err != nil {
-		l.log.Warn("answer to worker", "worker", h.Worker, "err", err)
+		l.log.Warn("answer to worker", "worker", name, "err", err)
 	}
 }
 
-// read passes the reports of it to l.reports until ctx is done, dropping
-// the malformed ones.
-func (l *Learner) read(ctx context.Context, it jetstream.MessagesContext) {
-	for {
-		msg, err := it.Next()
+// read passes the reports that pass check to l.reports until ctx is
+// done, acknowledging each; it makes the consumer of reports again
+// (repair) when it is lost.
+func (l *Learner) read(ctx context.Context) {
+	for ctx.Err() == nil {
+		it, err := l.reportsIterator(ctx)
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+			if ctx.Err() == nil {
+				l.log.Warn("reading reports; repairing the run", "err", err)
+				l.repair(ctx)
+				sleep(ctx, retryEvery)
+			}
+			continue
+		}
+		l.wg.Go(func() { <-ctx.Done(); it.Stop() })
+		for {
+			msg, err := it.Next()
+			if err != nil {
+				if ctx.Err() == nil && !errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+					l.log.Warn("reading reports", "err", err)
+				}
+				it.Stop()
+				break
+			}
+			rep, ok := l.accept(msg.Data())
+			msg.Ack()
+			if !ok {
+				continue
+			}
+			select {
+			case l.reports <- rep:
+			case <-ctx.Done():
 				return
 			}
-			l.log.Warn("reading reports", "err", err)
-			continue
 		}
-		var rep bootstrap.Report
-		if err := decode(msg.Data(), &rep); err != nil {
-			l.log.Warn("malformed report dropped", "err", err, "bytes", len(msg.Data()))
-			continue
+	}
+}
+
+// reportsIterator returns an iterator over the messages of the learner's
+// consumer of reports, which pulls at most a few messages ahead.
+func (l *Learner) reportsIterator(ctx context.Context) (jetstream.MessagesContext, error) {
+	c, err := l.js.Consumer(ctx, reportsStream, learnerName)
+	if err != nil {
+		return nil, err
+	}
+	return c.Messages(jetstream.PullMaxBytes(4*MaxMessage), jetstream.PullExpiry(5*time.Second))
+}
+
+// accept decodes and checks the report b, and returns it if it is that of
+// an outstanding job; it logs why it drops the others, and submits again
+// the job of a report it rejects.
+func (l *Learner) accept(b []byte) (bootstrap.Report, bool) {
+	var rep bootstrap.Report
+	if err := decode(b, &rep); err != nil {
+		l.log.Warn("malformed report dropped", "err", err, "bytes", len(b))
+		return rep, false
+	}
+	worker := rep.Worker[:min(len(rep.Worker), maxName)]
+	id := jobID(&rep.Job)
+	l.mu.Lock()
+	o := l.outstanding[id]
+	var err error
+	switch {
+	case o == nil && rep.Run == l.run && (rep.Iteration < l.iteration || l.reported[id]):
+		l.mu.Unlock()
+		l.log.Debug("report of a job already reported dropped", "worker", worker, "iteration", rep.Iteration, "pos", rep.Pos)
+		return rep, false
+	case o == nil:
+		l.mu.Unlock()
+		l.log.Warn("report of a job not submitted dropped (another run's?)", "worker", worker, "run", rep.Run, "iteration", rep.Iteration, "pos", rep.Pos)
+		return rep, false
+	case rep.Job != o.job:
+		err = fmt.Errorf("the job is %+v, not the learner's %+v", rep.Job, o.job)
+	case rep.Err != "":
+	case rep.Expansions < 0 || rep.Expansions > o.job.Budget:
+		err = fmt.Errorf("%d expansions for a budget of %d", rep.Expansions, o.job.Budget)
+	case rep.Evaluations < 0:
+		err = fmt.Errorf("%d evaluations", rep.Evaluations)
+	case !rep.Solved && len(rep.Actions) > 0:
+		err = errors.New("actions without a solution")
+	case int64(len(rep.Actions)) > rep.Expansions+1:
+		err = fmt.Errorf("a solution of %d actions in %d expansions", len(rep.Actions), rep.Expansions)
+	case rep.Version < 0 || rep.Version > l.version || !l.published:
+		err = fmt.Errorf("snapshot version %d; the learner published up to %d", rep.Version, l.version)
+	}
+	if err != nil {
+		o.tries++
+		j, tries := o.job, o.tries
+		l.mu.Unlock()
+		l.log.Warn("report rejected; the job is submitted again", "worker", worker, "iteration", rep.Iteration, "pos", rep.Pos, "reason", err)
+		if err := l.publish(context.Background(), j, tries); err != nil {
+			l.log.Warn("submitting a job again", "pos", j.Pos, "err", err)
 		}
+		return rep, false
+	}
+	delete(l.outstanding, id)
+	l.reported[id] = true
+	l.lastReport = time.Now()
+	l.mu.Unlock()
+	return rep, true
+}
+
+// watch checks every StallAfter/4 (at most every second) that reports come
+// while jobs are outstanding; when none came for StallAfter, it logs what
+// the learner waits for and repairs the run.
+func (l *Learner) watch(ctx context.Context) {
+	t := time.NewTicker(max(l.opts.StallAfter/4, time.Second/4))
+	defer t.Stop()
+	for {
 		select {
-		case l.reports <- rep:
+		case <-t.C:
 		case <-ctx.Done():
 			return
 		}
+		l.mu.Lock()
+		n, since := len(l.outstanding), time.Since(l.lastReport)
+		var oldest *outstanding
+		for _, o := range l.outstanding {
+			if oldest == nil || o.job.Pos < oldest.job.Pos {
+				oldest = o
+			}
+		}
+		workers := l.workers
+		if n == 0 || since < l.opts.StallAfter {
+			l.mu.Unlock()
+			continue
+		}
+		l.lastReport = time.Now() // the next warning after StallAfter
+		l.mu.Unlock()
+		args := []any{"jobs_outstanding", n, "iteration", oldest.job.Iteration, "oldest_pos", oldest.job.Pos, "oldest_problem", oldest.job.Problem,
+			"oldest_for", time.Since(oldest.since).Round(time.Second), "no_report_for", since.Round(time.Second), "workers_joined", workers}
+		if c, err := l.js.Consumer(ctx, jobsStream, consumerName); err == nil {
+			info := c.CachedInfo()
+			args = append(args, "jobs_queued", info.NumPending, "jobs_in_progress", info.NumAckPending)
+		}
+		l.log.Warn("waiting for reports", args...)
+		l.repair(ctx)
 	}
+}
+
+// repair makes again the streams, the consumers and the object store
+// entries of the run that are missing (deleted by a client), logging each,
+// and submits again the outstanding jobs if jobs or reports may have been
+// lost with them.
+func (l *Learner) repair(ctx context.Context) {
+	l.repairMu.Lock()
+	defer l.repairMu.Unlock()
+	lost := false
+	for _, sc := range streams() {
+		if _, err := l.js.Stream(ctx, sc.Name); errors.Is(err, jetstream.ErrStreamNotFound) {
+			l.log.Warn("the stream is missing; making it again", "stream", sc.Name)
+			if _, err := l.makeStream(ctx, sc); err != nil {
+				l.log.Warn("repair", "err", err)
+				return
+			}
+			lost = true
+		}
+	}
+	for _, c := range []struct{ stream, name string }{{jobsStream, consumerName}, {reportsStream, learnerName}} {
+		if _, err := l.js.Consumer(ctx, c.stream, c.name); errors.Is(err, jetstream.ErrConsumerNotFound) {
+			l.log.Warn("the consumer is missing; making it again", "stream", c.stream, "consumer", c.name)
+			lost = true
+		}
+	}
+	if lost {
+		if err := l.makeConsumers(ctx); err != nil {
+			l.log.Warn("repair", "err", err)
+			return
+		}
+	}
+	if !l.storeComplete(ctx) {
+		l.log.Warn("the run's object store is missing entries; putting them again", "bucket", bucketName)
+		if err := l.makeStore(ctx); err != nil {
+			l.log.Warn("repair", "err", err)
+		}
+	}
+	if !lost {
+		return
+	}
+	l.mu.Lock()
+	var jobs []bootstrap.Job
+	var tries []int
+	for _, o := range l.outstanding {
+		o.tries++
+		jobs, tries = append(jobs, o.job), append(tries, o.tries)
+	}
+	l.mu.Unlock()
+	l.log.Warn("submitting the outstanding jobs again", "jobs", len(jobs))
+	for i, j := range jobs {
+		if err := l.publish(ctx, j, tries[i]); err != nil {
+			l.log.Warn("submitting a job again", "pos", j.Pos, "err", err)
+		}
+	}
+}
+
+// storeComplete reports whether the run's object store holds the spec,
+// the problem files and, once published, the snapshot.
+func (l *Learner) storeComplete(ctx context.Context) bool {
+	obs, err := l.js.ObjectStore(ctx, bucketName)
+	if err != nil {
+		return false
+	}
+	names := []string{specObject}
+	for i := range l.files {
+		names = append(names, problemsDir+strconv.Itoa(i))
+	}
+	l.mu.Lock()
+	if l.published {
+		names = append(names, snapshotObject)
+	}
+	l.mu.Unlock()
+	for _, name := range names {
+		if _, err := obs.GetInfo(ctx, name); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Publish puts snap, the learner's snapshot at version v, marshalled, in
@@ -188,22 +482,69 @@ func (l *Learner) Publish(ctx context.Context, v int64, snap encoding.BinaryMars
 	if err != nil {
 		return fmt.Errorf("cluster: snapshot: %w", err)
 	}
+	if len(b) > maxSnapshot {
+		return fmt.Errorf("cluster: snapshot: %d bytes; the limit is %d", len(b), maxSnapshot)
+	}
+	l.mu.Lock()
+	l.snap, l.version, l.published = b, v, true
+	obs := l.obs
+	l.mu.Unlock()
+	if err := putSnapshot(ctx, obs, v, b); err != nil {
+		l.log.Warn("publishing the snapshot; repairing the run", "err", err)
+		l.repair(ctx) // which puts the snapshot if the store was lost
+		l.mu.Lock()
+		obs = l.obs
+		l.mu.Unlock()
+		return putSnapshot(ctx, obs, v, b)
+	}
+	return nil
+}
+
+// putSnapshot puts snapshot b, at version v, in obs.
+func putSnapshot(ctx context.Context, obs jetstream.ObjectStore, v int64, b []byte) error {
 	meta := jetstream.ObjectMeta{Name: snapshotObject, Metadata: map[string]string{"version": strconv.FormatInt(v, 10)}}
-	if _, err := l.obs.Put(ctx, meta, bytes.NewReader(b)); err != nil {
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout+time.Duration(len(b)>>20)*time.Second)
+	defer cancel()
+	if _, err := obs.Put(ctx, meta, bytes.NewReader(b)); err != nil {
 		return fmt.Errorf("cluster: snapshot: %w", err)
 	}
 	return nil
 }
 
-// Submit adds j to the run's work queue, with the fingerprint of the
-// run's problems in a header.
+// Submit adds j to the run's work queue, with the learner's session in a
+// header, and counts it outstanding until its report comes.
 func (l *Learner) Submit(ctx context.Context, j bootstrap.Job) error {
+	l.mu.Lock()
+	if j.Run != l.run || j.Iteration != l.iteration {
+		l.run, l.iteration = j.Run, j.Iteration
+		clear(l.reported)
+		clear(l.outstanding) // of an iteration the run is done with
+	}
+	o := &outstanding{job: j, since: time.Now()}
+	l.outstanding[jobID(&j)] = o
+	l.mu.Unlock()
+	if err := l.publish(ctx, j, 0); err != nil {
+		l.log.Warn("submitting a job; repairing the run", "err", err)
+		l.repair(ctx)
+		l.mu.Lock()
+		o.tries++
+		tries := o.tries
+		l.mu.Unlock()
+		return l.publish(ctx, j, tries)
+	}
+	return nil
+}
+
+// publish adds j to the run's work queue, for the tries-th time.
+func (l *Learner) publish(ctx context.Context, j bootstrap.Job, tries int) error {
 	b, err := json.Marshal(j)
 	if err != nil {
 		return err
 	}
-	msg := &nats.Msg{Subject: jobsSubject, Data: b, Header: nats.Header{problemsHeader: {l.spec.ProblemsSHA256}}}
-	if _, err := l.js.PublishMsg(ctx, msg, jetstream.WithMsgID(jobID(&j))); err != nil {
+	msg := &nats.Msg{Subject: jobsSubject, Data: b, Header: nats.Header{sessionHeader: {l.spec.Session}}}
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	if _, err := l.js.PublishMsg(ctx, msg, jetstream.WithMsgID(fmt.Sprintf("%s.%s.%d", l.spec.Session, jobID(&j), tries))); err != nil {
 		return fmt.Errorf("cluster: job: %w", err)
 	}
 	return nil
@@ -219,7 +560,7 @@ func (l *Learner) Close(done bool) error {
 	l.cancel()
 	l.wg.Wait()
 	if done {
-		if perr := l.nc.Publish(controlSubject, []byte("done")); perr != nil && err == nil {
+		if perr := l.nc.Publish(controlSubject, []byte("done "+l.spec.Session)); perr != nil && err == nil {
 			err = perr
 		}
 		if ferr := l.nc.Flush(); ferr != nil && err == nil {
@@ -232,9 +573,17 @@ func (l *Learner) Close(done bool) error {
 	return nil
 }
 
-// jobID identifies j, for JetStream's removal of duplicate messages.
+// jobID identifies j.
 func jobID(j *bootstrap.Job) string {
 	return fmt.Sprintf("%s.%d.%d", j.Run, j.Iteration, j.Pos)
+}
+
+// sleep waits d, or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-time.After(d):
+	case <-ctx.Done():
+	}
 }
 
 // decode decodes the JSON message b into v, refusing unknown fields and

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,6 +24,10 @@ import (
 // retryEvery is how often a worker asks again for what the learner has
 // not yet set up.
 const retryEvery = 500 * time.Millisecond
+
+// apiTimeout bounds the wait for the server's answer to a publication:
+// one whose stream is deleted under it may get none.
+const apiTimeout = 10 * time.Second
 
 // Join returns the spec and the problem files of the run on the NATS
 // server of nc, waiting until a learner has set the run up or ctx is done.
@@ -101,8 +106,11 @@ type WorkerOptions struct {
 	// Searches is the number of searches run at once; 0 means
 	// runtime.NumCPU().
 	Searches int
-	// Version is the worker's phs version, which must be the learner's.
+	// Version is the worker's phs version, for the learner's log.
 	Version string
+	// Learner names the kind of learner whose snapshots the worker's
+	// decoder decodes; it must be the run's (Spec.Learner).
+	Learner string
 	// Logger receives the progress of the worker; nil discards it.
 	Logger *slog.Logger
 }
@@ -121,7 +129,17 @@ var ErrRefused = errors.New("cluster: refused by the learner")
 // of each job, and with the learner's latest snapshot, which decode reads
 // from the bytes of its MarshalBinary (such as bootstrap.DecodeNetwork).
 // It asks the learner to accept the worker first, and fails with
-// ErrRefused, which says why, if the learner refuses it.
+// ErrRefused, which says why, if the learner refuses it: the learner
+// checks the protocol, the fingerprint of the search settings as the
+// worker reads them (Spec.SettingsSHA256, with opts.Learner) and that of
+// the problems.
+//
+// A job of another session than the worker's is dropped with a warning,
+// as is the end of the run sent by another, unless the run's spec now
+// holds that session with the same settings and problems (the learner
+// was started again): the worker then joins the new session. When the
+// workers' consumer of jobs is lost, the worker waits for the learner to
+// make it again.
 func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []search.Task[S], decode func([]byte) (bootstrap.Snapshot[S], error), opts WorkerOptions) error {
 	if opts.Searches == 0 {
 		opts.Searches = runtime.NumCPU()
@@ -136,55 +154,51 @@ func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []s
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if _, err := search.NewSolver[S](spec.Algorithm, search.Uniform[S]{}, spec.Options); err != nil {
+	mine := spec
+	mine.Learner = opts.Learner
+	settings, err := mine.SettingsSHA256()
+	if err != nil {
 		return fmt.Errorf("cluster: the run's spec: %w", err)
 	}
-	w := &worker[S]{spec: &spec, tasks: tasks, opts: &opts, decode: decode}
-	if err := w.join(ctx, nc); err != nil {
-		return err
-	}
-	var err error
+	w := &worker[S]{nc: nc, spec: &spec, settings: settings, problems: bootstrap.ProblemsHash(tasks), session: spec.Session,
+		tasks: tasks, opts: &opts, decode: decode}
 	if w.js, err = jetstream.New(nc); err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
 	if w.obs, err = w.js.ObjectStore(ctx, bucketName); err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
-	var cons jetstream.Consumer
-	if err := retry(ctx, func() (err error) {
-		cons, err = w.js.Consumer(ctx, jobsStream, consumerName)
-		return err
-	}, jetstream.ErrConsumerNotFound, jetstream.ErrStreamNotFound); err != nil {
-		return fmt.Errorf("cluster: jobs: %w", err)
-	}
-	w.ackWait = cons.CachedInfo().Config.AckWait
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The worker listens for the end of the run before it joins, so that
+	// it ends with the run even if it joins at its very end.
 	var over atomic.Bool // the learner ended the run
 	ctl, err := nc.Subscribe(controlSubject, func(m *nats.Msg) {
-		if string(m.Data) == "done" {
+		session, ok := strings.CutPrefix(string(m.Data), "done ")
+		if ok && w.current(ctx, session) {
 			over.Store(true)
 			cancel()
+			return
 		}
+		opts.Logger.Warn("ignored an end of the run that is not from the run's learner", "message", string(m.Data[:min(len(m.Data), 100)]))
 	})
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
 	defer ctl.Unsubscribe()
+	if err := w.join(ctx, spec.Session); err != nil {
+		if over.Load() {
+			return nil
+		}
+		return err
+	}
 
 	var wg sync.WaitGroup
 	errs := make([]error, opts.Searches)
 	for i := range opts.Searches {
-		it, err := cons.Messages(jetstream.PullMaxMessages(1))
-		if err != nil {
-			cancel()
-			wg.Wait()
-			return fmt.Errorf("cluster: jobs: %w", err)
-		}
-		wg.Go(func() { <-ctx.Done(); it.Stop() })
 		wg.Go(func() {
-			errs[i] = w.run(ctx, it)
+			errs[i] = w.run(ctx)
 			cancel() // one search ends only when all must
 		})
 	}
@@ -201,13 +215,18 @@ func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []s
 
 // A worker searches the jobs of a run.
 type worker[S comparable] struct {
-	spec    *Spec
-	tasks   []search.Task[S]
-	opts    *WorkerOptions
-	js      jetstream.JetStream
-	obs     jetstream.ObjectStore
-	ackWait time.Duration
-	decode  func([]byte) (bootstrap.Snapshot[S], error)
+	nc       *nats.Conn
+	spec     *Spec
+	settings string // the fingerprints of the worker's search settings
+	problems string // and of its problems
+	tasks    []search.Task[S]
+	opts     *WorkerOptions
+	js       jetstream.JetStream
+	obs      jetstream.ObjectStore
+	decode   func([]byte) (bootstrap.Snapshot[S], error)
+
+	sessionMu sync.Mutex
+	session   string // of the learner the worker joined
 
 	mu      sync.Mutex
 	latest  bootstrap.Snapshot[S] // the latest snapshot fetched
@@ -225,17 +244,18 @@ type searcher[S comparable] struct {
 	version int64
 }
 
-// join asks the learner to accept the worker, until ctx is done while
-// no learner answers.
-func (w *worker[S]) join(ctx context.Context, nc *nats.Conn) error {
-	h := hello{Worker: w.opts.Name, Version: w.opts.Version, Domain: w.spec.Domain, ProblemsSHA256: bootstrap.ProblemsHash(w.tasks)}
+// join asks the learner of session to accept the worker, until ctx is
+// done while no learner answers.
+func (w *worker[S]) join(ctx context.Context, session string) error {
+	h := hello{Worker: w.opts.Name, Protocol: Protocol, Version: w.opts.Version, Domain: w.spec.Domain,
+		SettingsSHA256: w.settings, ProblemsSHA256: w.problems, Session: session}
 	b, err := json.Marshal(h)
 	if err != nil {
 		return err
 	}
 	var msg *nats.Msg
 	if err := retry(ctx, func() (err error) {
-		msg, err = nc.RequestWithContext(ctx, helloSubject, b)
+		msg, err = w.nc.RequestWithContext(ctx, helloSubject, b)
 		return err
 	}, nats.ErrNoResponders, nats.ErrTimeout); err != nil {
 		return fmt.Errorf("cluster: join: %w", err)
@@ -250,9 +270,75 @@ func (w *worker[S]) join(ctx context.Context, nc *nats.Conn) error {
 	return nil
 }
 
-// run searches the jobs of it, one at a time, until ctx is done.
-func (w *worker[S]) run(ctx context.Context, it jetstream.MessagesContext) error {
+// current reports whether session is that of the learner the worker
+// joined; if not, but the run's spec holds it now with the worker's
+// settings and problems (the learner was started again), the worker joins
+// it.
+func (w *worker[S]) current(ctx context.Context, session string) bool {
+	w.sessionMu.Lock()
+	defer w.sessionMu.Unlock()
+	if session == w.session {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	b, err := getObject(ctx, w.obs, specObject)
+	if err != nil {
+		return false
+	}
+	var spec Spec
+	if decode(b, &spec) != nil || spec.Session != session || spec.ProblemsSHA256 != w.problems {
+		return false
+	}
+	spec.Learner = w.opts.Learner
+	if settings, err := spec.SettingsSHA256(); err != nil || settings != w.settings {
+		return false
+	}
+	if err := w.join(ctx, session); err != nil {
+		w.opts.Logger.Warn("joining the learner's new session", "err", err)
+		return false
+	}
+	w.opts.Logger.Info("joined the learner's new session")
+	w.session = session
+	return true
+}
+
+// run searches jobs, one at a time, until ctx is done.
+func (w *worker[S]) run(ctx context.Context) error {
 	var sr searcher[S]
+	for ctx.Err() == nil {
+		var cons jetstream.Consumer
+		if err := retry(ctx, func() (err error) {
+			cons, err = w.js.Consumer(ctx, jobsStream, consumerName)
+			return err
+		}, jetstream.ErrConsumerNotFound, jetstream.ErrStreamNotFound); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			w.opts.Logger.Warn("the jobs' consumer", "err", err)
+			w.pause(ctx)
+			continue
+		}
+		it, err := cons.Messages(jetstream.PullMaxMessages(1), jetstream.PullExpiry(5*time.Second))
+		if err != nil {
+			w.opts.Logger.Warn("reading jobs", "err", err)
+			w.pause(ctx)
+			continue
+		}
+		stop := context.AfterFunc(ctx, it.Stop)
+		err = w.jobs(ctx, it, cons.CachedInfo().Config.AckWait, &sr)
+		stop()
+		it.Stop()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jobs searches the jobs of it, one at a time, with sr, until ctx is done
+// (nil) or it fails (nil, after a pause); it returns the other errors.
+func (w *worker[S]) jobs(ctx context.Context, it jetstream.MessagesContext, ackWait time.Duration, sr *searcher[S]) error {
 	for {
 		msg, err := it.Next()
 		switch {
@@ -261,20 +347,27 @@ func (w *worker[S]) run(ctx context.Context, it jetstream.MessagesContext) error
 		case err != nil:
 			w.opts.Logger.Warn("reading jobs", "err", err)
 			w.pause(ctx)
-			continue
+			return nil
 		}
-		h := msg.Headers().Get(problemsHeader)
-		if h != "" && h != w.spec.ProblemsSHA256 {
-			msg.Nak() // for the workers of that run
-			return fmt.Errorf("%w: a job of another run (problems %.12s, not %.12s); start the worker again to join it", ErrRefused, h, w.spec.ProblemsSHA256)
-		}
-		var j bootstrap.Job
-		if err := decode(msg.Data(), &j); err != nil || h == "" || j.Problem < 0 || j.Problem >= len(w.tasks) || j.Budget <= 0 {
-			w.opts.Logger.Warn("malformed job dropped", "err", err, "job", string(msg.Data()))
+		meta, err := msg.Metadata()
+		if err != nil {
+			w.opts.Logger.Warn("malformed job dropped", "err", err)
 			msg.Term()
 			continue
 		}
-		if err := w.refresh(ctx, &sr); err != nil {
+		h := msg.Headers().Get(sessionHeader)
+		if !w.current(ctx, h) {
+			w.opts.Logger.Warn("job of another run or learner dropped", "session", h[:min(len(h), 40)])
+			msg.Term()
+			continue
+		}
+		var j bootstrap.Job
+		if err := decode(msg.Data(), &j); err != nil || j.Problem < 0 || j.Problem >= len(w.tasks) || j.Budget <= 0 {
+			w.opts.Logger.Warn("malformed job dropped", "err", err, "job", string(msg.Data()[:min(len(msg.Data()), 200)]))
+			msg.Term()
+			continue
+		}
+		if err := w.refresh(ctx, sr); err != nil {
 			msg.Nak()
 			switch {
 			case ctx.Err() != nil:
@@ -286,7 +379,7 @@ func (w *worker[S]) run(ctx context.Context, it jetstream.MessagesContext) error
 			w.pause(ctx)
 			continue
 		}
-		rep, err := w.search(ctx, msg, sr.s, &j)
+		rep, err := w.search(ctx, msg, ackWait, sr.s, &j)
 		if err != nil {
 			msg.Nak() // to another worker
 			if ctx.Err() != nil {
@@ -297,7 +390,11 @@ func (w *worker[S]) run(ctx context.Context, it jetstream.MessagesContext) error
 		rep.Version = sr.version
 		b, err := json.Marshal(rep)
 		if err == nil {
-			_, err = w.js.Publish(ctx, reportsSubject, b, jetstream.WithMsgID(jobID(&j)))
+			// The ID of a delivery of the job, to the server's removal
+			// of duplicates: a report of a job submitted again is not one.
+			pctx, cancel := context.WithTimeout(ctx, apiTimeout)
+			_, err = w.js.Publish(pctx, reportsSubject, b, jetstream.WithMsgID(fmt.Sprintf("%s.%d", h, meta.Sequence.Stream)))
+			cancel()
 		}
 		if err != nil {
 			// The job goes to another worker, or to this one again.
@@ -324,12 +421,12 @@ func (w *worker[S]) pause(ctx context.Context) {
 }
 
 // search runs job j of msg with s, telling the server that the job is in
-// progress every third of the acknowledgement wait.
-func (w *worker[S]) search(ctx context.Context, msg jetstream.Msg, s *search.Solver[S], j *bootstrap.Job) (bootstrap.Report, error) {
+// progress every third of ackWait.
+func (w *worker[S]) search(ctx context.Context, msg jetstream.Msg, ackWait time.Duration, s *search.Solver[S], j *bootstrap.Job) (bootstrap.Report, error) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(w.ackWait / 3)
+		t := time.NewTicker(max(ackWait/3, time.Millisecond))
 		defer t.Stop()
 		for {
 			select {
@@ -443,7 +540,7 @@ func (w *worker[S]) read(ctx context.Context) ([]byte, snapshotInfo, error) {
 		return nil, snapshotInfo{}, fmt.Errorf("cluster: snapshot: %w", err)
 	}
 	v, err := strconv.ParseInt(info.Metadata["version"], 10, 64)
-	if err != nil || info.Size > maxObject {
+	if err != nil || info.Size > maxSnapshot {
 		return nil, snapshotInfo{}, fmt.Errorf("cluster: snapshot: bad version %q or size %d", info.Metadata["version"], info.Size)
 	}
 	b, err := io.ReadAll(r)
