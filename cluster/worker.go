@@ -83,8 +83,15 @@ func retry(ctx context.Context, f func() error, wait ...error) error {
 }
 
 // getObject returns the object called name of obs, refusing one larger
-// than maxObject.
+// than maxObject, and giving up after apiTimeout and a second per MiB.
 func getObject(ctx context.Context, obs jetstream.ObjectStore, name string) ([]byte, error) {
+	info, err := obs.GetInfo(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	// A read whose chunks are deleted under it would never end.
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout+time.Duration(info.Size>>20)*time.Second)
+	defer cancel()
 	r, err := obs.Get(ctx, name)
 	if err != nil {
 		return nil, err
