@@ -346,3 +346,48 @@ func TestLimits(t *testing.T) {
 		t.Errorf("%d bytes of reports accepted; the limit is %d", (maxStream/len(junk)+2)*len(junk), maxStream)
 	}
 }
+
+// TestLearnerRestart checks that a worker of a learner that stops goes on
+// with the learner started after it, in its new session, and stops with
+// it.
+func TestLearnerRestart(t *testing.T) {
+	s := serve(t)
+	tasks, m, spec := run(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var llog, wlog syncBuffer
+	opts := Options{AckWait: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(&llog, nil))}
+	first, err := NewLearner(ctx, connect(t, s), spec, []File{{"mazes.txt", nil}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := startWorker(ctx, t, connect(t, s), "w", slog.New(slog.NewTextHandler(&wlog, nil)))
+	waitFor(t, &llog, "worker joined")
+	if err := first.Close(false); err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLearner(ctx, connect(t, s), spec, []File{{"mazes.txt", nil}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := bootstrap.Config{Algorithm: spec.Algorithm, Options: spec.Options, ProblemsPerUpdate: 8,
+		Limits: bootstrap.Limits{MaxIterations: 1}, Async: true}
+	cfg.Options.Budget = 8
+	if _, err := bootstrap.Train(ctx, t.TempDir(), tasks, network(t, m), cfg, bootstrap.Env{Workers: 1, Pool: l}); err != nil {
+		t.Fatalf("%v\nworker:\n%s", err, wlog.String())
+	}
+	if err := l.Close(true); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-errs:
+		if err != nil {
+			t.Errorf("worker: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the worker did not stop when training was over:\n%s", wlog.String())
+	}
+	if want := "joined the learner's new session"; !strings.Contains(wlog.String(), want) {
+		t.Errorf("the worker's log lacks %q:\n%s", want, wlog.String())
+	}
+}

@@ -183,7 +183,7 @@ func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []s
 	var over atomic.Bool // the learner ended the run
 	ctl, err := nc.Subscribe(controlSubject, func(m *nats.Msg) {
 		session, ok := strings.CutPrefix(string(m.Data), "done ")
-		if ok && w.current(ctx, session) {
+		if ok && w.current(ctx, session, false) {
 			over.Store(true)
 			cancel()
 			return
@@ -278,10 +278,10 @@ func (w *worker[S]) join(ctx context.Context, session string) error {
 }
 
 // current reports whether session is that of the learner the worker
-// joined; if not, but the run's spec holds it now with the worker's
-// settings and problems (the learner was started again), the worker joins
-// it.
-func (w *worker[S]) current(ctx context.Context, session string) bool {
+// joined, or the one the run's spec holds now with the worker's settings
+// and problems (the learner was started again); in the second case, if
+// join, the worker joins it first.
+func (w *worker[S]) current(ctx context.Context, session string, join bool) bool {
 	w.sessionMu.Lock()
 	defer w.sessionMu.Unlock()
 	if session == w.session {
@@ -300,6 +300,9 @@ func (w *worker[S]) current(ctx context.Context, session string) bool {
 	spec.Learner = w.opts.Learner
 	if settings, err := spec.SettingsSHA256(); err != nil || settings != w.settings {
 		return false
+	}
+	if !join {
+		return true
 	}
 	if err := w.join(ctx, session); err != nil {
 		w.opts.Logger.Warn("joining the learner's new session", "err", err)
@@ -363,7 +366,7 @@ func (w *worker[S]) jobs(ctx context.Context, it jetstream.MessagesContext, ackW
 			continue
 		}
 		h := msg.Headers().Get(sessionHeader)
-		if !w.current(ctx, h) {
+		if !w.current(ctx, h, true) {
 			w.opts.Logger.Warn("job of another run or learner dropped", "session", h[:min(len(h), 40)])
 			msg.Term()
 			continue
