@@ -518,7 +518,8 @@ func (w *worker[S]) fetch(ctx context.Context, wait time.Duration) error {
 	rctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	b, info, err := w.read(rctx)
-	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
+	// The read's deadline is rctx's: it may pass before rctx says so.
+	if err != nil && ctx.Err() == nil && (rctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded)) {
 		return errFetchTimeout
 	}
 	if err != nil {
