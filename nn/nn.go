@@ -323,6 +323,18 @@ func (l *Dense) ForwardReLU(x []float32, n int, y, t []float32) {
 	transposeAddReLU(t, l.Bias.Data, n, y[:n*l.Out])
 }
 
+// ForwardResidualReLU computes y = ReLU(x·Wᵀ + b + skip) for n rows x of
+// In values and skip of Out values, through t, scratch of n·Out values, as
+// ForwardReLU does: the last layer of a residual block, whose skip
+// connection adds the block's input. y may be skip. The gradients are
+// those of Backward after ReLUBackward, plus the skip's: the gradient
+// with respect to skip is that with respect to the ReLU's input.
+func (l *Dense) ForwardResidualReLU(x, skip []float32, n int, y, t []float32) {
+	t = t[:l.Out*n]
+	Gemm(false, true, l.Out, n, l.In, 1, l.Weight.Data, l.In, x, l.In, 0, t, n)
+	transposeAddResidualReLU(t, l.Bias.Data, skip[:n*l.Out], n, y[:n*l.Out])
+}
+
 // ForwardStrided is Forward for inputs whose rows are ldx ≥ In values
 // apart, such as the output of one layer of a Stack.
 func (l *Dense) ForwardStrided(x []float32, ldx, n int, y []float32) { l.forward(x, ldx, n, y) }
@@ -344,6 +356,18 @@ func transposeAddReLU(t, b []float32, n int, y []float32) {
 	for o, bo := range b {
 		for s, v := range t[o*n : (o+1)*n] {
 			y[s*out+o] = relu(v + bo)
+		}
+	}
+}
+
+// transposeAddResidualReLU sets y[s][o] = max(t[o][s]+b[o]+skip[s][o], 0)
+// for t of len(b) rows of n values and y and skip of n rows of len(b)
+// values.
+func transposeAddResidualReLU(t, b, skip []float32, n int, y []float32) {
+	out := len(b)
+	for o, bo := range b {
+		for s, v := range t[o*n : (o+1)*n] {
+			y[s*out+o] = relu(v + bo + skip[s*out+o])
 		}
 	}
 }

@@ -733,3 +733,56 @@ func BenchmarkTransposeAddReLU(b *testing.B) {
 		transposeAddReLU(t, bias, 32, y)
 	}
 }
+
+// TestResidualBlock checks ForwardResidualReLU against Forward, the
+// addition of the skip and ReLU, and the gradients of a residual block,
+// relu(x + d2(relu(d1(x)))), through it, against finite differences.
+func TestResidualBlock(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 13))
+	const n, w, hid = 3, 5, 4
+	d1, d2 := NewDense("d1", rng, w, hid), NewDense("d2", rng, hid, w)
+	d1.Bias.Data, d2.Bias.Data = randSlice(rng, hid), randSlice(rng, w)
+	x, r := randSlice(rng, n*w), randSlice(rng, n*w)
+	a, y, scratch := make([]float32, n*hid), make([]float32, n*w), make([]float32, n*max(w, hid))
+	want := make([]float32, n*w)
+	d1.ForwardReLU(x, n, a, scratch)
+	d2.Forward(a, n, want)
+	for i := range want {
+		want[i] += x[i]
+	}
+	ReLU(want)
+	y[0] = float32(math.NaN())
+	d2.ForwardResidualReLU(a, x, n, y, scratch)
+	if !slices.EqualFunc(y, want, func(x, y float32) bool { return math.Abs(float64(x-y)) <= 1e-6*(1+math.Abs(float64(y))) }) {
+		t.Errorf("ForwardResidualReLU = %v, want %v", y, want)
+	}
+	if !slices.ContainsFunc(y, func(v float32) bool { return v == 0 }) || !slices.ContainsFunc(y, func(v float32) bool { return v > 0 }) {
+		t.Error("the test needs negative and positive outputs")
+	}
+	// In place, on the skip.
+	inPlace := slices.Clone(x)
+	d2.ForwardResidualReLU(a, inPlace, n, inPlace, scratch)
+	if !slices.Equal(inPlace, y) {
+		t.Errorf("ForwardResidualReLU in place = %v, want %v", inPlace, y)
+	}
+
+	loss := func() float64 {
+		d1.ForwardReLU(x, n, a, scratch)
+		d2.ForwardResidualReLU(a, x, n, y, scratch)
+		return dot(y, r)
+	}
+	loss()
+	dz := slices.Clone(r)
+	ReLUBackward(y, dz)
+	da, dx := make([]float32, n*hid), make([]float32, n*w)
+	d2.Backward(a, n, dz, da)
+	ReLUBackward(a, da)
+	d1.Backward(x, n, da, dx)
+	for i, g := range dz {
+		dx[i] += g
+	}
+	checkGrad(t, "block x", x, dx, loss)
+	for _, p := range []*Param{d1.Weight, d1.Bias, d2.Weight, d2.Bias} {
+		checkGrad(t, p.Name, p.Data, p.Grad, loss)
+	}
+}
