@@ -65,6 +65,7 @@ type Trainer struct {
 	opt *nn.Adam
 	ws  workspace
 	in  []float32 // the inputs of a batch of several trajectories
+	one [1]Sample // the batch of Step, which would escape as a literal
 	// replicas are the models of the threads but the first, with their
 	// workspaces; their weights are m's between steps.
 	replicas []*Model
@@ -100,7 +101,10 @@ func (t *Trainer) Steps() int { return t.opt.T }
 // heads, Config.PolicyLoss and Config.HeuristicLoss. It is StepBatch of
 // one sample.
 func (t *Trainer) Step(s Sample) (Losses, error) {
-	return t.StepBatch([]Sample{s})
+	t.one[0] = s
+	l, err := t.StepBatch(t.one[:])
+	t.one[0] = Sample{} // keeps nothing of s
+	return l, err
 }
 
 // StepBatch takes one Adam step on the mean of the losses of several
@@ -155,6 +159,13 @@ func (t *Trainer) gradients(samples []Sample) (Losses, error) {
 	if k == 1 {
 		return t.share(t.m, &t.ws, samples, x, 0, N)
 	}
+	return t.parallel(samples, x, N, k)
+}
+
+// parallel is gradients on k threads, for the N states x of samples. (A
+// function of its own: the variables that its goroutines share escape to
+// the heap, which a step on one thread need not pay for.)
+func (t *Trainer) parallel(samples []Sample, x []float32, N, k int) (Losses, error) {
 	// Thread i takes the states [i·N/k, (i+1)·N/k).
 	losses, errs := t.losses[:k], t.errs[:k]
 	var wg sync.WaitGroup
