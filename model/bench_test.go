@@ -12,9 +12,17 @@ import (
 // flops returns the multiply-adds ×2 of a forward pass of one state.
 func flops(m *Model) float64 {
 	c := m.cfg
-	f := 2.0 * float64(c.Filters*m.conv1.OutH()*m.conv1.OutW()*c.Channels*c.Kernel*c.Kernel)
-	f += 2 * float64(c.Filters*m.conv2.OutH()*m.conv2.OutW()*c.Filters*c.Kernel*c.Kernel)
-	flat := c.Filters * m.conv2.OutH() * m.conv2.OutW()
+	var f float64
+	var flat int
+	switch c.Arch {
+	case Conv:
+		f = 2 * float64(c.Filters*m.conv1.OutH()*m.conv1.OutW()*c.Channels*c.Kernel*c.Kernel)
+		f += 2 * float64(c.Filters*m.conv2.OutH()*m.conv2.OutW()*c.Filters*c.Kernel*c.Kernel)
+		flat = c.Filters * m.conv2.OutH() * m.conv2.OutW()
+	case ResNet:
+		f = 2 * float64(c.Channels*c.Height*c.Width*c.Units+2*c.Blocks*c.Units*c.Units)
+		flat = c.Units
+	}
 	if m.pol1 != nil {
 		f += 2 * float64(flat*c.Hidden+c.Hidden*c.Actions)
 	}

@@ -135,6 +135,11 @@ func TestTrainerSaveLoadExact(t *testing.T) {
 	}
 }
 
+// nearlyEqual reports whether a and b are equal within a relative 1e-5.
+func nearlyEqual(a, b []float32) bool {
+	return slices.EqualFunc(a, b, func(x, y float32) bool { return math.Abs(float64(x-y)) <= 1e-5*math.Max(1, math.Abs(float64(y))) })
+}
+
 // sameBits reports whether a and b hold the same float32 bit patterns.
 func sameBits(a, b []float32) bool {
 	return slices.EqualFunc(a, b, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) })

@@ -2,12 +2,16 @@
 // "Neural Network Architectures"), their losses, and their storage, and
 // makes them the batched evaluators of package search.
 //
-// A network reads a domain's encoding of a state (C×H×W) through two
-// convolutions of 32 filters of 2×2 with ReLU, then one or two branches of
-// a dense layer of 128 with ReLU: the policy branch ends in a linear layer
-// of one output per action and a log-softmax, the heuristic branch in one
-// linear output. docs/MODEL_FORMAT.md describes the files of a saved
-// network and its computation, for reimplementing it elsewhere.
+// A network reads a domain's encoding of a state (C×H×W) through a trunk,
+// then one or two branches of a dense layer of 128 with ReLU: the policy
+// branch ends in a linear layer of one output per action and a
+// log-softmax, the heuristic branch in one linear output. The trunk is
+// the paper's (Config.Arch Conv), two convolutions of 32 filters of 2×2
+// with ReLU over the image, or (ResNet) a fully connected residual
+// network over the flattened encoding, for inputs that are not images or
+// are too small for the convolutions. docs/MODEL_FORMAT.md describes the
+// files of a saved network and its computation, for reimplementing it
+// elsewhere.
 package model
 
 import (
@@ -107,6 +111,50 @@ func (l *Loss) UnmarshalText(b []byte) error {
 	return fmt.Errorf("model: loss %q, want levin, cross-entropy or squared-error", b)
 }
 
+// Arch is a network's architecture: the trunk that turns the encoded
+// state into the features that the heads read.
+type Arch int
+
+// The architectures.
+const (
+	// Conv is the paper's trunk: two convolutions with ReLU over the C×H×W
+	// image, flattened.
+	Conv Arch = iota
+	// ResNet is a fully connected residual network over the flattened
+	// encoding: a dense layer of Units units with ReLU, then Blocks
+	// residual blocks h ← ReLU(h + W₂·ReLU(W₁·h + b₁) + b₂) of Units units.
+	ResNet
+)
+
+var archNames = map[Arch]string{Conv: "conv", ResNet: "resnet"}
+
+// String returns "conv" or "resnet".
+func (a Arch) String() string {
+	if n, ok := archNames[a]; ok {
+		return n
+	}
+	return fmt.Sprintf("Arch(%d)", int(a))
+}
+
+// MarshalText encodes a as its String.
+func (a Arch) MarshalText() ([]byte, error) {
+	if _, ok := archNames[a]; !ok {
+		return nil, fmt.Errorf("model: bad architecture %d", int(a))
+	}
+	return []byte(a.String()), nil
+}
+
+// UnmarshalText decodes "conv" or "resnet".
+func (a *Arch) UnmarshalText(b []byte) error {
+	for v, n := range archNames {
+		if string(b) == n {
+			*a = v
+			return nil
+		}
+	}
+	return fmt.Errorf("model: architecture %q, want conv or resnet", b)
+}
+
 // HeadsFor returns the heads the network of alg needs: both for PHS
 // (PHS*, PHS_h, safe pruning) and PUCT, the policy for LevinTS, the
 // heuristic for A*, WA* and GBFS.
@@ -146,10 +194,22 @@ func ConfigFor[S comparable](domain string, alg search.Algorithm, p search.Encod
 
 // Limits on the sizes of a Config, which bound the memory of a network
 // read from a file: at most MaxSize values in the input and in each layer's
-// output, and kernels of at most MaxKernel×MaxKernel.
+// output, kernels of at most MaxKernel×MaxKernel, at most MaxBlocks
+// residual blocks, and at most MaxParams parameters in all.
 const (
 	MaxSize   = 1 << 20
 	MaxKernel = 16
+	MaxBlocks = 64
+	MaxParams = 1 << 26
+)
+
+// The default sizes, which the zero values of Config's sizes select.
+const (
+	DefaultFilters = 32
+	DefaultKernel  = 2
+	DefaultHidden  = 128
+	DefaultUnits   = 128
+	DefaultBlocks  = 2
 )
 
 // Config describes a network: what it was made for, its heads and losses,
@@ -175,11 +235,21 @@ type Config struct {
 	Width    int `json:"width"`
 	// Actions is the number of policy outputs.
 	Actions int `json:"actions"`
-	// Filters, Kernel and Hidden are the convolutions' filters and kernel
-	// size and the dense layers' width; 0 means 32, 2 and 128.
-	Filters int `json:"filters"`
-	Kernel  int `json:"kernel"`
-	Hidden  int `json:"hidden"`
+	// Arch is the trunk: Conv, the default (config.json omits it, and a
+	// file without the field is a Conv network), or ResNet ("resnet").
+	Arch Arch `json:"arch,omitempty"`
+	// Filters and Kernel are the convolutions' filters and kernel size,
+	// for Conv only; 0 means DefaultFilters and DefaultKernel.
+	Filters int `json:"filters,omitempty"`
+	Kernel  int `json:"kernel,omitempty"`
+	// Units and Blocks are the number of units of each layer of the
+	// trunk and the number of residual blocks, for ResNet only; 0 means
+	// DefaultUnits and DefaultBlocks.
+	Units  int `json:"units,omitempty"`
+	Blocks int `json:"blocks,omitempty"`
+	// Hidden is the width of the heads' hidden layers; 0 means
+	// DefaultHidden.
+	Hidden int `json:"hidden"`
 	// PruneDeadlocks says that the network was trained on problems with
 	// their deadlocks pruned (phs -prune-deadlocks, Sokoban): searches
 	// with it prune them too.
@@ -193,16 +263,62 @@ type Config struct {
 	Meta map[string]string `json:"meta,omitempty"`
 }
 
+// defaults fills in the default sizes of c, and returns an error if a
+// field is out of range.
 func (c *Config) defaults() error {
-	if c.Filters == 0 {
-		c.Filters = 32
-	}
-	if c.Kernel == 0 {
-		c.Kernel = 2
-	}
 	if c.Hidden == 0 {
-		c.Hidden = 128
+		c.Hidden = DefaultHidden
 	}
+	switch c.Arch {
+	case Conv:
+		if c.Filters == 0 {
+			c.Filters = DefaultFilters
+		}
+		if c.Kernel == 0 {
+			c.Kernel = DefaultKernel
+		}
+	case ResNet:
+		if c.Units == 0 {
+			c.Units = DefaultUnits
+		}
+		if c.Blocks == 0 {
+			c.Blocks = DefaultBlocks
+		}
+	}
+	if err := c.check(); err != nil {
+		return err
+	}
+	if n := c.numParams(); n > MaxParams {
+		return fmt.Errorf("%d parameters; want at most %d", n, MaxParams)
+	}
+	return nil
+}
+
+// numParams returns the number of parameters of the network of c, whose
+// sizes must be in range.
+func (c *Config) numParams() int {
+	var n, feat int
+	switch c.Arch {
+	case Conv:
+		k2 := c.Kernel * c.Kernel
+		n = c.Filters*c.Channels*k2 + c.Filters*c.Filters*k2 + 2*c.Filters
+		feat = c.Filters * (c.Height - 2*(c.Kernel-1)) * (c.Width - 2*(c.Kernel-1))
+	case ResNet:
+		n = (c.Channels*c.Height*c.Width+1)*c.Units + c.Blocks*2*(c.Units+1)*c.Units
+		feat = c.Units
+	}
+	if c.Heads&Policy != 0 {
+		n += (feat+1)*c.Hidden + (c.Hidden+1)*c.Actions
+	}
+	if c.Heads&Heuristic != 0 {
+		n += (feat+1)*c.Hidden + c.Hidden + 1
+	}
+	return n
+}
+
+// check returns an error if a field of c, with its defaults filled in, is
+// out of range.
+func (c *Config) check() error {
 	hasPolicy, hasHeuristic := c.Heads&Policy != 0, c.Heads&Heuristic != 0
 	switch {
 	case c.Heads < Policy || c.Heads > Both:
@@ -220,12 +336,22 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("input shape %dx%dx%d; want positive sizes of at most %d values", c.Channels, c.Height, c.Width, MaxSize)
 	case c.Actions < 1 || c.Actions > 255:
 		return fmt.Errorf("%d actions; want 1 to 255", c.Actions)
-	case c.Kernel < 1 || c.Kernel > MaxKernel:
+	case c.Arch != Conv && c.Arch != ResNet:
+		return fmt.Errorf("bad architecture %d", int(c.Arch))
+	case c.Arch == Conv && (c.Units != 0 || c.Blocks != 0):
+		return fmt.Errorf("units %d and blocks %d in a conv network; they are for resnet", c.Units, c.Blocks)
+	case c.Arch == ResNet && (c.Filters != 0 || c.Kernel != 0):
+		return fmt.Errorf("filters %d and kernel %d in a resnet network; they are for conv", c.Filters, c.Kernel)
+	case c.Arch == Conv && (c.Kernel < 1 || c.Kernel > MaxKernel):
 		return fmt.Errorf("kernel %d; want 1 to %d", c.Kernel, MaxKernel)
-	case c.Height-2*(c.Kernel-1) < 1 || c.Width-2*(c.Kernel-1) < 1:
-		return fmt.Errorf("input %dx%d too small for two %dx%d convolutions", c.Height, c.Width, c.Kernel, c.Kernel)
-	case c.Filters < 1 || c.Filters > MaxSize || c.Filters*c.Height*c.Width > MaxSize:
+	case c.Arch == Conv && (c.Height-2*(c.Kernel-1) < 1 || c.Width-2*(c.Kernel-1) < 1):
+		return fmt.Errorf("input %dx%d too small for two %dx%d convolutions (the resnet architecture takes any input)", c.Height, c.Width, c.Kernel, c.Kernel)
+	case c.Arch == Conv && (c.Filters < 1 || c.Filters > MaxSize || c.Filters*c.Height*c.Width > MaxSize):
 		return fmt.Errorf("%d filters; want 1 to %d values per layer output", c.Filters, MaxSize)
+	case c.Arch == ResNet && (c.Units < 1 || c.Units > MaxSize):
+		return fmt.Errorf("units %d; want 1 to %d", c.Units, MaxSize)
+	case c.Arch == ResNet && (c.Blocks < 1 || c.Blocks > MaxBlocks):
+		return fmt.Errorf("%d blocks; want 1 to %d", c.Blocks, MaxBlocks)
 	case c.Hidden < 1 || c.Hidden > MaxSize:
 		return fmt.Errorf("hidden %d; want 1 to %d", c.Hidden, MaxSize)
 	case !(c.Temperature >= 0) || math.IsInf(c.Temperature, 1):
@@ -239,8 +365,11 @@ func (c *Config) defaults() error {
 // A Model is a network. Its weights may be read by several goroutines at
 // once (through Evaluators), as long as none trains it at the same time.
 type Model struct {
-	cfg          Config
+	cfg Config
+	// The trunk: conv1 and conv2 for Conv; in and blocks for ResNet.
 	conv1, conv2 *nn.Conv2D
+	in           *nn.Dense
+	blocks       []block
 	// The branches; nil for a head the network does not have.
 	pol1, pol2, heu1, heu2 *nn.Dense
 	// hidden computes the first layers of the branches in one product: the
@@ -249,6 +378,9 @@ type Model struct {
 	hidden *nn.Dense
 	params []*nn.Param
 }
+
+// A block is a residual block of a ResNet trunk: h ← ReLU(h + fc2(ReLU(fc1(h)))).
+type block struct{ fc1, fc2 *nn.Dense }
 
 // New returns a network with weights initialised from seed.
 func New(cfg Config, seed uint64) (*Model, error) {
@@ -262,15 +394,30 @@ func New(cfg Config, seed uint64) (*Model, error) {
 // initialised from rng, or zero if rng is nil.
 func newModel(cfg Config, rng *rand.Rand) *Model {
 	m := &Model{cfg: cfg}
-	m.conv1 = nn.NewConv2D("conv1", rng, cfg.Channels, cfg.Height, cfg.Width, cfg.Filters, cfg.Kernel)
-	m.conv2 = nn.NewConv2D("conv2", rng, cfg.Filters, m.conv1.OutH(), m.conv1.OutW(), cfg.Filters, cfg.Kernel)
-	flat := cfg.Filters * m.conv2.OutH() * m.conv2.OutW()
+	var feat int
+	switch cfg.Arch {
+	case Conv:
+		m.conv1 = nn.NewConv2D("conv1", rng, cfg.Channels, cfg.Height, cfg.Width, cfg.Filters, cfg.Kernel)
+		m.conv2 = nn.NewConv2D("conv2", rng, cfg.Filters, m.conv1.OutH(), m.conv1.OutW(), cfg.Filters, cfg.Kernel)
+		m.params = []*nn.Param{m.conv1.Weight, m.conv1.Bias, m.conv2.Weight, m.conv2.Bias}
+		feat = cfg.Filters * m.conv2.OutH() * m.conv2.OutW()
+	case ResNet:
+		m.in = nn.NewDense("input", rng, cfg.Channels*cfg.Height*cfg.Width, cfg.Units)
+		m.params = []*nn.Param{m.in.Weight, m.in.Bias}
+		for i := range cfg.Blocks {
+			name := fmt.Sprintf("blocks.%d.", i)
+			b := block{nn.NewDense(name+"fc1", rng, cfg.Units, cfg.Units), nn.NewDense(name+"fc2", rng, cfg.Units, cfg.Units)}
+			m.blocks = append(m.blocks, b)
+			m.params = append(m.params, b.fc1.Weight, b.fc1.Bias, b.fc2.Weight, b.fc2.Bias)
+		}
+		feat = cfg.Units
+	}
 	if cfg.Heads&Policy != 0 {
-		m.pol1 = nn.NewDense("policy1", rng, flat, cfg.Hidden)
+		m.pol1 = nn.NewDense("policy1", rng, feat, cfg.Hidden)
 		m.pol2 = nn.NewDense("policy2", rng, cfg.Hidden, cfg.Actions)
 	}
 	if cfg.Heads&Heuristic != 0 {
-		m.heu1 = nn.NewDense("heuristic1", rng, flat, cfg.Hidden)
+		m.heu1 = nn.NewDense("heuristic1", rng, feat, cfg.Hidden)
 		m.heu2 = nn.NewDense("heuristic2", rng, cfg.Hidden, 1)
 	}
 	switch {
@@ -281,7 +428,6 @@ func newModel(cfg Config, rng *rand.Rand) *Model {
 	default:
 		m.hidden = m.heu1
 	}
-	m.params = []*nn.Param{m.conv1.Weight, m.conv1.Bias, m.conv2.Weight, m.conv2.Bias}
 	for _, d := range []*nn.Dense{m.pol1, m.pol2, m.heu1, m.heu2} {
 		if d != nil {
 			m.params = append(m.params, d.Weight, d.Bias)
@@ -293,12 +439,14 @@ func newModel(cfg Config, rng *rand.Rand) *Model {
 // Config returns the network's configuration.
 func (m *Model) Config() Config { return m.cfg }
 
-// Params returns the network's parameters in a fixed order: conv1, conv2,
+// Params returns the network's parameters in a fixed order: the trunk's,
 // then the policy branch's two dense layers and the heuristic branch's,
-// weight before bias. Each has its real shape, PyTorch's: [Filters, in,
-// Kernel, Kernel] for a convolution's weight (in is Channels for conv1,
-// Filters for conv2), [out, in] for a dense layer's, [out] for a bias. The
-// slice is the model's own; do not modify it.
+// weight before bias. The trunk is conv1 and conv2 for Conv, and for
+// ResNet input, then blocks.0.fc1, blocks.0.fc2, blocks.1.fc1 and so on.
+// Each has its real shape, PyTorch's: [Filters, in, Kernel, Kernel] for a
+// convolution's weight (in is Channels for conv1, Filters for conv2),
+// [out, in] for a dense layer's, [out] for a bias. The slice is the
+// model's own; do not modify it.
 func (m *Model) Params() []*nn.Param { return m.params }
 
 // Clone returns a deep copy of m.
@@ -339,11 +487,18 @@ func (m *Model) Check(domain string, c, h, w int) error {
 
 // A workspace holds the activations and gradients of a pass over a batch.
 type workspace struct {
-	n                        int
+	n int
+	// Conv's trunk.
 	col1, a1, col2, a2, flat []float32
-	hid, hidT, logits, hout  []float32
 	dflat, da2, da1, dcol    []float32
-	dhid, dlogits, dhout     []float32
+	// ResNet's trunk: res holds, for a batch of n, the activations h_0,
+	// r_0, h_1, r_1, …, h_B of n·Units values each, h_b the input of block
+	// b and r_b the output of its first layer; rt is the scratch of the
+	// layers' products; dh, dg and dr are gradients of n·Units values.
+	res, rt, dh, dg, dr []float32
+	// The heads.
+	hid, hidT, logits, hout []float32
+	dhid, dlogits, dhout    []float32
 }
 
 // grow sizes w for batches of n.
@@ -353,17 +508,24 @@ func (w *workspace) grow(m *Model, n int) {
 	}
 	n = max(n, 2*w.n)
 	c := m.cfg
-	p1 := m.conv1.OutH() * m.conv1.OutW()
-	p2 := m.conv2.OutH() * m.conv2.OutW()
-	flat := c.Filters * p2
 	f := func(k int) []float32 { return make([]float32, k) }
 	*w = workspace{n: n,
-		col1: f(m.conv1.ColSize(n)), a1: f(c.Filters * n * p1),
-		col2: f(m.conv2.ColSize(n)), a2: f(c.Filters * n * p2), flat: f(n * flat),
 		hid: f(n * m.hidden.Out), hidT: f(n * m.hidden.Out), logits: f(n * c.Actions), hout: f(n),
-		dflat: f(n * flat), da2: f(c.Filters * n * p2), da1: f(c.Filters * n * p1),
-		dcol: f(max(m.conv1.ColSize(n), m.conv2.ColSize(n))),
 		dhid: f(n * m.hidden.Out), dlogits: f(n * c.Actions), dhout: f(n),
+	}
+	switch c.Arch {
+	case Conv:
+		p1 := m.conv1.OutH() * m.conv1.OutW()
+		p2 := m.conv2.OutH() * m.conv2.OutW()
+		flat := c.Filters * p2
+		w.col1, w.a1 = f(m.conv1.ColSize(n)), f(c.Filters*n*p1)
+		w.col2, w.a2, w.flat = f(m.conv2.ColSize(n)), f(c.Filters*n*p2), f(n*flat)
+		w.dflat, w.da2, w.da1 = f(n*flat), f(c.Filters*n*p2), f(c.Filters*n*p1)
+		w.dcol = f(max(m.conv1.ColSize(n), m.conv2.ColSize(n)))
+	case ResNet:
+		nw := n * c.Units
+		w.res, w.rt = f((2*c.Blocks+1)*nw), f(nw)
+		w.dh, w.dg, w.dr = f(nw), f(nw), f(nw)
 	}
 }
 
@@ -381,6 +543,28 @@ func (m *Model) heuristicCol() int {
 func (m *Model) forward(w *workspace, x []float32, n int) {
 	w.grow(m, n)
 	c := m.cfg
+	var feat []float32
+	if c.Arch == ResNet {
+		feat = m.resForward(w, x, n)
+	} else {
+		feat = m.convForward(w, x, n)
+	}
+	ld := m.hidden.Out
+	hid := w.hid[:n*ld]
+	m.hidden.ForwardReLU(feat, n, hid, w.hidT)
+	if m.pol1 != nil {
+		m.pol2.ForwardStrided(hid, ld, n, w.logits)
+		nn.LogSoftmax(w.logits[:n*c.Actions], c.Actions)
+	}
+	if m.heu1 != nil {
+		m.heu2.ForwardStrided(hid[m.heuristicCol():], ld, n, w.hout)
+	}
+}
+
+// convForward runs the Conv trunk on n inputs x and returns its features,
+// one row per sample.
+func (m *Model) convForward(w *workspace, x []float32, n int) []float32 {
+	c := m.cfg
 	p1 := m.conv1.OutH() * m.conv1.OutW()
 	p2 := m.conv2.OutH() * m.conv2.OutW()
 	a1 := w.a1[:c.Filters*n*p1]
@@ -394,16 +578,28 @@ func (m *Model) forward(w *workspace, x []float32, n int) {
 			copy(w.flat[s*flat+ch*p2:s*flat+(ch+1)*p2], a2[(ch*n+s)*p2:(ch*n+s+1)*p2])
 		}
 	}
-	ld := m.hidden.Out
-	hid := w.hid[:n*ld]
-	m.hidden.ForwardReLU(w.flat, n, hid, w.hidT)
-	if m.pol1 != nil {
-		m.pol2.ForwardStrided(hid, ld, n, w.logits)
-		nn.LogSoftmax(w.logits[:n*c.Actions], c.Actions)
+	return w.flat[:n*flat]
+}
+
+// resAct returns activation i of w.res for a batch of n: h_b is i = 2b,
+// r_b is i = 2b+1.
+func (m *Model) resAct(w *workspace, n, i int) []float32 {
+	nw := n * m.cfg.Units
+	return w.res[i*nw : (i+1)*nw]
+}
+
+// resForward runs the ResNet trunk on n inputs x and returns its
+// features, h_B, one row per sample.
+func (m *Model) resForward(w *workspace, x []float32, n int) []float32 {
+	h := m.resAct(w, n, 0)
+	m.in.ForwardReLU(x, n, h, w.rt)
+	for b, blk := range m.blocks {
+		r, next := m.resAct(w, n, 2*b+1), m.resAct(w, n, 2*b+2)
+		blk.fc1.ForwardReLU(h, n, r, w.rt)
+		blk.fc2.ForwardResidualReLU(r, h, n, next, w.rt)
+		h = next
 	}
-	if m.heu1 != nil {
-		m.heu2.ForwardStrided(hid[m.heuristicCol():], ld, n, w.hout)
-	}
+	return h
 }
 
 // backward accumulates the parameters' gradients of a loss whose gradient
@@ -411,9 +607,6 @@ func (m *Model) forward(w *workspace, x []float32, n int) {
 // heuristic in w.dhout, after forward on the same x and n.
 func (m *Model) backward(w *workspace, x []float32, n int) {
 	c := m.cfg
-	p1 := m.conv1.OutH() * m.conv1.OutW()
-	p2 := m.conv2.OutH() * m.conv2.OutW()
-	flat := c.Filters * p2
 	ld := m.hidden.Out
 	hid, dhid := w.hid[:n*ld], w.dhid[:n*ld]
 	if m.pol1 != nil {
@@ -426,8 +619,24 @@ func (m *Model) backward(w *workspace, x []float32, n int) {
 		m.heu2.BackwardStrided(hid[k:], ld, n, w.dhout[:n], dhid[k:])
 	}
 	nn.ReLUBackward(hid, dhid)
-	dflat := w.dflat[:n*flat]
+	if c.Arch == ResNet {
+		dfeat := w.dg[:n*c.Units]
+		m.hidden.Backward(m.resAct(w, n, 2*c.Blocks), n, dhid, dfeat)
+		m.resBackward(w, x, n, dfeat)
+		return
+	}
+	dflat := w.dflat[:n*m.hidden.In]
 	m.hidden.Backward(w.flat, n, dhid, dflat)
+	m.convBackward(w, x, n, dflat)
+}
+
+// convBackward accumulates the gradients of the Conv trunk's parameters
+// from dflat, the gradient of its features.
+func (m *Model) convBackward(w *workspace, x []float32, n int, dflat []float32) {
+	c := m.cfg
+	p1 := m.conv1.OutH() * m.conv1.OutW()
+	p2 := m.conv2.OutH() * m.conv2.OutW()
+	flat := c.Filters * p2
 	da2 := w.da2[:c.Filters*n*p2]
 	for ch := range c.Filters {
 		for s := range n {
@@ -439,6 +648,29 @@ func (m *Model) backward(w *workspace, x []float32, n int) {
 	m.conv2.Backward(w.a1, nn.CNHW, n, da2, da1, w.col2, w.dcol)
 	nn.ReLUBackward(w.a1[:c.Filters*n*p1], da1)
 	m.conv1.Backward(x, nn.NCHW, n, da1, nil, w.col1, w.dcol)
+}
+
+// resBackward accumulates the gradients of the ResNet trunk's parameters
+// from g, the gradient of its features, which it overwrites.
+func (m *Model) resBackward(w *workspace, x []float32, n int, g []float32) {
+	nw := n * m.cfg.Units
+	dh, dr := w.dh[:nw], w.dr[:nw]
+	for b := len(m.blocks) - 1; b >= 0; b-- {
+		blk := m.blocks[b]
+		h, r, next := m.resAct(w, n, 2*b), m.resAct(w, n, 2*b+1), m.resAct(w, n, 2*b+2)
+		// g becomes the gradient of the block's sum h + fc2(r), which
+		// reaches both h (the skip) and fc2.
+		nn.ReLUBackward(next, g)
+		blk.fc2.Backward(r, n, g, dr)
+		nn.ReLUBackward(r, dr)
+		blk.fc1.Backward(h, n, dr, dh)
+		for i, v := range g {
+			dh[i] += v
+		}
+		g, dh = dh, g
+	}
+	nn.ReLUBackward(m.resAct(w, n, 0), g)
+	m.in.Backward(x, n, g, nil)
 }
 
 // configJSON encodes cfg for config.json.
