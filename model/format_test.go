@@ -278,16 +278,19 @@ func TestLoadTrainerShapes(t *testing.T) {
 }
 
 // The golden files: encoded states of The Witness, and the outputs on them
-// of the shipped Witness model (a policy) and of testdata/witness-both (a
-// small untrained network with both heads, made by New with seed 1), as
-// docs/MODEL_FORMAT.md and scripts/model_reference.py describe them.
+// of the shipped Witness model (a policy), of testdata/witness-both (a
+// small untrained network with both heads, made by New with seed 1) and of
+// testdata/witness-resnet (a small untrained ResNet with both heads, 16
+// units and 2 blocks, made by New with seed 7, its biases then drawn
+// uniformly from [−0.5, 0.5)), as docs/MODEL_FORMAT.md and
+// scripts/model_reference.py describe them.
 const (
 	goldenInputs  = "testdata/witness-inputs.npy"
 	goldenOutputs = "testdata/witness-outputs.json"
 )
 
 // goldenModels are the model directories of the golden outputs.
-var goldenModels = []string{"../models/witness", "testdata/witness-both"}
+var goldenModels = []string{"../models/witness", "testdata/witness-both", "testdata/witness-resnet"}
 
 // golden is the content of goldenOutputs.
 type golden struct {

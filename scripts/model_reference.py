@@ -4,8 +4,8 @@
 Reads a model directory as package model saves it (config.json and
 weights.safetensors, parsed by hand: no safetensors package needed), runs
 the network on encoded states and prints, for each state, the log-policy
-and the heuristic h. The file format and the architecture are described in
-docs/MODEL_FORMAT.md.
+and the heuristic h. The file format and the two architectures (conv and
+resnet) are described in docs/MODEL_FORMAT.md.
 
     scripts/model_reference.py models/witness model/testdata/witness-inputs.npy
     scripts/model_reference.py --torch --json lab/witness-phsh/model x.f32
@@ -26,7 +26,8 @@ import sys
 
 import numpy as np
 
-DEFAULTS = {"filters": 32, "kernel": 2, "hidden": 128}
+DEFAULTS = {"conv": {"filters": 32, "kernel": 2, "hidden": 128},
+            "resnet": {"units": 128, "blocks": 2, "hidden": 128}}
 
 
 def read_safetensors(path):
@@ -54,22 +55,32 @@ def read_safetensors(path):
 
 def load_model(directory):
     """Returns (config, weights) of a model directory: config.json with the
-    defaults of filters, kernel and hidden filled in, and the tensors of
-    weights.safetensors, each checked against the shape the configuration
-    gives it. A convolution's weight in the legacy flattened shape
-    [out, in*k*k] is reshaped to [out, in, k, k] (same values, same order)."""
+    architecture ("conv" if absent) and the defaults of its sizes filled in,
+    and the tensors of weights.safetensors, each checked against the shape
+    the configuration gives it. A convolution's weight in the legacy
+    flattened shape [out, in*k*k] is reshaped to [out, in, k, k] (same
+    values, same order)."""
     with open(os.path.join(directory, "config.json")) as f:
         cfg = json.load(f)
-    for k, v in DEFAULTS.items():
+    cfg["arch"] = cfg.get("arch") or "conv"
+    for k, v in DEFAULTS[cfg["arch"]].items():
         cfg[k] = cfg.get(k) or v
     weights, _ = read_safetensors(os.path.join(directory, "weights.safetensors"))
     C, H, W = cfg["channels"], cfg["height"], cfg["width"]
-    F, K, D, A = cfg["filters"], cfg["kernel"], cfg["hidden"], cfg["actions"]
-    flat = F * (H - 2 * (K - 1)) * (W - 2 * (K - 1))
-    shapes = {
-        "conv1.weight": (F, C, K, K), "conv1.bias": (F,),
-        "conv2.weight": (F, F, K, K), "conv2.bias": (F,),
-    }
+    D, A = cfg["hidden"], cfg["actions"]
+    if cfg["arch"] == "resnet":
+        U = flat = cfg["units"]
+        shapes = {"input.weight": (U, C * H * W), "input.bias": (U,)}
+        for b in range(cfg["blocks"]):
+            for fc in ("fc1", "fc2"):
+                shapes.update({f"blocks.{b}.{fc}.weight": (U, U), f"blocks.{b}.{fc}.bias": (U,)})
+    else:
+        F, K = cfg["filters"], cfg["kernel"]
+        flat = F * (H - 2 * (K - 1)) * (W - 2 * (K - 1))
+        shapes = {
+            "conv1.weight": (F, C, K, K), "conv1.bias": (F,),
+            "conv2.weight": (F, F, K, K), "conv2.bias": (F,),
+        }
     if cfg["heads"] in ("policy", "both"):
         shapes.update({"policy1.weight": (D, flat), "policy1.bias": (D,),
                        "policy2.weight": (A, D), "policy2.bias": (A,)})
@@ -98,9 +109,17 @@ def conv2d_relu(x, w, b):
 
 def forward_numpy(cfg, wts, x):
     """Returns (log_policy [N, A] or None, h [N] or None) for x [N, C, H, W]."""
-    a = conv2d_relu(x, wts["conv1.weight"], wts["conv1.bias"])
-    a = conv2d_relu(a, wts["conv2.weight"], wts["conv2.bias"])
-    flat = a.reshape(a.shape[0], -1)  # per sample: channel, then row, then column
+    if cfg["arch"] == "resnet":
+        relu = lambda v: np.maximum(v, 0)  # noqa: E731
+        flat = relu(x.reshape(x.shape[0], -1) @ wts["input.weight"].T + wts["input.bias"])
+        for b in range(cfg["blocks"]):
+            p = f"blocks.{b}."
+            r = relu(flat @ wts[p + "fc1.weight"].T + wts[p + "fc1.bias"])
+            flat = relu(flat + r @ wts[p + "fc2.weight"].T + wts[p + "fc2.bias"])
+    else:
+        a = conv2d_relu(x, wts["conv1.weight"], wts["conv1.bias"])
+        a = conv2d_relu(a, wts["conv2.weight"], wts["conv2.bias"])
+        flat = a.reshape(a.shape[0], -1)  # per sample: channel, then row, then column
     log_pi = h = None
     if "policy1.weight" in wts:
         z = np.maximum(flat @ wts["policy1.weight"].T + wts["policy1.bias"], 0)
@@ -121,13 +140,28 @@ def forward_torch(cfg, wts, x):
     import torch
     from torch import nn
 
+    class Block(nn.Module):
+        def __init__(self, U):
+            super().__init__()
+            self.fc1, self.fc2 = nn.Linear(U, U), nn.Linear(U, U)
+
+        def forward(self, h):
+            return torch.relu(h + self.fc2(torch.relu(self.fc1(h))))
+
     class Net(nn.Module):
         def __init__(self):
             super().__init__()
-            C, F, K, D = cfg["channels"], cfg["filters"], cfg["kernel"], cfg["hidden"]
-            flat = F * (cfg["height"] - 2 * (K - 1)) * (cfg["width"] - 2 * (K - 1))
-            self.conv1 = nn.Conv2d(C, F, K)
-            self.conv2 = nn.Conv2d(F, F, K)
+            C, H, W, D = cfg["channels"], cfg["height"], cfg["width"], cfg["hidden"]
+            self.resnet = cfg["arch"] == "resnet"
+            if self.resnet:
+                flat = cfg["units"]
+                self.input = nn.Linear(C * H * W, flat)
+                self.blocks = nn.ModuleList(Block(flat) for _ in range(cfg["blocks"]))
+            else:
+                F, K = cfg["filters"], cfg["kernel"]
+                flat = F * (H - 2 * (K - 1)) * (W - 2 * (K - 1))
+                self.conv1 = nn.Conv2d(C, F, K)
+                self.conv2 = nn.Conv2d(F, F, K)
             self.has_policy = "policy1.weight" in wts
             self.has_heuristic = "heuristic1.weight" in wts
             if self.has_policy:
@@ -138,8 +172,12 @@ def forward_torch(cfg, wts, x):
                 self.heuristic2 = nn.Linear(D, 1)
 
         def forward(self, x):
-            a = torch.relu(self.conv2(torch.relu(self.conv1(x))))
-            flat = torch.flatten(a, 1)
+            if self.resnet:
+                flat = torch.relu(self.input(torch.flatten(x, 1)))
+                for block in self.blocks:
+                    flat = block(flat)
+            else:
+                flat = torch.flatten(torch.relu(self.conv2(torch.relu(self.conv1(x)))), 1)
             log_pi = h = None
             if self.has_policy:
                 log_pi = torch.log_softmax(self.policy2(torch.relu(self.policy1(flat))), dim=1)
