@@ -32,10 +32,25 @@ func flops(m *Model) float64 {
 	return f
 }
 
+// benchShapes are the networks of the benchmarks: the paper's conv
+// networks, and ResNets on the 24-puzzle's encoding of the default sizes
+// (128 units, 2 blocks) and of 512 units and 4 blocks.
 var benchShapes = []struct {
-	name    string
-	c, h, w int
-}{{"sokoban", 4, 10, 10}, {"witness", 9, 9, 9}, {"stp", 25, 5, 5}}
+	name          string
+	c, h, w       int
+	arch          Arch
+	units, blocks int
+}{
+	{"sokoban", 4, 10, 10, Conv, 0, 0}, {"witness", 9, 9, 9, Conv, 0, 0}, {"stp", 25, 5, 5, Conv, 0, 0},
+	{"stp-resnet", 25, 5, 5, ResNet, 0, 0}, {"stp-resnet512", 25, 5, 5, ResNet, 512, 4},
+}
+
+// benchConfig returns the two-headed network of benchShapes[i].
+func benchConfig(i int) Config {
+	s := benchShapes[i]
+	return Config{Domain: s.name, Algorithm: search.PHSh(), Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError,
+		Channels: s.c, Height: s.h, Width: s.w, Actions: 4, Arch: s.arch, Units: s.units, Blocks: s.blocks}
+}
 
 // BenchmarkForward measures the two-headed networks on one goroutine at
 // batch 32 (sub-benchmarks BACKEND/NETWORK, the names of earlier
@@ -43,8 +58,8 @@ var benchShapes = []struct {
 // GFLOP/s reached. Its first sub-benchmark logs nn.BackendInfo().
 func BenchmarkForward(b *testing.B) {
 	logged := false
-	for _, s := range benchShapes {
-		m, err := New(Config{Domain: s.name, Algorithm: search.PHSh(), Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
+	for i, s := range benchShapes {
+		m, err := New(benchConfig(i), 1)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -82,9 +97,9 @@ func BenchmarkForward(b *testing.B) {
 // BenchmarkTrainStep measures one Adam step of a two-headed network on a
 // trajectory of 32 states.
 func BenchmarkTrainStep(b *testing.B) {
-	for _, s := range benchShapes {
+	for i, s := range benchShapes {
 		for _, threads := range []int{1, 2} {
-			m, _ := New(Config{Domain: s.name, Algorithm: search.PHSh(), Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: s.c, Height: s.h, Width: s.w, Actions: 4}, 1)
+			m, _ := New(benchConfig(i), 1)
 			const n = 32
 			smp := Sample{Inputs: make([]float32, n*s.c*s.h*s.w), Actions: make([]int, n), CostToGo: make([]float32, n), Expansions: 100}
 			for i := range n {
@@ -107,7 +122,7 @@ func BenchmarkTrainStep(b *testing.B) {
 				sec := b.Elapsed().Seconds()
 				b.ReportMetric(float64(n*b.N)/sec, "states/s")
 				// Backward costs about twice the forward's multiply-adds
-				// (the first convolution computes no input gradient).
+				// (the first layer computes no input gradient).
 				b.ReportMetric(3*flops(m)*float64(n*b.N)/sec/1e9, "~GFLOP/s")
 			})
 		}

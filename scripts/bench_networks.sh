@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Side-by-side throughput of the paper's networks in phs and in PyTorch, on
-# one core each: forward at batch 1 and 32, and a training step (forward,
-# backward, Adam) on 32 states, for the Sokoban, Witness and STP networks.
+# Side-by-side throughput of the networks of package model in phs and in
+# PyTorch, on one core each: forward at batch 1 and 32, and a training step
+# (forward, backward, Adam) on 32 states, for the paper's Sokoban, Witness
+# and STP networks and for the ResNets on the STP input (stp-resnet, the
+# default sizes, and stp-resnet512).
 #
 #   scripts/bench_networks.sh [ROUNDS]
 #
@@ -141,10 +143,10 @@ sort -t$'\t' -k1,1 -k2,2 -k3,3 -k4,4n -k5,5g "$raw" |
 		for (i = 1; i <= nv; i++) { line = line " " name[v[i]] " |"; sep = sep "---:|" }
 		for (i = 2; i <= nv; i++) { line = line " " name[v[i]] " / PyTorch |"; sep = sep "---:|" }
 		print line; print sep
-		split("sokoban witness stp", nets, " ")
+		nn_ = split("sokoban witness stp stp-resnet stp-resnet512", nets, " ")
 		split("forward forward train", ops, " "); split("1 32 32", batches, " ")
 		split("forward b=1|forward b=32|train step (32)", label, "|")
-		for (a = 1; a <= 3; a++) for (b = 1; b <= 3; b++) {
+		for (a = 1; a <= nn_; a++) for (b = 1; b <= 3; b++) {
 			line = "| " nets[a] " | " label[b] " |"
 			for (i = 1; i <= nv; i++) {
 				k = v[i] SUBSEP nets[a] SUBSEP ops[b] SUBSEP batches[b]

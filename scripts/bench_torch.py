@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""PyTorch counterpart of model/bench_test.go: the paper's networks on one
-thread, in states per second.
+"""PyTorch counterpart of model/bench_test.go: the networks of package
+model on one thread, in states per second.
 
-The networks are those of package model and docs/MODEL_FORMAT.md: two
-convolutions of 32 filters of 2x2 with ReLU, flatten, then two branches, a
-dense layer of 128 with ReLU followed by 4 logits and a log-softmax (the
-policy) and a dense layer of 128 with ReLU followed by one output (the
-heuristic). The inputs are those of BenchmarkForward and BenchmarkTrainStep:
-Sokoban 4x10x10, Witness 9x9x9, STP 25x5x5, 4 actions.
+The networks are those of package model and docs/MODEL_FORMAT.md. The
+paper's (conv): two convolutions of 32 filters of 2x2 with ReLU, flatten,
+then two branches, a dense layer of 128 with ReLU followed by 4 logits and
+a log-softmax (the policy) and a dense layer of 128 with ReLU followed by
+one output (the heuristic). The inputs are those of BenchmarkForward and
+BenchmarkTrainStep: Sokoban 4x10x10, Witness 9x9x9, STP 25x5x5, 4 actions.
+The fully connected residual networks (resnet) on the STP input: a dense
+layer of U units with ReLU over the flattened input, B residual blocks
+h = relu(h + fc2(relu(fc1(h)))), then the same two branches; stp-resnet
+has the default U = 128, B = 2, stp-resnet512 U = 512, B = 4.
 
 For each network it measures
 
@@ -42,7 +46,14 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 import torch  # noqa: E402  (after the thread settings, which torch reads at import)
 from torch import nn  # noqa: E402
 
-SHAPES = {"sokoban": (4, 10, 10), "witness": (9, 9, 9), "stp": (25, 5, 5)}
+# name: (C, H, W, arch, units, blocks)
+SHAPES = {
+    "sokoban": (4, 10, 10, "conv", 0, 0),
+    "witness": (9, 9, 9, "conv", 0, 0),
+    "stp": (25, 5, 5, "conv", 0, 0),
+    "stp-resnet": (25, 5, 5, "resnet", 128, 2),
+    "stp-resnet512": (25, 5, 5, "resnet", 512, 4),
+}
 ACTIONS = 4
 EXPANSIONS = 100  # the N of the Levin loss in BenchmarkTrainStep
 TRAIN_BATCH = 32
@@ -60,6 +71,36 @@ class Net(nn.Module):
 
     def forward(self, x):
         f = torch.flatten(torch.relu(self.conv2(torch.relu(self.conv1(x)))), 1)
+        log_pi = torch.log_softmax(self.policy2(torch.relu(self.policy1(f))), dim=1)
+        h = self.heuristic2(torch.relu(self.heuristic1(f)))[:, 0]
+        return log_pi, h
+
+
+class Block(nn.Module):
+    """A residual block of the resnet architecture."""
+
+    def __init__(self, U):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(U, U), nn.Linear(U, U)
+
+    def forward(self, h):
+        return torch.relu(h + self.fc2(torch.relu(self.fc1(h))))
+
+
+class ResNet(nn.Module):
+    """The two-headed resnet network of docs/MODEL_FORMAT.md."""
+
+    def __init__(self, C, H, W, A, U=128, B=2, D=128):
+        super().__init__()
+        self.input = nn.Linear(C * H * W, U)
+        self.blocks = nn.ModuleList(Block(U) for _ in range(B))
+        self.policy1, self.policy2 = nn.Linear(U, D), nn.Linear(D, A)
+        self.heuristic1, self.heuristic2 = nn.Linear(U, D), nn.Linear(D, 1)
+
+    def forward(self, x):
+        f = torch.relu(self.input(torch.flatten(x, 1)))
+        for block in self.blocks:
+            f = block(f)
         log_pi = torch.log_softmax(self.policy2(torch.relu(self.policy1(f))), dim=1)
         h = self.heuristic2(torch.relu(self.heuristic1(f)))[:, 0]
         return log_pi, h
@@ -85,8 +126,8 @@ def measure(fn, states, min_time, repeats, warmup):
 
 
 def bench_network(name, args, gen):
-    C, H, W = SHAPES[name]
-    net = Net(C, H, W, ACTIONS)
+    C, H, W, arch, U, B = SHAPES[name]
+    net = Net(C, H, W, ACTIONS) if arch == "conv" else ResNet(C, H, W, ACTIONS, U, B)
     results = []
 
     for batch in (1, 32):
