@@ -173,7 +173,8 @@ func HeadsFor(alg search.Algorithm) Heads {
 // the problems of domain, whose states p encodes: the heads alg reads, the
 // Levin loss for the policy (the cross-entropy for PUCT) and the squared
 // error for the heuristic, p's input shape and number of actions, and the
-// paper's sizes of the layers.
+// paper's architecture, Conv, with its sizes. For a ResNet, set Arch (and,
+// for other sizes than the defaults, Units and Blocks).
 func ConfigFor[S comparable](domain string, alg search.Algorithm, p search.Encoder[S]) Config {
 	c, h, w := p.InputShape()
 	cfg := Config{
