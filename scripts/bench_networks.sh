@@ -72,6 +72,7 @@ gobench() {
 		/^Benchmark(Forward|TrainStep)\// {
 			split($1, part, "/")
 			sub(/-[0-9]+$/, "", part[3]); sub(/-[0-9]+$/, "", part[4])
+			if (part[4] ~ /^threads=/) { next } # one thread, as PyTorch
 			op = part[1] == "BenchmarkForward" ? "forward" : "train"
 			batch = 32
 			if (part[4] ~ /^batch=/) { batch = substr(part[4], 7) }
