@@ -1,0 +1,79 @@
+package cm
+
+import (
+	"strings"
+
+	"github.com/phs-go/phs/cm/tiling"
+	"github.com/phs-go/phs/search"
+	"github.com/phs-go/phs/search/searchtest"
+)
+
+// A grid is a searchtest.Maze with contexts: the direction of the goal
+// (set 0, 9 codes), the 9 cells around the agent (sets 1 to 9, each floor
+// 0, wall 1 or goal 2; the border reads as a wall) and the four 2x2 tiles
+// of that 3x3 window (sets 10 to 13).
+type grid struct {
+	*searchtest.Maze
+	board tiling.Board
+	goal  int
+}
+
+var (
+	gridCells = tiling.Tiling{RowReach: 1, ColReach: 1, TileRows: 1, TileCols: 1}
+	gridTiles = tiling.Tiling{RowReach: 1, ColReach: 1, TileRows: 2, TileCols: 2}
+)
+
+const gridBase = 3
+
+func newGrid(m *searchtest.Maze) *grid {
+	g := &grid{Maze: m, board: tiling.Board{Rows: m.H, Cols: m.W, Pad: 1}}
+	for i, ch := range strings.ReplaceAll(m.String(), "\n", "") {
+		v := uint8(0)
+		switch ch {
+		case '#':
+			v = 1
+		case 'G':
+			v, g.goal = 2, i
+		}
+		g.board.Cells = append(g.board.Cells, v)
+	}
+	return g
+}
+
+func (g *grid) ContextLayout() (string, []uint64) {
+	sizes := []uint64{9}
+	for range gridCells.Len() {
+		sizes = append(sizes, gridCells.Size(gridBase))
+	}
+	for range gridTiles.Len() {
+		sizes = append(sizes, gridTiles.Size(gridBase))
+	}
+	return "grid test", sizes
+}
+
+func sign(x int) int {
+	switch {
+	case x < 0:
+		return -1
+	case x > 0:
+		return 1
+	}
+	return 0
+}
+
+func (g *grid) Contexts(s int32, dst []uint64) {
+	r, c := int(s)/g.W, int(s)%g.W
+	gr, gc := g.goal/g.W, g.goal%g.W
+	dst[0] = uint64((sign(gr-r)+1)*3 + sign(gc-c) + 1)
+	rest := gridCells.Codes(g.board, r, c, gridBase, dst[1:])
+	gridTiles.Codes(g.board, r, c, gridBase, rest)
+}
+
+// grids returns n random grids made from seed.
+func grids(n int, seed uint64) []search.Task[int32] {
+	ts := searchtest.Mazes(n, seed)
+	for i := range ts {
+		ts[i].Problem = newGrid(ts[i].Problem.(*searchtest.Maze))
+	}
+	return ts
+}
