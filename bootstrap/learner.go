@@ -49,6 +49,10 @@ type Snapshot[S comparable] interface {
 
 // A Solution is a solved problem, as a learner learns from it.
 type Solution[S comparable] struct {
+	// Index is the index of the problem in the run's tasks: a learner
+	// that keeps one solution per problem (such as a context model,
+	// package cm) tells the problems apart by it, across resumptions.
+	Index      int
 	Problem    search.Problem[S]
 	Trajectory *search.Trajectory[S]
 }

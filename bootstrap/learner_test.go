@@ -267,3 +267,39 @@ func TestLongUpdateInterrupted(t *testing.T) {
 		t.Error("the checkpoint holds changed weights")
 	}
 }
+
+// indexed is a counts learner that checks that each solution's Index is
+// its problem's index in the run's tasks.
+type indexed struct {
+	counts
+	tasks []search.Task[int32]
+	t     *testing.T
+	seen  map[int]bool
+}
+
+func (x *indexed) Learn(ctx context.Context, batch []Solution[int32]) (Update, error) {
+	for _, s := range batch {
+		if s.Index < 0 || s.Index >= len(x.tasks) || x.tasks[s.Index].Problem != s.Problem {
+			x.t.Errorf("solution of index %d is not that task's", s.Index)
+		}
+		x.seen[s.Index] = true
+	}
+	return x.counts.Learn(ctx, batch)
+}
+
+// TestSolutionIndex checks that the solutions a learner receives carry
+// their problems' indices in the tasks, in synchronous and asynchronous
+// runs.
+func TestSolutionIndex(t *testing.T) {
+	tasks := mazes(12, 3)
+	for _, async := range []bool{false, true} {
+		x := &indexed{counts{table: map[int32][]int64{}}, tasks, t, map[int]bool{}}
+		cfg := Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 1000}, ProblemsPerUpdate: 5, Async: async, Limits: Limits{MaxIterations: 1}}
+		if _, err := Train(context.Background(), t.TempDir(), tasks, x, cfg, Env{Workers: 2}); err != nil {
+			t.Fatal(err)
+		}
+		if len(x.seen) != len(tasks) {
+			t.Errorf("async %v: solutions of %d problems of %d", async, len(x.seen), len(tasks))
+		}
+	}
+}

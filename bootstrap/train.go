@@ -364,7 +364,7 @@ func (r *run[S]) learn(ctx context.Context, group []int, results []search.Result
 	var batch []Solution[S]
 	for i, res := range results {
 		if res.Solved {
-			batch = append(batch, Solution[S]{Problem: r.tasks[group[i]].Problem, Trajectory: res.Trajectory})
+			batch = append(batch, Solution[S]{Index: group[i], Problem: r.tasks[group[i]].Problem, Trajectory: res.Trajectory})
 		}
 	}
 	cur := &st.Current
