@@ -1,6 +1,8 @@
 package cm
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/phs-go/phs/cm/tiling"
@@ -74,6 +76,39 @@ func grids(n int, seed uint64) []search.Task[int32] {
 	ts := searchtest.Mazes(n, seed)
 	for i := range ts {
 		ts[i].Problem = newGrid(ts[i].Problem.(*searchtest.Maze))
+	}
+	return ts
+}
+
+// openGrids returns n random size×size grids, one cell in 10 a wall,
+// whose start and goal are at least size moves apart, made from seed.
+func openGrids(n, size int, seed uint64) []search.Task[int32] {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	var ts []search.Task[int32]
+	for len(ts) < n {
+		rows := make([][]byte, size)
+		for r := range rows {
+			rows[r] = []byte(strings.Repeat(".", size))
+			for c := range rows[r] {
+				if rng.IntN(10) == 0 {
+					rows[r][c] = '#'
+				}
+			}
+		}
+		s, g := rng.IntN(size*size), rng.IntN(size*size)
+		if s == g {
+			continue
+		}
+		rows[s/size][s%size], rows[g/size][g%size] = 'S', 'G'
+		strs := make([]string, size)
+		for i, r := range rows {
+			strs[i] = string(r)
+		}
+		m := searchtest.ParseMaze(strs...)
+		if searchtest.BFS[int32](m) < size {
+			continue
+		}
+		ts = append(ts, search.Task[int32]{ID: fmt.Sprintf("grid#%d", len(ts)), Problem: newGrid(m)})
 	}
 	return ts
 }

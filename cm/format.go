@@ -1,0 +1,95 @@
+package cm
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// formatName is the metadata "format" of the files of a context model.
+const formatName = "phs-cm/1"
+
+// marshalTable returns t in the format of table.safetensors, with meta
+// added to its metadata.
+func marshalTable(t *Table, meta map[string]string) ([]byte, error) {
+	lj, err := json.Marshal(t.layout)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{
+		"format":  formatName,
+		"layout":  string(lj),
+		"eps_low": strconv.FormatFloat(t.EpsLow(), 'g', -1, 64),
+	}
+	for k, v := range meta {
+		m[k] = v
+	}
+	R, A := t.Rows(), t.layout.Actions
+	return encodeSafetensors(map[string]tensor{
+		"beta": f64Tensor([]int{R, A}, t.beta),
+		"set":  i32Tensor([]int{R}, t.rowSet),
+		"code": u64Tensor([]int{R}, t.rowCode),
+	}, m)
+}
+
+// unmarshalTable reads a table that marshalTable wrote, checking every
+// field, and returns it with the file's metadata.
+func unmarshalTable(b []byte) (*Table, map[string]string, error) {
+	ts, meta, err := decodeSafetensors(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if meta["format"] != formatName {
+		return nil, nil, fmt.Errorf("format %q, want %q", meta["format"], formatName)
+	}
+	var l Layout
+	dec := json.NewDecoder(strings.NewReader(meta["layout"]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return nil, nil, fmt.Errorf("layout: %w", err)
+	}
+	eps, err := strconv.ParseFloat(meta["eps_low"], 64)
+	if err != nil {
+		return nil, nil, fmt.Errorf("eps_low: %w", err)
+	}
+	t, err := NewTable(l, eps)
+	if err != nil {
+		return nil, nil, err
+	}
+	A := l.Actions
+	st, err := get(ts, "set", "I32", -1)
+	if err != nil {
+		return nil, nil, err
+	}
+	R := st.shape[0]
+	if R > maxRowCount {
+		return nil, nil, fmt.Errorf("%d rows; at most %d", R, maxRowCount)
+	}
+	ct, err := get(ts, "code", "U64", R)
+	if err != nil {
+		return nil, nil, err
+	}
+	bt, err := get(ts, "beta", "F64", R, A)
+	if err != nil {
+		return nil, nil, err
+	}
+	sets, codes := st.i32(), ct.u64()
+	for i := range R {
+		set, code := sets[i], codes[i]
+		if set < 0 || int(set) >= len(l.Sizes) || code >= l.Sizes[set] {
+			return nil, nil, fmt.Errorf("row %d: context (%d, %d) out of the layout", i, set, code)
+		}
+		if r := t.addRow(int(set), code); r != int32(i) {
+			return nil, nil, fmt.Errorf("row %d: context (%d, %d) is row %d's too", i, set, code, r)
+		}
+	}
+	t.beta = bt.f64()
+	lo, hi := t.Bounds()
+	for i, v := range t.beta {
+		if !(v >= lo && v <= hi) {
+			return nil, nil, fmt.Errorf("row %d: β = %g out of [%g, %g]", i/A, v, lo, hi)
+		}
+	}
+	return t, meta, nil
+}

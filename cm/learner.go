@@ -1,0 +1,412 @@
+package cm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/internal/atomicfile"
+	"github.com/phs-go/phs/search"
+)
+
+// LearnerConfig holds the settings of a context model's learner, which
+// it saves with its table. The zero values select the reference's.
+type LearnerConfig struct {
+	// EpsLow is εlow, in (0, 1): the parameters lie in [ln εlow, 0]; 0
+	// means DefaultEpsLow.
+	EpsLow float64 `json:"eps_low"`
+	// Mix is the weight of the uniform policy in the policy of the
+	// training searches, in (0, 1); 0 means DefaultTrainMix. (Test
+	// searches use none: NewEvaluator(snapshot.Table(), 0).)
+	Mix float64 `json:"mix"`
+	// The optimisation of each update.
+	OptimizerConfig
+}
+
+// check returns an error if a field of c is out of range, and otherwise
+// fills in the defaults.
+func (c *LearnerConfig) check() error {
+	switch {
+	case c.EpsLow != 0 && !(c.EpsLow > 0 && c.EpsLow < 1):
+		return fmt.Errorf("εlow %g; want a number in (0, 1) (0: %g)", c.EpsLow, DefaultEpsLow)
+	case c.Mix != 0 && !(c.Mix > 0 && c.Mix < 1):
+		return fmt.Errorf("mix %g; want a number in (0, 1) (0: %g)", c.Mix, DefaultTrainMix)
+	}
+	if err := c.OptimizerConfig.check(); err != nil {
+		return err
+	}
+	if c.EpsLow == 0 {
+		c.EpsLow = DefaultEpsLow
+	}
+	if c.Mix == 0 {
+		c.Mix = DefaultTrainMix
+	}
+	return nil
+}
+
+// A Learner trains a context model by LTS+CM's procedure, as a
+// bootstrap.Learner: it keeps the latest solution of each problem solved
+// (by bootstrap.Solution.Index), and each update creates rows at β0 for
+// the new contexts of its solutions' states, then minimises the LTS loss
+// of all the solutions kept (Optimize's objective) from the current
+// parameters. The reference optimises once per pass over the problems:
+// bootstrap.Config.ProblemsPerUpdate equal to the number of problems
+// does the same.
+//
+// Its snapshots are tables that nothing changes (an update changes a
+// copy), whose evaluators mix the policy with weight Mix; they marshal
+// to the format of table.safetensors, which DecodeSnapshot reads.
+type Learner[S comparable] struct {
+	cfg   LearnerConfig
+	table *Table
+	// trajs holds the latest solution of each problem, by index.
+	trajs map[int]trajectory
+}
+
+var _ bootstrap.Learner[int] = (*Learner[int])(nil)
+
+// NewLearner returns a Learner of an empty table of layout l (LayoutOf a
+// problem gives it).
+func NewLearner[S comparable](l Layout, cfg LearnerConfig) (*Learner[S], error) {
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("cm: learner: %w", err)
+	}
+	t, err := NewTable(l, cfg.EpsLow)
+	if err != nil {
+		return nil, err
+	}
+	return &Learner[S]{cfg: cfg, table: t, trajs: map[int]trajectory{}}, nil
+}
+
+// Config returns the learner's settings, with the defaults filled in.
+func (l *Learner[S]) Config() LearnerConfig { return l.cfg }
+
+// Table returns the current table, which later updates do not change.
+func (l *Learner[S]) Table() *Table { return l.table }
+
+// Solutions returns the number of problems whose latest solution the
+// learner keeps.
+func (l *Learner[S]) Solutions() int { return len(l.trajs) }
+
+// CheckAlgorithm returns an error unless alg reads a policy: a context
+// model has no heuristic (h = 0), which suits LevinTS.
+func (l *Learner[S]) CheckAlgorithm(alg search.Algorithm) error {
+	if !alg.NeedsPolicy() {
+		return fmt.Errorf("cm: %s reads no policy, and a context model has nothing else", alg.Name())
+	}
+	return nil
+}
+
+// Learn replaces the kept solution of each problem of batch by the new
+// one, creates the rows of their new contexts and optimises. It returns
+// ctx's error, changing nothing, if ctx is done before the optimisation
+// ends. The update's PolicyLoss is log F at the end times its steps, so
+// that the metrics' mean is log F.
+func (l *Learner[S]) Learn(ctx context.Context, batch []bootstrap.Solution[S]) (bootstrap.Update, error) {
+	if err := ctx.Err(); err != nil {
+		return bootstrap.Update{}, err
+	}
+	t := l.table.Clone()
+	M, A := len(t.layout.Sizes), t.layout.Actions
+	codes := make([]uint64, M)
+	fresh := map[int]trajectory{}
+	for _, s := range batch {
+		pl, err := LayoutOf(s.Problem)
+		if err != nil {
+			return bootstrap.Update{}, err
+		}
+		if err := t.layout.match(pl); err != nil {
+			return bootstrap.Update{}, err
+		}
+		cp := s.Problem.(Contexter[S])
+		tr := s.Trajectory
+		if len(tr.States) != len(tr.Actions) {
+			return bootstrap.Update{}, fmt.Errorf("cm: problem %d: a trajectory of %d states and %d actions", s.Index, len(tr.States), len(tr.Actions))
+		}
+		if len(tr.Actions) == 0 {
+			continue // the root is a goal: nothing to learn
+		}
+		nt := trajectory{actions: make([]uint8, len(tr.Actions)), rows: make([]int32, 0, len(tr.Actions)*M)}
+		for i, st := range tr.States {
+			a := tr.Actions[i]
+			if a < 0 || a >= A {
+				return bootstrap.Update{}, fmt.Errorf("cm: problem %d, step %d: action %d out of range", s.Index, i, a)
+			}
+			nt.actions[i] = uint8(a)
+			cp.Contexts(st, codes)
+			for set, code := range codes {
+				if code >= t.layout.Sizes[set] {
+					return bootstrap.Update{}, fmt.Errorf("cm: problem %d, step %d: code %d of mutex set %d out of its range %d", s.Index, i, code, set, t.layout.Sizes[set])
+				}
+				nt.rows = append(nt.rows, t.addRow(set, code))
+			}
+		}
+		fresh[s.Index] = nt
+	}
+	trajs := make(map[int]trajectory, len(l.trajs)+len(fresh))
+	for k, v := range l.trajs {
+		trajs[k] = v
+	}
+	for k, v := range fresh {
+		trajs[k] = v
+	}
+	res, err := optimize(ctx, l.objective(t, trajs), t.beta, t.logLow, l.cfg.OptimizerConfig)
+	if err != nil {
+		return bootstrap.Update{}, err
+	}
+	l.table, l.trajs = t, trajs
+	return bootstrap.Update{Steps: res.Steps, PolicyLoss: res.LogF * float64(res.Steps)}, nil
+}
+
+// objective returns the objective of trajs over t, the trajectories in
+// the order of their problems' indices.
+func (l *Learner[S]) objective(t *Table, trajs map[int]trajectory) *objective {
+	keys := make([]int, 0, len(trajs))
+	for k := range trajs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	list := make([]trajectory, len(keys))
+	for i, k := range keys {
+		list[i] = trajs[k]
+	}
+	return newObjective(t.layout.Actions, len(t.layout.Sizes), l.cfg.Lambda, t.Beta0(), list)
+}
+
+// Loss returns log F of the current table over the solutions kept.
+func (l *Learner[S]) Loss() float64 { return l.objective(l.table, l.trajs).logValue(l.table.beta) }
+
+// Snapshot returns the current table, with the training mix.
+func (l *Learner[S]) Snapshot() bootstrap.Snapshot[S] {
+	return &Snapshot[S]{t: l.table, mix: l.cfg.Mix}
+}
+
+// A Snapshot is a table that nothing changes and the mix of its
+// evaluators.
+type Snapshot[S comparable] struct {
+	t   *Table
+	mix float64
+}
+
+// Table returns the snapshot's table.
+func (s *Snapshot[S]) Table() *Table { return s.t }
+
+// NewEvaluator returns an Evaluator of the table with the snapshot's mix.
+func (s *Snapshot[S]) NewEvaluator() search.Evaluator[S] {
+	e, err := NewEvaluator[S](s.t, s.mix)
+	if err != nil {
+		panic(err) // the mix was checked
+	}
+	return e
+}
+
+// MarshalBinary returns the table in the format of table.safetensors,
+// with the mix in its metadata "mix".
+func (s *Snapshot[S]) MarshalBinary() ([]byte, error) {
+	return marshalTable(s.t, map[string]string{"mix": strconv.FormatFloat(s.mix, 'g', -1, 64)})
+}
+
+// DecodeSnapshot returns the snapshot that Snapshot.MarshalBinary wrote
+// to b: the decoder of the workers of a context model's run. A file that
+// is not such a snapshot is an error.
+func DecodeSnapshot[S comparable](b []byte) (bootstrap.Snapshot[S], error) {
+	t, meta, err := unmarshalTable(b)
+	if err != nil {
+		return nil, fmt.Errorf("cm: snapshot: %w", err)
+	}
+	mix, err := strconv.ParseFloat(meta["mix"], 64)
+	if err != nil || !(mix >= 0 && mix < 1) {
+		return nil, fmt.Errorf("cm: snapshot: mix %q; want a number in [0, 1)", meta["mix"])
+	}
+	return &Snapshot[S]{t: t, mix: mix}, nil
+}
+
+// Files of a learner's directory.
+const (
+	LearnerFile      = "cm.json"
+	TableFile        = "table.safetensors"
+	TrajectoriesFile = "trajectories.safetensors"
+)
+
+// learnerState is what LearnerFile holds.
+type learnerState struct {
+	Config LearnerConfig `json:"config"`
+	Layout Layout        `json:"layout"`
+}
+
+// Save writes the learner to directory dir, which exists: its settings
+// and layout to cm.json, its table to table.safetensors and the
+// solutions it keeps to trajectories.safetensors (see
+// docs/MODEL_FORMAT.md), each file replaced atomically.
+func (l *Learner[S]) Save(dir string) error {
+	tb, err := marshalTable(l.table, nil)
+	if err != nil {
+		return fmt.Errorf("cm: %w", err)
+	}
+	keys := make([]int, 0, len(l.trajs))
+	for k := range l.trajs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var (
+		index   []int64
+		lengths []int32
+		actions []uint8
+		rows    []int32
+	)
+	for _, k := range keys {
+		tr := l.trajs[k]
+		index = append(index, int64(k))
+		lengths = append(lengths, int32(len(tr.actions)))
+		actions = append(actions, tr.actions...)
+		rows = append(rows, tr.rows...)
+	}
+	M := len(l.table.layout.Sizes)
+	tj, err := encodeSafetensors(map[string]tensor{
+		"index":  i64Tensor([]int{len(index)}, index),
+		"length": i32Tensor([]int{len(lengths)}, lengths),
+		"action": u8Tensor([]int{len(actions)}, actions),
+		"rows":   i32Tensor([]int{len(actions), M}, rows),
+	}, map[string]string{"format": formatName})
+	if err != nil {
+		return fmt.Errorf("cm: %w", err)
+	}
+	js, err := json.MarshalIndent(learnerState{Config: l.cfg, Layout: l.table.layout}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("cm: %w", err)
+	}
+	for _, f := range []struct {
+		name string
+		b    []byte
+	}{{TableFile, tb}, {TrajectoriesFile, tj}, {LearnerFile, append(js, '\n')}} {
+		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), f.b); err != nil {
+			return fmt.Errorf("cm: %w", err)
+		}
+	}
+	return nil
+}
+
+// LoadLearner reads the learner that Learner.Save wrote to dir. Every
+// field is checked: a file that is not such a learner, or whose table
+// has another layout or other settings than cm.json, is an error.
+func LoadLearner[S comparable](dir string) (*Learner[S], error) {
+	b, err := os.ReadFile(filepath.Join(dir, LearnerFile))
+	if err != nil {
+		return nil, fmt.Errorf("cm: %w", err)
+	}
+	tb, err := os.ReadFile(filepath.Join(dir, TableFile))
+	if err != nil {
+		return nil, fmt.Errorf("cm: %w", err)
+	}
+	tj, err := os.ReadFile(filepath.Join(dir, TrajectoriesFile))
+	if err != nil {
+		return nil, fmt.Errorf("cm: %w", err)
+	}
+	l, err := decodeLearner[S](b, tb, tj)
+	if err != nil {
+		return nil, fmt.Errorf("cm: %s: %w", dir, err)
+	}
+	return l, nil
+}
+
+// decodeLearner returns the learner of the three files' contents.
+func decodeLearner[S comparable](js, tb, tj []byte) (*Learner[S], error) {
+	var st learnerState
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&st); err != nil {
+		return nil, fmt.Errorf("%s: %w", LearnerFile, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: data after the settings", LearnerFile)
+	}
+	cfg := st.Config
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", LearnerFile, err)
+	}
+	if cfg != st.Config {
+		return nil, fmt.Errorf("%s: a setting is 0 (Save writes them all): %+v", LearnerFile, st.Config)
+	}
+	t, _, err := unmarshalTable(tb)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", TableFile, err)
+	}
+	if !t.layout.equal(st.Layout) {
+		return nil, fmt.Errorf("%s: the table's layout %q differs from %s's", TableFile, t.layout.Name, LearnerFile)
+	}
+	if math.Abs(t.EpsLow()-cfg.EpsLow) > 1e-15*cfg.EpsLow {
+		return nil, fmt.Errorf("%s: εlow %g, %s says %g", TableFile, t.EpsLow(), LearnerFile, cfg.EpsLow)
+	}
+	trajs, err := decodeTrajectories(tj, t)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", TrajectoriesFile, err)
+	}
+	return &Learner[S]{cfg: cfg, table: t, trajs: trajs}, nil
+}
+
+// decodeTrajectories reads the solutions of trajectories.safetensors,
+// whose rows must be those of t, of their mutex sets in order.
+func decodeTrajectories(b []byte, t *Table) (map[int]trajectory, error) {
+	ts, meta, err := decodeSafetensors(b)
+	if err != nil {
+		return nil, err
+	}
+	if meta["format"] != formatName {
+		return nil, fmt.Errorf("format %q, want %q", meta["format"], formatName)
+	}
+	M, A := len(t.layout.Sizes), t.layout.Actions
+	it, err := get(ts, "index", "I64", -1)
+	if err != nil {
+		return nil, err
+	}
+	N := it.shape[0]
+	lt, err := get(ts, "length", "I32", N)
+	if err != nil {
+		return nil, err
+	}
+	at, err := get(ts, "action", "U8", -1)
+	if err != nil {
+		return nil, err
+	}
+	steps := at.shape[0]
+	rt, err := get(ts, "rows", "I32", steps, M)
+	if err != nil {
+		return nil, err
+	}
+	index, lengths, actions, rows := it.i64(), lt.i32(), at.data, rt.i32()
+	trajs := make(map[int]trajectory, N)
+	pos := 0
+	for k := range N {
+		n := int(lengths[k])
+		if index[k] < 0 || index[k] > math.MaxInt32 || n < 1 || n > steps-pos {
+			return nil, fmt.Errorf("solution %d: index %d, %d steps: out of range", k, index[k], n)
+		}
+		if _, dup := trajs[int(index[k])]; dup {
+			return nil, fmt.Errorf("solution %d: a second solution of problem %d", k, index[k])
+		}
+		tr := trajectory{actions: slices.Clone(actions[pos : pos+n]), rows: rows[pos*M : (pos+n)*M]}
+		for i, a := range tr.actions {
+			if int(a) >= A {
+				return nil, fmt.Errorf("solution %d, step %d: action %d out of range", k, i, a)
+			}
+			for set, r := range tr.rows[i*M : (i+1)*M] {
+				if r < 0 || int(r) >= t.Rows() || t.rowSet[r] != int32(set) {
+					return nil, fmt.Errorf("solution %d, step %d: row %d is no context of mutex set %d", k, i, r, set)
+				}
+			}
+		}
+		trajs[int(index[k])] = tr
+		pos += n
+	}
+	if pos != steps {
+		return nil, fmt.Errorf("%d steps, the solutions have %d", steps, pos)
+	}
+	return trajs, nil
+}

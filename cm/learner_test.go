@@ -1,0 +1,302 @@
+package cm
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/search"
+)
+
+// expansions returns the total expansions of LevinTS with ev on tasks,
+// one state per evaluation, and the number solved within budget.
+func expansions(t *testing.T, tasks []search.Task[int32], ev search.Evaluator[int32], budget int64) (int64, int) {
+	t.Helper()
+	s, err := search.NewSolver[int32](search.LevinTS(), ev, search.Options{Budget: budget, BatchSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	solved := 0
+	if err := search.SolveAll(context.Background(), tasks, []*search.Solver[int32]{s}, func(i int, r search.Result[int32]) error {
+		n += r.Expansions
+		if r.Solved {
+			solved++
+			if err := search.Replay(tasks[i].Problem, r.Actions); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return n, solved
+}
+
+func newGridLearner(t *testing.T, tasks []search.Task[int32], cfg LearnerConfig) *Learner[int32] {
+	t.Helper()
+	l, err := LayoutOf(tasks[0].Problem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr, err := NewLearner[int32](l, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lr
+}
+
+func withoutTimes(ms []bootstrap.Iteration) []bootstrap.Iteration {
+	out := slices.Clone(ms)
+	for i := range out {
+		out[i].IterationS, out[i].WallS = 0, 0
+	}
+	return out
+}
+
+func tableBytes(t *testing.T, tb *Table) []byte {
+	t.Helper()
+	b, err := marshalTable(tb, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestLearnerBootstrap trains a context model on small grids through
+// bootstrap.Train: it then solves them with far fewer expansions than
+// the uniform policy, and a run interrupted after two iterations and
+// resumed ends exactly as the run of four.
+func TestLearnerBootstrap(t *testing.T) {
+	tasks := openGrids(24, 10, 11)
+	// Batches of 1: in searches of a few dozen expansions, batches of
+	// 32 children evaluated before any is pushed would hide the policy.
+	cfg := bootstrap.Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 50, BatchSize: 1}, ProblemsPerUpdate: 8, Limits: bootstrap.Limits{MaxIterations: 10}}
+	ref := newGridLearner(t, tasks, LearnerConfig{})
+	refMetrics, err := bootstrap.Train(context.Background(), t.TempDir(), tasks, ref, cfg, bootstrap.Env{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(refMetrics)
+	if last := refMetrics[n-1]; last.TotalSolved != len(tasks) || n < 2 {
+		t.Fatalf("%d of %d solved in %d iterations: %+v", last.TotalSolved, len(tasks), n, refMetrics)
+	}
+	test, err := NewEvaluator[int32](ref.Table(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	learned, solved := expansions(t, tasks, test, 0)
+	uniform, _ := expansions(t, tasks, search.Uniform[int32]{}, 0)
+	t.Logf("%d iterations; %d expansions with the context model (%d rows, %d solutions kept), %d with the uniform policy", n, learned, ref.Table().Rows(), ref.Solutions(), uniform)
+	if solved != len(tasks) || 3*learned > uniform {
+		t.Errorf("%d expansions with the context model, %d with the uniform policy: not 3 times fewer", learned, uniform)
+	}
+
+	// n−1 iterations, then the rest.
+	dir := t.TempDir()
+	cfg.MaxIterations = n - 1
+	if _, err := bootstrap.Train(context.Background(), dir, tasks, newGridLearner(t, tasks, LearnerConfig{}), cfg, bootstrap.Env{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	load := func(dir string) (bootstrap.Learner[int32], error) { return LoadLearner[int32](dir) }
+	l, metrics, err := bootstrap.Resume(context.Background(), dir, tasks, load, bootstrap.Env{Workers: 2, Limits: &bootstrap.Limits{MaxIterations: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := withoutTimes(metrics), withoutTimes(refMetrics); !reflect.DeepEqual(got, want) {
+		t.Errorf("resumed metrics\n%+v\nwant\n%+v", got, want)
+	}
+	res := l.(*Learner[int32])
+	if !bytes.Equal(tableBytes(t, res.Table()), tableBytes(t, ref.Table())) || !reflect.DeepEqual(res.trajs, ref.trajs) {
+		t.Error("the resumed run ends with another table or other solutions than the uninterrupted one")
+	}
+}
+
+// TestLearnerSaveLoad checks that a saved learner loads as it was, and
+// that a snapshot decodes as it was.
+func TestLearnerSaveLoad(t *testing.T) {
+	tasks := grids(10, 12)
+	lr := newGridLearner(t, tasks, LearnerConfig{OptimizerConfig: OptimizerConfig{Lambda: 3, MaxSteps: 30}, Mix: 0.01})
+	var batch []bootstrap.Solution[int32]
+	s, _ := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{})
+	for i, task := range tasks {
+		r, err := s.Solve(context.Background(), task.Problem)
+		if err != nil || !r.Solved {
+			t.Fatal(r, err)
+		}
+		batch = append(batch, bootstrap.Solution[int32]{Index: 3 * i, Problem: task.Problem, Trajectory: r.Trajectory})
+	}
+	if _, err := lr.Learn(context.Background(), batch[:6]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lr.Learn(context.Background(), batch[4:]); err != nil {
+		t.Fatal(err)
+	}
+	if lr.Solutions() != len(tasks) || lr.Table().Rows() == 0 {
+		t.Fatalf("%d solutions kept, %d rows", lr.Solutions(), lr.Table().Rows())
+	}
+	dir := t.TempDir()
+	if err := lr.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadLearner[int32](dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.cfg != lr.cfg || !reflect.DeepEqual(got.trajs, lr.trajs) || !bytes.Equal(tableBytes(t, got.table), tableBytes(t, lr.table)) {
+		t.Error("the loaded learner differs from the saved one")
+	}
+	if got.Loss() != lr.Loss() {
+		t.Errorf("loss %g after loading, %g before", got.Loss(), lr.Loss())
+	}
+
+	b, err := lr.Snapshot().MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := DecodeSnapshot[int32](b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := tasks[0].Problem
+	states := []int32{0, 5, 10, 20, 35}
+	want, got2 := make([]float64, 20), make([]float64, 20)
+	h := make([]float64, 5)
+	if err := lr.Snapshot().NewEvaluator().Evaluate(p, states, want, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := snap.NewEvaluator().Evaluate(p, states, got2, h); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(want, got2) || snap.(*Snapshot[int32]).mix != 0.01 {
+		t.Errorf("decoded snapshot's policy %v, want %v", got2, want)
+	}
+}
+
+// TestLearnerWrongLayout checks that a learner refuses problems of
+// another layout, in Train and in Learn, and that loading files of
+// another layout or with a field out of range is an error.
+func TestLearnerWrongLayout(t *testing.T) {
+	tasks := grids(4, 13)
+	other := newGridLearner(t, tasks, LearnerConfig{})
+	other.table.layout.Name = "grid other"
+	cfg := bootstrap.Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 100}}
+	if _, err := bootstrap.Train(context.Background(), t.TempDir(), tasks, other, cfg, bootstrap.Env{Workers: 1}); err == nil || !strings.Contains(err.Error(), "context set") {
+		t.Errorf("Train with a model of another layout: %v", err)
+	}
+	if err := other.CheckAlgorithm(search.AStar()); err == nil {
+		t.Error("a context model accepts A*")
+	}
+
+	lr := newGridLearner(t, tasks, LearnerConfig{})
+	dir := t.TempDir()
+	if err := lr.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Save(t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	odir := t.TempDir()
+	if err := other.Save(odir); err != nil {
+		t.Fatal(err)
+	}
+	// The table of another layout beside cm.json.
+	tb, _ := os.ReadFile(filepath.Join(odir, TableFile))
+	os.WriteFile(filepath.Join(dir, TableFile), tb, 0o644)
+	if _, err := LoadLearner[int32](dir); err == nil || !strings.Contains(err.Error(), "layout") {
+		t.Errorf("LoadLearner of mixed layouts: %v", err)
+	}
+	js := []byte(`{"config": {"eps_low": 2, "mix": 0.001, "lambda": 10, "max_steps": 200, "gap_factor": 0.5}, "layout": {"name": "grid test", "actions": 4, "sizes": [9]}}`)
+	os.WriteFile(filepath.Join(dir, LearnerFile), js, 0o644)
+	if _, err := LoadLearner[int32](dir); err == nil || !strings.Contains(err.Error(), "εlow") {
+		t.Errorf("LoadLearner of εlow 2: %v", err)
+	}
+}
+
+// seedFiles returns the files of a small trained learner.
+func seedFiles(t testing.TB) (js, tb, tj, snap []byte) {
+	tasks := grids(3, 14)
+	l, _ := LayoutOf(tasks[0].Problem)
+	lr, err := NewLearner[int32](l, LearnerConfig{OptimizerConfig: OptimizerConfig{MaxSteps: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{})
+	var batch []bootstrap.Solution[int32]
+	for i, task := range tasks {
+		r, _ := s.Solve(context.Background(), task.Problem)
+		batch = append(batch, bootstrap.Solution[int32]{Index: i, Problem: task.Problem, Trajectory: r.Trajectory})
+	}
+	if _, err := lr.Learn(context.Background(), batch); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := lr.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	snap, err = lr.Snapshot().MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return read(LearnerFile), read(TableFile), read(TrajectoriesFile), snap
+}
+
+// FuzzDecodeTable checks that no table file makes the loader panic,
+// and that a learner it accepts computes its loss and saves.
+func FuzzDecodeTable(f *testing.F) {
+	js, tb, tj, _ := seedFiles(f)
+	f.Add(tb)
+	f.Add(tb[:len(tb)-3])
+	f.Fuzz(func(t *testing.T, tb []byte) { decodeFuzzed(t, js, tb, tj) })
+}
+
+// FuzzDecodeTrajectories checks the same of trajectories files.
+func FuzzDecodeTrajectories(f *testing.F) {
+	js, tb, tj, _ := seedFiles(f)
+	f.Add(tj)
+	f.Add(tj[:40])
+	f.Fuzz(func(t *testing.T, tj []byte) { decodeFuzzed(t, js, tb, tj) })
+}
+
+func decodeFuzzed(t *testing.T, js, tb, tj []byte) {
+	lr, err := decodeLearner[int32](js, tb, tj)
+	if err != nil {
+		return
+	}
+	lr.Loss()
+	if _, err := marshalTable(lr.table, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzDecodeSnapshot checks that no bytes make DecodeSnapshot panic, and
+// that a snapshot it accepts evaluates without error.
+func FuzzDecodeSnapshot(f *testing.F) {
+	_, _, _, snap := seedFiles(f)
+	f.Add(snap)
+	f.Add(snap[:len(snap)/2])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := DecodeSnapshot[int32](b)
+		if err != nil {
+			return
+		}
+		ev := s.NewEvaluator().(*Evaluator[int32])
+		l := ev.t.layout
+		codes := make([]uint64, len(l.Sizes))
+		z, out := make([]float64, l.Actions), make([]float64, l.Actions)
+		ev.t.logPolicy(codes, ev.mix, z, out)
+	})
+}
