@@ -8,9 +8,10 @@
 // own key: a Problem, of up to MaxCells cells (5x5, 4x6, 3x8, 2x12, ...),
 // has the 16-byte State; a LargeProblem, of up to MaxLargeCells (6x6, 7x7,
 // 8x8, ...; any size, in fact), has the 64-byte LargeState. Each
-// implements search.Heuristic with the Manhattan distance and
-// search.Encoder with one-hot planes, one per tile; Parse and ParseLarge
-// read the same files.
+// implements search.Heuristic with the Manhattan distance,
+// search.Encoder with one-hot planes, one per tile, and the contexts of a
+// context model (package cm: ContextLayout, Contexts); Parse and
+// ParseLarge read the same files.
 package stp
 
 import (
