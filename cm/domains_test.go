@@ -8,6 +8,7 @@ import (
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/cm"
 	"github.com/phs-go/phs/domain/stp"
+	"github.com/phs-go/phs/domain/witness"
 	"github.com/phs-go/phs/search"
 )
 
@@ -15,6 +16,7 @@ import (
 var (
 	_ cm.Contexter[stp.State]      = (*stp.Problem)(nil)
 	_ cm.Contexter[stp.LargeState] = (*stp.LargeProblem)(nil)
+	_ cm.Contexter[witness.State]  = (*witness.Problem)(nil)
 )
 
 // stpTasks returns n 3x3 puzzles from random walks of 15 to 30 moves.
@@ -27,14 +29,16 @@ func stpTasks(n int, seed uint64) []search.Task[stp.State] {
 	return ts
 }
 
-func totalExpansions(t *testing.T, tasks []search.Task[stp.State], ev search.Evaluator[stp.State]) (int64, int) {
-	s, err := search.NewSolver[stp.State](search.LevinTS(), ev, search.Options{Budget: 20000, BatchSize: 1})
+// totalExpansions returns the expansions of LevinTS with ev on tasks,
+// at most 20,000 per problem, and the number solved.
+func totalExpansions[S comparable](t *testing.T, tasks []search.Task[S], ev search.Evaluator[S]) (int64, int) {
+	s, err := search.NewSolver[S](search.LevinTS(), ev, search.Options{Budget: 20000, BatchSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var n int64
 	solved := 0
-	err = search.SolveAll(context.Background(), tasks, []*search.Solver[stp.State]{s}, func(i int, r search.Result[stp.State]) error {
+	err = search.SolveAll(context.Background(), tasks, []*search.Solver[S]{s}, func(i int, r search.Result[S]) error {
 		n += r.Expansions
 		if r.Solved {
 			solved++
@@ -78,6 +82,56 @@ func TestSlidingTile(t *testing.T) {
 		len(metrics), metrics[len(metrics)-1].TotalSolved, len(train), lr.Table().Rows(), ls, learned, us, uniform)
 	if ls < us || ls == us && learned >= uniform {
 		t.Errorf("the context model (%d solved, %d expansions) is no better than the uniform policy (%d, %d)", ls, learned, us, uniform)
+	}
+}
+
+// train trains a context model on tasks through bootstrap.Train with
+// budget b, and returns its learner and the expansions and solved counts
+// of the model (without mixing) and of the uniform policy on test.
+func train[S comparable](t *testing.T, tasks, test []search.Task[S], b int64) (*cm.Learner[S], [2]int64, [2]int) {
+	l, err := cm.LayoutOf(tasks[0].Problem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr, err := cm.NewLearner[S](l, cm.LearnerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := bootstrap.Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: b, BatchSize: 1}, ProblemsPerUpdate: 20, Limits: bootstrap.Limits{MaxIterations: 6}}
+	metrics, err := bootstrap.Train(context.Background(), t.TempDir(), tasks, lr, cfg, bootstrap.Env{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d iterations, %d of %d solved, %d rows", len(metrics), metrics[len(metrics)-1].TotalSolved, len(tasks), lr.Table().Rows())
+	ev, err := cm.NewEvaluator[S](lr.Table(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exp [2]int64
+	var solved [2]int
+	exp[0], solved[0] = totalExpansions(t, test, ev)
+	exp[1], solved[1] = totalExpansions(t, test, search.Uniform[S]{})
+	return lr, exp, solved
+}
+
+// TestWitness trains a context model on generated 3x3 puzzles and tests
+// it on others: it solves them with a third fewer expansions than the
+// uniform policy, or more of them.
+func TestWitness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains for a few seconds")
+	}
+	tasks := func(n int, seed uint64) []search.Task[witness.State] {
+		var ts []search.Task[witness.State]
+		for _, p := range witness.GenerateSet(rand.New(rand.NewPCG(seed, 1)), n, 3, 3) {
+			ts = append(ts, search.Task[witness.State]{ID: p.ID, Problem: p})
+		}
+		return ts
+	}
+	_, exp, solved := train(t, tasks(100, 1), tasks(50, 2), 200)
+	t.Logf("test: %d solved in %d expansions, uniform %d in %d", solved[0], exp[0], solved[1], exp[1])
+	if solved[0] < solved[1] || solved[0] == solved[1] && 3*exp[0] > 2*exp[1] {
+		t.Errorf("the context model is no better than the uniform policy")
 	}
 }
 

@@ -11,8 +11,9 @@
 // l−1, L (2) to c−1 and R (3) to c+1.
 //
 // A Problem implements search.Heuristic[State] with the Manhattan distance
-// of the tip to the exit and search.Encoder[State] with the paper's nine
-// feature planes.
+// of the tip to the exit, search.Encoder[State] with the paper's nine
+// feature planes, and the contexts of a context model (package cm:
+// ContextLayout, Contexts).
 package witness
 
 import (
