@@ -7,6 +7,7 @@ import (
 
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/cm"
+	"github.com/phs-go/phs/domain/sokoban"
 	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/domain/witness"
 	"github.com/phs-go/phs/search"
@@ -17,6 +18,7 @@ var (
 	_ cm.Contexter[stp.State]      = (*stp.Problem)(nil)
 	_ cm.Contexter[stp.LargeState] = (*stp.LargeProblem)(nil)
 	_ cm.Contexter[witness.State]  = (*witness.Problem)(nil)
+	_ cm.Contexter[sokoban.State]  = (*sokoban.Problem)(nil)
 )
 
 // stpTasks returns n 3x3 puzzles from random walks of 15 to 30 moves.

@@ -48,8 +48,9 @@ func (s State) Box(i int) bool { return uint(i) < MaxCells && has(s.boxes, i) }
 
 // A Problem is one level: its walls, goals and start state, with tables
 // computed once by Parse so that Apply, Heuristic and Encode allocate
-// nothing. A *Problem implements search.Heuristic[State] and
-// search.Encoder[State]. It is safe for concurrent use.
+// nothing. A *Problem implements search.Heuristic[State],
+// search.Encoder[State] and the contexts of a context model (package cm:
+// ContextLayout, Contexts). It is safe for concurrent use.
 type Problem struct {
 	// ID is "<file base name>#<N>", where N is the number of the level's
 	// "; N" line, or the level's position in the file, from 0, for a level
