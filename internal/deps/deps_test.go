@@ -23,7 +23,8 @@ const module = "github.com/phs-go/phs/"
 var allowed = map[string][]string{
 	"search":            {},
 	"search/searchtest": {"search"},
-	"domain/":           {"search"},
+	"cm/tiling":         {},
+	"domain/":           {"search", "cm/tiling"},
 	"nn":                {},
 	"internal/":         {"internal/"},
 	"model":             {"nn", "search", "internal/"},
@@ -31,6 +32,7 @@ var allowed = map[string][]string{
 	"report":            {"internal/"},
 	"chart":             {"internal/"},
 	"bootstrap":         {"model", "search", "internal/"},
+	"cm":                {"bootstrap", "search", "internal/"},
 	"cluster":           {"bootstrap", "model", "search", "internal/"},
 	"cli":               {"bootstrap", "chart", "cluster", "domain/", "internal/", "model", "models", "nn", "report", "search"},
 	"cmd/":              {"cli", "domain/", "report", "search"},
