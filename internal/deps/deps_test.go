@@ -1,6 +1,7 @@
 // Package deps holds a test of the module's dependency direction: the
-// search engine and the domains know nothing of the project, the networks
-// nothing of the Bootstrap loop, and no package imports one above it.
+// search engine knows nothing of the project and the domains nothing but
+// it and the leaf cm/tiling, the networks nothing of the Bootstrap loop,
+// and no package imports one above it.
 package deps
 
 import (
