@@ -16,6 +16,9 @@ import (
 
 // expansions returns the total expansions of LevinTS with ev on tasks,
 // one state per evaluation, and the number solved within budget.
+// DecodeSnapshot is a decoder of cluster.Work.
+var _ func([]byte) (bootstrap.Snapshot[int32], error) = DecodeSnapshot[int32]
+
 func expansions(t *testing.T, tasks []search.Task[int32], ev search.Evaluator[int32], budget int64) (int64, int) {
 	t.Helper()
 	s, err := search.NewSolver[int32](search.LevinTS(), ev, search.Options{Budget: budget, BatchSize: 1})
