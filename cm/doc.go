@@ -20,4 +20,14 @@
 // state (the reference's "last action" contexts), and the search masks
 // illegal actions without renormalising (search.Options.Renormalize
 // false), as the training loss's full softmax assumes.
+//
+// Differences from the reference (google-deepmind/levintreesearch_cm):
+// its search orders nodes by (d+1)/π where search.LevinTS uses d/π; it
+// evaluates one node at a time, where the engine evaluates the children
+// of several expansions together (search.Options.BatchSize, 32 by
+// default) before it pushes them, which hides much of a sharp policy's
+// guidance in searches of a few hundred expansions (BatchSize 1 is the
+// reference's order); its optimiser stops on a duality gap measured
+// against a "β-simplex", where Optimize measures the gap of the box it
+// optimises over, a bound on F − min F.
 package cm

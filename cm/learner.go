@@ -114,41 +114,15 @@ func (l *Learner[S]) Learn(ctx context.Context, batch []bootstrap.Solution[S]) (
 		return bootstrap.Update{}, err
 	}
 	t := l.table.Clone()
-	M, A := len(t.layout.Sizes), t.layout.Actions
-	codes := make([]uint64, M)
 	fresh := map[int]trajectory{}
 	for _, s := range batch {
-		pl, err := LayoutOf(s.Problem)
+		tr, err := trajectoryOf(t, s)
 		if err != nil {
 			return bootstrap.Update{}, err
 		}
-		if err := t.layout.match(pl); err != nil {
-			return bootstrap.Update{}, err
+		if len(tr.actions) > 0 { // else the start is a goal: nothing to learn
+			fresh[s.Index] = tr
 		}
-		cp := s.Problem.(Contexter[S])
-		tr := s.Trajectory
-		if len(tr.States) != len(tr.Actions) {
-			return bootstrap.Update{}, fmt.Errorf("cm: problem %d: a trajectory of %d states and %d actions", s.Index, len(tr.States), len(tr.Actions))
-		}
-		if len(tr.Actions) == 0 {
-			continue // the root is a goal: nothing to learn
-		}
-		nt := trajectory{actions: make([]uint8, len(tr.Actions)), rows: make([]int32, 0, len(tr.Actions)*M)}
-		for i, st := range tr.States {
-			a := tr.Actions[i]
-			if a < 0 || a >= A {
-				return bootstrap.Update{}, fmt.Errorf("cm: problem %d, step %d: action %d out of range", s.Index, i, a)
-			}
-			nt.actions[i] = uint8(a)
-			cp.Contexts(st, codes)
-			for set, code := range codes {
-				if code >= t.layout.Sizes[set] {
-					return bootstrap.Update{}, fmt.Errorf("cm: problem %d, step %d: code %d of mutex set %d out of its range %d", s.Index, i, code, set, t.layout.Sizes[set])
-				}
-				nt.rows = append(nt.rows, t.addRow(set, code))
-			}
-		}
-		fresh[s.Index] = nt
 	}
 	trajs := make(map[int]trajectory, len(l.trajs)+len(fresh))
 	for k, v := range l.trajs {
@@ -163,6 +137,41 @@ func (l *Learner[S]) Learn(ctx context.Context, batch []bootstrap.Solution[S]) (
 	}
 	l.table, l.trajs = t, trajs
 	return bootstrap.Update{Steps: res.Steps, PolicyLoss: res.LogF * float64(res.Steps)}, nil
+}
+
+// trajectoryOf returns the trajectory of solution s over t, creating the
+// rows of its new contexts.
+func trajectoryOf[S comparable](t *Table, s bootstrap.Solution[S]) (trajectory, error) {
+	pl, err := LayoutOf(s.Problem)
+	if err != nil {
+		return trajectory{}, err
+	}
+	if err := t.layout.match(pl); err != nil {
+		return trajectory{}, err
+	}
+	cp := s.Problem.(Contexter[S])
+	M, A := len(t.layout.Sizes), t.layout.Actions
+	tr := s.Trajectory
+	if tr == nil || len(tr.States) != len(tr.Actions) {
+		return trajectory{}, fmt.Errorf("cm: problem %d: a trajectory without as many states as actions", s.Index)
+	}
+	nt := trajectory{actions: make([]uint8, len(tr.Actions)), rows: make([]int32, 0, len(tr.Actions)*M)}
+	codes := make([]uint64, M)
+	for i, st := range tr.States {
+		a := tr.Actions[i]
+		if a < 0 || a >= A {
+			return trajectory{}, fmt.Errorf("cm: problem %d, step %d: action %d out of range", s.Index, i, a)
+		}
+		nt.actions[i] = uint8(a)
+		cp.Contexts(st, codes)
+		for set, code := range codes {
+			if code >= t.layout.Sizes[set] {
+				return trajectory{}, fmt.Errorf("cm: problem %d, step %d: code %d of mutex set %d out of its range %d", s.Index, i, code, set, t.layout.Sizes[set])
+			}
+			nt.rows = append(nt.rows, t.addRow(set, code))
+		}
+	}
+	return nt, nil
 }
 
 // objective returns the objective of trajs over t, the trajectories in

@@ -303,3 +303,51 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		ev.t.logPolicy(codes, ev.mix, z, out)
 	})
 }
+
+// TestOptimizeIsLearn checks that Optimize on a new table does what a
+// new learner's first update does, and lowers the loss.
+func TestOptimizeIsLearn(t *testing.T) {
+	tasks := grids(8, 15)
+	s, _ := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{})
+	var batch []bootstrap.Solution[int32]
+	for i, task := range tasks {
+		r, err := s.Solve(context.Background(), task.Problem)
+		if err != nil || !r.Solved {
+			t.Fatal(r, err)
+		}
+		batch = append(batch, bootstrap.Solution[int32]{Index: i, Problem: task.Problem, Trajectory: r.Trajectory})
+	}
+	lr := newGridLearner(t, tasks, LearnerConfig{})
+	if _, err := lr.Learn(context.Background(), batch); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := LayoutOf(tasks[0].Problem)
+	tb, _ := NewTable(l, DefaultEpsLow)
+	res, err := Optimize(context.Background(), tb, batch, OptimizerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(tableBytes(t, tb), tableBytes(t, lr.Table())) {
+		t.Error("Optimize and Learn give different tables")
+	}
+	if got := lr.Loss(); got != res.LogF {
+		t.Errorf("log F %g, Optimize says %g", got, res.LogF)
+	}
+	// From β0, the loss of the uniform policy over the known contexts.
+	fresh, _ := NewTable(l, DefaultEpsLow)
+	res0, err := Optimize(context.Background(), fresh, batch, OptimizerConfig{MaxSteps: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(res.LogF < res0.LogF) {
+		t.Errorf("log F %g after the optimisation, %g after one step", res.LogF, res0.LogF)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := lr.Learn(ctx, batch); err != context.Canceled {
+		t.Errorf("Learn with a cancelled context: %v", err)
+	}
+	if _, err := Optimize(context.Background(), tb, batch, OptimizerConfig{GapFactor: 1}); err == nil {
+		t.Error("Optimize accepts gap factor 1")
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/phs-go/phs/bootstrap"
 )
 
 // OptimizerConfig holds the settings of the optimisation of the LTS loss
@@ -47,23 +49,63 @@ func (c *OptimizerConfig) check() error {
 	return nil
 }
 
+// Optimize creates at β0 the rows of t that the contexts of the states
+// of solutions lack, then minimises over the box [ln εlow, 0] the
+// regularised LTS loss of the solutions
+//
+//	F(β) = Σ_k T_k/π_β(solution k) + (λ/2)·Σ (β − β0)²,
+//
+// π_β the policy of t without mixing, from t's current parameters, in
+// place, by LTS+CM's iso-GD with a Δ-Secant line search. t must not be in
+// use by searches meanwhile (Learner optimises a Clone). It returns ctx's
+// error if ctx is done before the end, with t's parameters at the last
+// step. Solutions of no step (a start that is a goal) are skipped.
+func Optimize[S comparable](ctx context.Context, t *Table, solutions []bootstrap.Solution[S], cfg OptimizerConfig) (OptimizeResult, error) {
+	if err := cfg.check(); err != nil {
+		return OptimizeResult{}, fmt.Errorf("cm: %w", err)
+	}
+	var trajs []trajectory
+	for _, s := range solutions {
+		tr, err := trajectoryOf(t, s)
+		if err != nil {
+			return OptimizeResult{}, err
+		}
+		if len(tr.actions) > 0 {
+			trajs = append(trajs, tr)
+		}
+	}
+	o := newObjective(t.layout.Actions, len(t.layout.Sizes), cfg.Lambda, t.Beta0(), trajs)
+	return optimize(ctx, o, t.beta, t.logLow, cfg)
+}
+
 // gapEvery is the number of steps between two measures of the gap.
 const gapEvery = 20
 
-// An optResult is the outcome of an optimisation.
-type optResult struct {
+// An OptimizeResult is the outcome of an optimisation.
+type OptimizeResult struct {
+	// Steps is the number of steps taken.
 	Steps int
-	// LogF is log F at the end; Gap the last duality gap measured (NaN
-	// if none), in units of F.
+	// LogF is log F at the end; Gap the last duality gap measured, in
+	// units of F (NaN if none was): F − min F ≤ Gap·F then.
 	LogF, Gap float64
 }
 
 // optimize minimises o over the box [lo, 0] from beta, in place, by the
 // reference's iso-GD with a Δ-Secant line search (see Optimize). It
 // returns ctx's error, leaving beta at the last step, if ctx is done.
-func optimize(ctx context.Context, o *objective, beta []float64, lo float64, cfg OptimizerConfig) (optResult, error) {
+//
+// A step t = 1, 2, … computes the gradient g of F scaled by e^(−C) (see
+// objective.gradient); resets the per-row accumulators Δ_c to 0 when t is
+// an even perfect square; adds to each Δ_c the norm G of its row of g if
+// G ≥ Δ_c, else G²/Δ_c; moves along D = −g_c/Δ_c by a step α found on
+// φ(α) = log F(β + αD), unclipped: the previous α if it is in (0, 1) and
+// lowers φ, else (and at steps 1, 2, 3 of every 20) by the Δ-Secant line
+// search on [0, 2α]; and clips β to the box. Every 20 steps it measures
+// the duality gap and stops when it is at most GapFactor·F; it stops
+// after MaxSteps steps in any case.
+func optimize(ctx context.Context, o *objective, beta []float64, lo float64, cfg OptimizerConfig) (OptimizeResult, error) {
 	if err := cfg.check(); err != nil {
-		return optResult{}, fmt.Errorf("cm: %w", err)
+		return OptimizeResult{}, fmt.Errorf("cm: %w", err)
 	}
 	A := o.A
 	rows := len(beta) / A
@@ -71,7 +113,7 @@ func optimize(ctx context.Context, o *objective, beta []float64, lo float64, cfg
 	d := make([]float64, len(beta))
 	delta := make([]float64, rows)
 	alpha := 0.5
-	res := optResult{Gap: math.NaN()}
+	res := OptimizeResult{Gap: math.NaN()}
 	for t := 1; ; t++ {
 		if err := ctx.Err(); err != nil {
 			return res, err
