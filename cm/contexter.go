@@ -36,11 +36,12 @@ type Layout struct {
 // Limits of a layout, which bound the memory a file can make a loader
 // allocate.
 const (
-	MaxActions  = 255
-	MaxSets     = 1 << 16
-	maxNameLen  = 256
-	denseLimit  = 1 << 14 // sets with at most this many codes index rows densely
-	maxRowCount = 1 << 28
+	MaxActions    = 255
+	MaxSets       = 1 << 16
+	maxNameLen    = 256
+	denseLimit    = 1 << 14 // sets with at most this many codes index rows densely,
+	maxDenseCells = 1 << 22 // up to this many entries in all
+	maxRowCount   = 1 << 28
 )
 
 // LayoutOf returns the layout of p, or an error if p is no Contexter or

@@ -254,3 +254,34 @@ func BenchmarkEvaluate(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(states)*b.N)/b.Elapsed().Seconds(), "states/s")
 }
+
+// TestTableDenseBound checks that the dense indexes stop growing at
+// maxDenseCells entries, the other sets falling back to maps, with the
+// same rows.
+func TestTableDenseBound(t *testing.T) {
+	sets := maxDenseCells/denseLimit + 3
+	l := Layout{Name: "x", Actions: 2}
+	for range sets {
+		l.Sizes = append(l.Sizes, denseLimit)
+	}
+	tb, err := NewTable(l, DefaultEpsLow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for set := range sets {
+		tb.addRow(set, uint64(set))
+	}
+	if tb.denseCells != maxDenseCells || tb.index[sets-1].dense != nil || tb.index[sets-1].sparse == nil {
+		t.Errorf("%d dense entries", tb.denseCells)
+	}
+	c := tb.Clone()
+	c.addRow(sets-1, 7)
+	for set := range sets {
+		if tb.Row(set, uint64(set)) != set || c.Row(set, uint64(set)) != set || tb.Row(set, 1<<13+1) != -1 {
+			t.Fatalf("set %d: rows %d, %d", set, tb.Row(set, uint64(set)), c.Row(set, uint64(set)))
+		}
+	}
+	if c.Row(sets-1, 7) != sets || tb.Row(sets-1, 7) != -1 {
+		t.Error("the clone shares a map")
+	}
+}

@@ -27,10 +27,13 @@ type Table struct {
 	rowSet  []int32
 	rowCode []uint64
 	beta    []float64
+	// denseCells counts the entries of the dense indexes.
+	denseCells int
 }
 
 // A setIndex maps the codes of one mutex set to rows: densely (row+1, 0
-// for unknown) when the set has at most denseLimit codes, else a map.
+// for unknown) when the set has at most denseLimit codes and the dense
+// indexes of the table hold at most maxDenseCells entries, else a map.
 type setIndex struct {
 	dense  []int32
 	sparse map[uint64]int32
@@ -110,10 +113,11 @@ func (t *Table) addRow(set int, code uint64) int32 {
 	r := int32(len(t.rowSet))
 	ix := &t.index[set]
 	switch {
-	case size <= denseLimit:
-		if ix.dense == nil {
-			ix.dense = make([]int32, size)
-		}
+	case ix.dense != nil:
+		ix.dense[code] = r + 1
+	case ix.sparse == nil && size <= denseLimit && t.denseCells+int(size) <= maxDenseCells:
+		ix.dense = make([]int32, size)
+		t.denseCells += int(size)
 		ix.dense[code] = r + 1
 	default:
 		if ix.sparse == nil {
@@ -139,6 +143,8 @@ func (t *Table) Clone() *Table {
 		rowSet:  slices.Clone(t.rowSet),
 		rowCode: slices.Clone(t.rowCode),
 		beta:    slices.Clone(t.beta),
+
+		denseCells: t.denseCells,
 	}
 	for i, ix := range t.index {
 		c.index[i] = setIndex{dense: slices.Clone(ix.dense)}
