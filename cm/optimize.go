@@ -255,7 +255,7 @@ func gaps(p *[5]pt) (xm, xp, ygap float64) {
 	if x, ok := reach(p[4], p[3], y2); ok {
 		xp = min(max(x, p[2].x), p[3].x)
 	}
-	// ya bounds f below on [x1, x2], yb on [x3, x3]; an empty interval
+	// ya bounds f below on [x1, x2], yb on [x2, x3]; an empty interval
 	// bounds nothing.
 	if p[1].x < p[2].x {
 		ya, ok := intersect(p[0], p[1], p[2], p[3])
