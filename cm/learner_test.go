@@ -351,3 +351,19 @@ func TestOptimizeIsLearn(t *testing.T) {
 		t.Error("Optimize accepts gap factor 1")
 	}
 }
+
+// TestLearnerAsync trains asynchronously: the searches share the tables
+// of the snapshots while the learner optimises copies (go test -race
+// checks it).
+func TestLearnerAsync(t *testing.T) {
+	tasks := openGrids(24, 10, 11)
+	cfg := bootstrap.Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 50, BatchSize: 1}, ProblemsPerUpdate: 8, Async: true, Limits: bootstrap.Limits{MaxIterations: 10}}
+	lr := newGridLearner(t, tasks, LearnerConfig{})
+	metrics, err := bootstrap.Train(context.Background(), t.TempDir(), tasks, lr, cfg, bootstrap.Env{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := metrics[len(metrics)-1]; last.TotalSolved != len(tasks) || lr.Solutions() != len(tasks) {
+		t.Errorf("%d of %d solved, %d solutions kept", last.TotalSolved, len(tasks), lr.Solutions())
+	}
+}
