@@ -88,28 +88,65 @@ type Board struct {
 // Codes writes to dst the codes of the tiles of t anchored at cell (r0,
 // c0) of b, in base base, one per tile in tile order, and returns the
 // rest of dst. Every cell value, Pad included, must be less than base;
-// dst must have room for t.Len() codes. It allocates nothing.
+// dst must have room for t.Len() codes. It allocates nothing. (A Window
+// read once serves several tilings of the same anchor.)
 func (t Tiling) Codes(b Board, r0, c0 int, base uint64, dst []uint64) []uint64 {
-	var win [MaxWindow]uint8
-	h, w := 2*t.RowReach+1, 2*t.ColReach+1
+	var w Window
+	w.Read(b, r0, c0, t.RowReach, t.ColReach)
+	return w.Codes(t, base, dst)
+}
+
+// A Window holds the cells of a board around an anchor, those off the
+// board as its Pad, for the tilings whose reach is at most its own.
+type Window struct {
+	rowReach, colReach, width int
+	cells                     [MaxWindow]uint8
+}
+
+// Read sets w to the window of rows r0−rowReach to r0+rowReach and
+// columns c0−colReach to c0+colReach of b, at most MaxWindow cells.
+func (w *Window) Read(b Board, r0, c0, rowReach, colReach int) {
+	h, wd := 2*rowReach+1, 2*colReach+1
+	if h*wd > MaxWindow {
+		panic(fmt.Sprintf("tiling: window of %dx%d cells", h, wd))
+	}
+	w.rowReach, w.colReach, w.width = rowReach, colReach, wd
 	for i := range h {
-		r := r0 - t.RowReach + i
-		for j := range w {
-			c := c0 - t.ColReach + j
+		r := r0 - rowReach + i
+		row := w.cells[i*wd : (i+1)*wd]
+		if r < 0 || r >= b.Rows {
+			for j := range row {
+				row[j] = b.Pad
+			}
+			continue
+		}
+		for j := range row {
+			c := c0 - colReach + j
 			v := b.Pad
-			if r >= 0 && r < b.Rows && c >= 0 && c < b.Cols {
+			if c >= 0 && c < b.Cols {
 				v = b.Cells[r*b.Cols+c]
 			}
-			win[i*w+j] = v
+			row[j] = v
 		}
 	}
+}
+
+// Codes writes to dst the codes of the tiles of t anchored at w's anchor,
+// as Tiling.Codes does, and returns the rest of dst. t's reach must be at
+// most w's.
+func (w *Window) Codes(t Tiling, base uint64, dst []uint64) []uint64 {
+	if t.RowReach > w.rowReach || t.ColReach > w.colReach {
+		panic(fmt.Sprintf("tiling: %+v reaches beyond a window of reach %d, %d", t, w.rowReach, w.colReach))
+	}
+	off := (w.rowReach-t.RowReach)*w.width + w.colReach - t.ColReach
+	h, wd := 2*t.RowReach+1, 2*t.ColReach+1
 	n := 0
 	for i := 0; i+t.TileRows <= h; i++ {
-		for j := 0; j+t.TileCols <= w; j++ {
+		for j := 0; j+t.TileCols <= wd; j++ {
 			var code uint64
 			for di := range t.TileRows {
-				row := win[(i+di)*w+j : (i+di)*w+j+t.TileCols]
-				for _, v := range row {
+				k := off + (i+di)*w.width + j
+				for _, v := range w.cells[k : k+t.TileCols] {
 					code = code*base + uint64(v)
 				}
 			}

@@ -2,6 +2,7 @@ package tiling
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -33,6 +34,14 @@ func TestCodes(t *testing.T) {
 				dst[tl.Len()] = 12345
 				if rest := tl.Codes(b, r0, c0, base, dst); len(rest) != 1 || rest[0] != 12345 {
 					t.Fatalf("%+v: Codes wrote %d codes, want %d", tl, len(dst)-len(rest), tl.Len())
+				}
+				// The same codes from a larger window.
+				var w Window
+				w.Read(b, r0, c0, tl.RowReach+1, tl.ColReach+2)
+				wide := make([]uint64, tl.Len())
+				w.Codes(tl, base, wide)
+				if !slices.Equal(wide, dst[:tl.Len()]) {
+					t.Fatalf("%+v at (%d, %d): codes %v from a larger window, %v", tl, r0, c0, wide, dst[:tl.Len()])
 				}
 				i := 0
 				for r := r0 - tl.RowReach; r <= r0+tl.RowReach+1-tl.TileRows; r++ {

@@ -75,8 +75,9 @@ func (p *Problem) Contexts(s State, dst []uint64) {
 	}
 	cells[s.player] |= cellPlayer
 	b := tiling.Board{Rows: p.rows, Cols: p.cols, Cells: cells[:n], Pad: cellWall}
-	r, c := int(s.player)/p.cols, int(s.player)%p.cols
+	var w tiling.Window
+	w.Read(b, int(s.player)/p.cols, int(s.player)%p.cols, 4, 4) // the largest reach
 	for _, t := range contextTilings {
-		dst = t.Codes(b, r, c, cellBase, dst)
+		dst = w.Codes(t, cellBase, dst)
 	}
 }

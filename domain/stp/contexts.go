@@ -47,9 +47,10 @@ func contextLayout(rows, cols int) (string, []uint64) {
 func contexts(rows, cols int, cells []uint8, blank int, dst []uint64) {
 	b := tiling.Board{Rows: rows, Cols: cols, Cells: cells, Pad: uint8(rows * cols)}
 	base := uint64(rows*cols + 1)
-	r, c := blank/cols, blank%cols
+	var w tiling.Window
+	w.Read(b, blank/cols, blank%cols, 3, 3) // the largest reach
 	for _, t := range contextTilings {
-		dst = t.Codes(b, r, c, base, dst)
+		dst = w.Codes(t, base, dst)
 	}
 }
 

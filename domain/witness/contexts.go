@@ -70,11 +70,14 @@ func (p *Problem) Contexts(s State, dst []uint64) {
 	el, ec := p.Goal()
 	dst[0] = uint64(el*(p.Cols+1) + ec)
 	dst = dst[1:]
+	var vw, cw tiling.Window // the largest reach
+	vw.Read(vb, l, c, 4, 4)
+	cw.Read(cb, l, c, 4, 4)
 	var vc, cc [64]uint64
 	for _, t := range contextTilings {
 		n := t.Len()
-		t.Codes(vb, l, c, vertexBase, vc[:n])
-		t.Codes(cb, l, c, cellBase, cc[:n])
+		vw.Codes(t, vertexBase, vc[:n])
+		cw.Codes(t, cellBase, cc[:n])
 		size := t.Size(cellBase)
 		for i := range n {
 			dst[i] = tiling.Pair(vc[i], cc[i], size)
