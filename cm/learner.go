@@ -24,7 +24,7 @@ type LearnerConfig struct {
 	EpsLow float64 `json:"eps_low"`
 	// Mix is the weight of the uniform policy in the policy of the
 	// training searches, in (0, 1); 0 means DefaultTrainMix. (Test
-	// searches use none: NewEvaluator(snapshot.Table(), 0).)
+	// searches use none: NewEvaluator(learner.Table(), 0).)
 	Mix float64 `json:"mix"`
 	// The optimisation of each update.
 	OptimizerConfig
