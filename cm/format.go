@@ -3,8 +3,11 @@ package cm
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
+
+	"github.com/phs-go/phs/internal/atomicfile"
 )
 
 // formatName is the metadata "format" of the files of a context model.
@@ -92,4 +95,33 @@ func unmarshalTable(b []byte) (*Table, map[string]string, error) {
 		}
 	}
 	return t, meta, nil
+}
+
+// WriteTable writes t to the file name in the format of a learner's
+// table.safetensors, replacing it atomically: a trained model for test
+// searches, without the learner's solutions.
+func WriteTable(name string, t *Table) error {
+	b, err := marshalTable(t, nil)
+	if err == nil {
+		err = atomicfile.WriteFile(name, b)
+	}
+	if err != nil {
+		return fmt.Errorf("cm: %w", err)
+	}
+	return nil
+}
+
+// ReadTable reads a table from the file name, such as the
+// table.safetensors of a learner's directory (Learner.Save) or a file of
+// WriteTable, checking every field.
+func ReadTable(name string) (*Table, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("cm: %w", err)
+	}
+	t, _, err := unmarshalTable(b)
+	if err != nil {
+		return nil, fmt.Errorf("cm: %s: %w", name, err)
+	}
+	return t, nil
 }

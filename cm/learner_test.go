@@ -158,6 +158,22 @@ func TestLearnerSaveLoad(t *testing.T) {
 	if got.Loss() != lr.Loss() {
 		t.Errorf("loss %g after loading, %g before", got.Loss(), lr.Loss())
 	}
+	name := filepath.Join(t.TempDir(), "model.safetensors")
+	if err := WriteTable(name, lr.Table()); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{name, filepath.Join(dir, TableFile)} {
+		tb, err := ReadTable(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(tableBytes(t, tb), tableBytes(t, lr.table)) {
+			t.Errorf("%s: ReadTable gives another table", file)
+		}
+	}
+	if _, err := ReadTable(filepath.Join(dir, TrajectoriesFile)); err == nil {
+		t.Error("ReadTable reads a trajectories file")
+	}
 
 	b, err := lr.Snapshot().MarshalBinary()
 	if err != nil {
