@@ -201,6 +201,13 @@ func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []s
 		return err
 	}
 
+	// A learner started again writes its new session into the run's
+	// spec: the worker joins it as soon as it sees it, so that it knows
+	// the new learner's end of the run even if it searched none of its
+	// jobs. (A watch of the object store would miss it: a learner's
+	// embedded server starts again with an empty store.)
+	go w.follow(ctx)
+
 	var wg sync.WaitGroup
 	errs := make([]error, opts.Searches)
 	for i := range opts.Searches {
@@ -275,6 +282,46 @@ func (w *worker[S]) join(ctx context.Context, session string) error {
 		return fmt.Errorf("%w: %s", ErrRefused, rep.Error)
 	}
 	return nil
+}
+
+// specPoll is how often a worker looks for a new session in the run's
+// spec.
+const specPoll = time.Second
+
+// follow joins the session of each new spec of the run, looking every
+// specPoll until ctx is done.
+func (w *worker[S]) follow(ctx context.Context) {
+	var nuid string // of the spec object last read
+	for {
+		sleep(ctx, specPoll)
+		if ctx.Err() != nil {
+			return
+		}
+		info, b, err := w.readSpec(ctx, nuid)
+		var spec Spec
+		if err != nil || decode(b, &spec) != nil {
+			continue
+		}
+		nuid = info.NUID
+		w.current(ctx, spec.Session, true)
+	}
+}
+
+// readSpec returns the info and the bytes of the run's spec if its
+// object is not that of nuid, and an error otherwise, taking at most
+// 10 seconds.
+func (w *worker[S]) readSpec(ctx context.Context, nuid string) (*jetstream.ObjectInfo, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	info, err := w.obs.GetInfo(ctx, specObject)
+	if err != nil {
+		return nil, nil, err
+	}
+	if info.NUID == nuid {
+		return nil, nil, errors.New("cluster: the spec is unchanged")
+	}
+	b, err := getObject(ctx, w.obs, specObject)
+	return info, b, err
 }
 
 // current reports whether session is that of the learner the worker
