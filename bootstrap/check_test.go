@@ -26,9 +26,14 @@ func TestTrainRejects(t *testing.T) {
 		msg  string
 	}{
 		{"no budget", func(s *setup) { s.cfg.Options.Budget = 0 }, "budget 0"},
-		{"negative growth", func(s *setup) { s.cfg.BudgetGrowth = -1 }, "budget growth -1"},
-		{"shrinking growth", func(s *setup) { s.cfg.BudgetGrowth = 0.5 }, "budget growth 0.5"},
-		{"infinite growth", func(s *setup) { s.cfg.BudgetGrowth = math.Inf(1) }, "budget growth"},
+		{"negative growth", func(s *setup) { s.cfg.Schedule = Double(-1) }, "growth -1"},
+		{"shrinking growth", func(s *setup) { s.cfg.Schedule = Double(0.5) }, "growth 0.5"},
+		{"infinite growth", func(s *setup) { s.cfg.Schedule = Double(math.Inf(1)) }, "growth +Inf"},
+		{"negative factor", func(s *setup) { s.cfg.Schedule = LTSCM(-0.1) }, "factor -0.1"},
+		{"NaN alpha", func(s *setup) { s.cfg.Schedule = LTSCMRef(math.NaN(), 8, 1.25) }, "α NaN"},
+		{"schedule kind", func(s *setup) { s.cfg.Schedule = Schedule{kind: numScheduleKinds} }, "bad schedule"},
+		{"ltscm skipping", func(s *setup) { s.cfg.Schedule, s.cfg.SkipSolvedAfter = LTSCM(0.1), 2 }, "skip solved after 0, not 2"},
+		{"ltscm-ref skipping", func(s *setup) { s.cfg.Schedule, s.cfg.SkipSolvedAfter = LTSCMRef(2, 8, 1.25), 1 }, "schedule ltscm-ref:2,8,1.25 counts"},
 		{"negative update", func(s *setup) { s.cfg.ProblemsPerUpdate = -1 }, "problems per update"},
 		{"negative iterations", func(s *setup) { s.cfg.MaxIterations = -1 }, "max iterations"},
 		{"negative workers", func(s *setup) { s.env.Workers = -1 }, "workers -1"},
@@ -101,6 +106,10 @@ func TestResumeBadState(t *testing.T) {
 		{"metrics", []map[string]any{{"iteration": 2, "budget": 8}}, "metrics: entry 1 is of iteration 2"},
 		{"metrics", []map[string]any{{"iteration": 1, "budget": 8, "expansions": 5, "total_expansions": 9}}, "total expansions 9; the iterations sum to 5"},
 		{"metrics", []map[string]any{{"iteration": 1, "budget": 8, "attempted": 2, "solved": 3}}, "iteration 1: counts out of range"},
+		{"metrics", []map[string]any{{"iteration": 1, "budget": 8, "expansions": 5, "solved_expansions": 6, "total_expansions": 5}}, "iteration 1: counts out of range"},
+		{"metrics", []map[string]any{{"iteration": 1, "budget": 8, "solved_expansions": -1}}, "iteration 1: counts out of range"},
+		{"current", map[string]any{"expansions": 5, "solved_expansions": 6}, "current: 6 expansions of solved problems, of 5"},
+		{"current", map[string]any{"solved_expansions": -1}, "current: -1 expansions"},
 		{"budget", 0, "budget 0"},
 		{"solved_now", "AAA=", "solved_now has 2 entries"},
 		{"problems", 7, "7 problems"},
@@ -109,6 +118,11 @@ func TestResumeBadState(t *testing.T) {
 		{"config", map[string]any{"algorithm": "wastar:-1", "options": map[string]any{"budget": 8}}, "weight -1"},
 		{"config", map[string]any{"algorithm": "levints"}, "config: budget 0"},
 		{"config", nil, "config: budget 0"},
+		{"config", map[string]any{"algorithm": "levints", "options": map[string]any{"budget": 8}, "schedule": "ltscm:-1"}, "factor -1"},
+		{"config", map[string]any{"algorithm": "levints", "options": map[string]any{"budget": 8}, "schedule": "triple"}, `unknown schedule "triple"`},
+		{"config", map[string]any{"algorithm": "levints", "options": map[string]any{"budget": 8}, "budget_growth": 0.5}, "growth 0.5"},
+		{"config", map[string]any{"algorithm": "levints", "options": map[string]any{"budget": 8}, "budget_growth": 1.5, "schedule": "double:2"}, "both a schedule"},
+		{"config", map[string]any{"algorithm": "levints", "options": map[string]any{"budget": 8}, "bogus": 1}, `unknown field "bogus"`},
 	} {
 		var st map[string]any
 		if err := json.Unmarshal(good, &st); err != nil {

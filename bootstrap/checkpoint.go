@@ -151,11 +151,16 @@ func (st *state) check(n int) error {
 		case it.Partial:
 			return fmt.Errorf("metrics: iteration %d is marked partial", it.Iteration)
 		case it.Budget <= 0 || it.Attempted < 0 || it.Solved < 0 || it.Solved > it.Attempted || it.New < 0 || it.New > it.Solved ||
-			it.TotalSolved < 0 || it.TotalSolved > n || it.Expansions < 0 || it.Evaluations < 0 || it.Updates < 0:
+			it.TotalSolved < 0 || it.TotalSolved > n || it.Expansions < 0 || it.Evaluations < 0 || it.Updates < 0 ||
+			it.SolvedExpansions < 0 || it.SolvedExpansions > it.Expansions:
 			return fmt.Errorf("metrics: iteration %d: counts out of range", it.Iteration)
 		case it.TotalExpansions != total:
 			return fmt.Errorf("metrics: iteration %d: total expansions %d; the iterations sum to %d", it.Iteration, it.TotalExpansions, total)
 		}
+	}
+	// The schedule reads the expansions of the solved problems.
+	if c := st.Current; c.SolvedExpansions < 0 || c.SolvedExpansions > c.Expansions {
+		return fmt.Errorf("current: %d expansions of solved problems, of %d; want 0 to all", c.SolvedExpansions, c.Expansions)
 	}
 	for i := range n {
 		if st.Solved[i] > 1 || st.SolvedNow[i] > 1 || (st.SolvedNow[i] == 1 && st.Solved[i] == 0) {

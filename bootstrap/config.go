@@ -1,10 +1,11 @@
 package bootstrap
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"runtime"
 	"time"
 
@@ -24,13 +25,13 @@ type Config struct {
 	// Options are the search options; Options.Budget is the initial
 	// expansion budget per problem, which must be positive (the domains'
 	// InitialBudget: 2,000 for Sokoban and The Witness, 7,000 for the
-	// sliding-tile puzzle in the paper), and which the schedule then
-	// changes (BudgetGrowth).
+	// sliding-tile puzzle in the paper), and which Schedule then changes.
 	Options search.Options `json:"options"`
-	// BudgetGrowth multiplies the budget after an iteration that solved no
-	// new problem: a finite number > 1, or 0 for 2 (doubling, the paper).
-	// A smaller factor such as 1.5 gives a smoother schedule.
-	BudgetGrowth float64 `json:"budget_growth"`
+	// Schedule changes the budget after each iteration: the zero
+	// Schedule doubles it after an iteration that solved no new problem
+	// (Double(2), the paper); Double(1.5) gives a smoother schedule;
+	// LTSCM and LTSCMRef are those of LTS+CM and its successors.
+	Schedule Schedule `json:"schedule"`
 	// ProblemsPerUpdate is the number of problems attempted between two
 	// updates of the learner; 0 means 32.
 	ProblemsPerUpdate int `json:"problems_per_update"`
@@ -96,15 +97,39 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// UnmarshalJSON sets c from its JSON encoding, as encoding/json does
+// without this method, and refuses unknown fields. It also reads the
+// configuration of a checkpoint of an earlier phs, whose budget_growth G
+// (0: 2) stands for the schedule Double(G).
+func (c *Config) UnmarshalJSON(b []byte) error {
+	type config Config // without this method
+	var v struct {
+		config
+		BudgetGrowth *float64 `json:"budget_growth"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	if g := v.BudgetGrowth; g != nil {
+		if v.Schedule != (Schedule{}) {
+			return errors.New("both a schedule and an earlier phs's budget_growth")
+		}
+		if *g != 0 {
+			v.Schedule = Double(*g)
+		}
+	}
+	*c = Config(v.config)
+	return nil
+}
+
 // check returns an error if a field of c is out of range, and otherwise
 // fills in the defaults.
 func (c *Config) check() error {
-	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	switch {
 	case c.Options.Budget <= 0:
 		return fmt.Errorf("budget %d; want > 0", c.Options.Budget)
-	case c.BudgetGrowth != 0 && !(c.BudgetGrowth > 1 && finite(c.BudgetGrowth)):
-		return fmt.Errorf("budget growth %g; want a finite number > 1", c.BudgetGrowth)
 	case c.ProblemsPerUpdate < 0:
 		return fmt.Errorf("problems per update %d; want > 0", c.ProblemsPerUpdate)
 	case c.SkipSolvedAfter < 0:
@@ -114,12 +139,16 @@ func (c *Config) check() error {
 	case c.TimeLimit < 0:
 		return fmt.Errorf("time limit %v; want >= 0", c.TimeLimit)
 	}
+	if err := c.Schedule.check(); err != nil {
+		return err
+	}
+	if c.Schedule.attemptsAll() && c.SkipSolvedAfter > 0 {
+		return fmt.Errorf("schedule %s counts the problems solved again in each iteration; want skip solved after 0, not %d", c.Schedule, c.SkipSolvedAfter)
+	}
 	if _, err := search.NewSolver[struct{}](c.Algorithm, search.Uniform[struct{}]{}, c.Options); err != nil {
 		return err
 	}
-	if c.BudgetGrowth == 0 {
-		c.BudgetGrowth = 2
-	}
+	c.Schedule = c.Schedule.norm()
 	if c.ProblemsPerUpdate == 0 {
 		c.ProblemsPerUpdate = 32
 	}

@@ -24,11 +24,13 @@ type Iteration struct {
 	Solved      int `json:"solved"`
 	New         int `json:"new"`
 	TotalSolved int `json:"total_solved"`
-	// Expansions and Evaluations sum over the iteration's searches;
+	// Expansions and Evaluations sum over the iteration's searches,
+	// SolvedExpansions over those that solved their problem;
 	// TotalExpansions over the whole run.
-	Expansions      int64 `json:"expansions"`
-	TotalExpansions int64 `json:"total_expansions"`
-	Evaluations     int64 `json:"evaluations"`
+	Expansions       int64 `json:"expansions"`
+	SolvedExpansions int64 `json:"solved_expansions"`
+	TotalExpansions  int64 `json:"total_expansions"`
+	Evaluations      int64 `json:"evaluations"`
 	// Updates counts optimiser steps; the losses are their means.
 	Updates       int     `json:"updates"`
 	PolicyLoss    float64 `json:"policy_loss"`
@@ -55,7 +57,7 @@ const (
 )
 
 var metricsHeader = []string{"iteration", "budget", "attempted", "solved", "new", "total_solved",
-	"expansions", "total_expansions", "evaluations", "updates", "policy_loss", "heuristic_loss",
+	"expansions", "solved_expansions", "total_expansions", "evaluations", "updates", "policy_loss", "heuristic_loss",
 	"mean_staleness", "max_staleness", "iteration_s", "wall_s", "partial"}
 
 func (it Iteration) csvRecord() []string {
@@ -63,7 +65,7 @@ func (it Iteration) csvRecord() []string {
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 	return []string{i(it.Iteration), i64(it.Budget), i(it.Attempted), i(it.Solved), i(it.New),
-		i(it.TotalSolved), i64(it.Expansions), i64(it.TotalExpansions), i64(it.Evaluations),
+		i(it.TotalSolved), i64(it.Expansions), i64(it.SolvedExpansions), i64(it.TotalExpansions), i64(it.Evaluations),
 		i(it.Updates), f(it.PolicyLoss), f(it.HeuristicLoss), f(it.MeanStaleness), i(it.MaxStaleness),
 		f(it.IterationS), f(it.WallS),
 		strconv.FormatBool(it.Partial)}

@@ -45,9 +45,8 @@ import (
 // order, update the learner (Learner.Learn). Because a group's searches
 // all see the learner left by the previous group, and a search is
 // deterministic given its evaluator, the run does not depend on the
-// number of workers or on the order in which searches finish. If an
-// iteration solves no problem that was never solved before, the budget
-// grows by BudgetGrowth (Solver.SetBudget).
+// number of workers or on the order in which searches finish. After each
+// iteration, cfg.Schedule sets the budget of the next (Solver.SetBudget).
 //
 // With cfg.Async, the workers do not wait for the updates: they take the
 // iteration's problems in order, as many as two groups and one per worker
@@ -394,6 +393,7 @@ func (r *run[S]) learn(ctx context.Context, group []int, results []search.Result
 			continue
 		}
 		cur.Solved++
+		cur.SolvedExpansions += res.Expansions
 		st.SolvedNow[k] = 1
 		if st.Solved[k] == 0 {
 			st.Solved[k] = 1
@@ -419,6 +419,7 @@ func (r *run[S]) endIteration(order []int) error {
 	st := r.st
 	st.Current.IterationS = r.clock.iteration()
 	it := st.summary(r.clock.elapsed())
+	p := st.lastPass(it)
 	st.Metrics = append(st.Metrics, it)
 	for _, k := range order {
 		switch {
@@ -429,9 +430,7 @@ func (r *run[S]) endIteration(order []int) error {
 		}
 	}
 	clear(st.SolvedNow)
-	if it.New == 0 {
-		st.Budget = int64(math.Ceil(float64(st.Budget) * r.cfg.BudgetGrowth))
-	}
+	st.Budget = r.cfg.Schedule.next(st.Budget, r.cfg.Options.Budget, p)
 	st.Iteration++
 	st.Next = 0
 	st.Current = Iteration{}
@@ -443,6 +442,24 @@ func (r *run[S]) endIteration(order []int) error {
 	}
 	st.Done = st.finished(r.clock.elapsed())
 	return r.checkpoint()
+}
+
+// lastPass returns what the schedule knows of the iteration that just
+// ended, whose metrics are it, before they join st.Metrics.
+func (st *state) lastPass(it Iteration) pass {
+	best := 0
+	for _, m := range st.Metrics {
+		best = max(best, m.Solved)
+	}
+	return pass{
+		problems:     len(st.Solved),
+		solvedBefore: it.TotalSolved - it.New,
+		solvedAfter:  it.TotalSolved,
+		solved:       it.Solved,
+		unsolved:     it.Attempted - it.Solved,
+		expansions:   it.SolvedExpansions,
+		bestSolved:   best,
+	}
 }
 
 // checkpoint writes the state, with the configuration, the learner and

@@ -103,8 +103,12 @@ func TestBadFlagValues(t *testing.T) {
 		{append(test, "-rounds", "-1"), "-rounds -1"},
 		{append(test, "-time", "-1s"), "-time -1s"},
 		{append(train, "-update-every", "-1"), "-update-every -1"},
-		{append(train, "-growth", "-1"), "-growth -1"},
-		{append(train, "-growth", "0.5"), "-growth 0.5"},
+		{append(train, "-schedule", "double:0.5"), "-schedule: bootstrap: schedule double: growth 0.5"},
+		{append(train, "-schedule", "ltscm:-1"), "-schedule: bootstrap: schedule ltscm: factor -1"},
+		{append(train, "-schedule", "ltscm-ref:2,x"), "-schedule"},
+		{append(train, "-schedule", "triple"), `-schedule: bootstrap: unknown schedule "triple"`},
+		{append(train, "-schedule", "ltscm", "-skip-solved", "2"), "-skip-solved 2: bootstrap: schedule ltscm:0.1 counts"},
+		{append(train, "-skip-solved", "1", "-schedule", "ltscm-ref"), "-skip-solved 1: bootstrap: schedule ltscm-ref:2,8,1.25"},
 		{append(train, "-passes", "-1"), "-passes -1"},
 		{append(train, "-learner-threads", "-1"), "-learner-threads -1"},
 		{append(train, "-workers", "100000000"), "-workers 100000000"},
@@ -555,7 +559,7 @@ func TestResumeReadsCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")
-	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "wastar", "-w", "3", "-batch", "4", "-goal-test", "expansion", "-growth", "1.5", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "wastar", "-w", "3", "-batch", "4", "-goal-test", "expansion", "-schedule", "ltscm:0.2", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	b, err := os.ReadFile(filepath.Join(run, runFile))
@@ -566,6 +570,9 @@ func TestResumeReadsCheckpoint(t *testing.T) {
 	if err := json.Unmarshal(b, &saved); err != nil || len(saved) != 2 || saved["domain"] != "witness" || saved["files"] == nil {
 		t.Errorf("run.json holds more than the domain and the files: %s", b)
 	}
+	if _, _, err := runPHS(t, "train", "-resume", run, "-iterations", "2", "-schedule", "ltscm:0.1"); err == nil || !strings.Contains(err.Error(), "cannot change -schedule") {
+		t.Errorf("changing -schedule on resume: %v", err)
+	}
 	if _, errOut, err := runPHS(t, "train", "-resume", run, "-iterations", "2"); err != nil {
 		t.Fatalf("resume: %v\n%s", err, errOut)
 	}
@@ -573,7 +580,7 @@ func TestResumeReadsCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bc.Algorithm != search.WAStar(3) || bc.Options.BatchSize != 4 || bc.Options.GoalTest != search.GoalTestExpansion || bc.BudgetGrowth != 1.5 || bc.Options.Budget != 50 || bc.MaxIterations != 2 {
+	if bc.Algorithm != search.WAStar(3) || bc.Options.BatchSize != 4 || bc.Options.GoalTest != search.GoalTestExpansion || bc.Schedule != bootstrap.LTSCM(0.2) || bc.Options.Budget != 50 || bc.MaxIterations != 2 {
 		t.Errorf("the checkpoint's configuration after -resume: %+v", bc)
 	}
 }

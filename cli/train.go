@@ -30,28 +30,28 @@ import (
 // bootstrap.Config and its network's settings, from which -resume reads
 // them (setFrom).
 type trainConfig struct {
-	Domain          string          `json:"domain"`
-	Alg             string          `json:"-"`
-	W               paramFlag       `json:"-"`
-	C               paramFlag       `json:"-"`
-	Files           []string        `json:"files"`
-	Budget          int64           `json:"-"`
-	Growth          float64         `json:"-"`
-	PerUpdate       int             `json:"-"`
-	Passes          int             `json:"-"`
-	StepTrajs       int             `json:"-"`
-	SkipSolvedAfter int             `json:"-"`
-	Batch           int             `json:"-"`
-	Renormalize     bool            `json:"-"`
-	Temperature     float64         `json:"-"`
-	GoalTest        search.GoalTest `json:"-"`
-	PruneDeadlocks  bool            `json:"prune_deadlocks,omitempty"`
-	Seed            uint64          `json:"-"`
-	LearningRate    float64         `json:"-"`
-	L2              float64         `json:"-"`
-	Iterations      int             `json:"-"`
-	TimeLimit       duration        `json:"-"`
-	Async           bool            `json:"-"`
+	Domain          string             `json:"domain"`
+	Alg             string             `json:"-"`
+	W               paramFlag          `json:"-"`
+	C               paramFlag          `json:"-"`
+	Files           []string           `json:"files"`
+	Budget          int64              `json:"-"`
+	Schedule        bootstrap.Schedule `json:"-"`
+	PerUpdate       int                `json:"-"`
+	Passes          int                `json:"-"`
+	StepTrajs       int                `json:"-"`
+	SkipSolvedAfter int                `json:"-"`
+	Batch           int                `json:"-"`
+	Renormalize     bool               `json:"-"`
+	Temperature     float64            `json:"-"`
+	GoalTest        search.GoalTest    `json:"-"`
+	PruneDeadlocks  bool               `json:"prune_deadlocks,omitempty"`
+	Seed            uint64             `json:"-"`
+	LearningRate    float64            `json:"-"`
+	L2              float64            `json:"-"`
+	Iterations      int                `json:"-"`
+	TimeLimit       duration           `json:"-"`
+	Async           bool               `json:"-"`
 	// Init is the model the run started from (-model), if not a fresh
 	// network.
 	Init string `json:"init,omitempty"`
@@ -96,7 +96,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	var resume string
 	fs := newFlagSet("train", "FILES...", e.stdout)
 	f.register(fs, trainGroups, e.names)
-	fs.Float64Var(&cfg.Growth, "growth", 0, "budget factor, a finite number > 1, after an iteration without a new problem solved (0: the library's, 2)")
+	fs.TextVar(&cfg.Schedule, "schedule", bootstrap.Schedule{}, "budget schedule: double:G multiplies the budget by G > 1 after an iteration that solved no new problem (the paper: double:2); ltscm:F is libpolicyts's LTS_CM schedule with bootstrap factor F (ltscm: F = 0.1); ltscm-ref:A,M,R is LTS+CM's own rule (ltscm-ref: 2,8,1.25); the last two need -skip-solved 0")
 	fs.IntVar(&cfg.PerUpdate, "update-every", 0, "problems attempted between parameter updates (0: the library's, 32)")
 	fs.IntVar(&cfg.Passes, "passes", 0, "passes over an update's trajectories (0: the library's, 10)")
 	fs.IntVar(&cfg.StepTrajs, "step-trajectories", 0, "trajectories per optimiser step (0: the library's, 1: one step per trajectory, the paper)")
@@ -232,7 +232,6 @@ func (cfg *trainConfig) settings() []setting[trainSetup] {
 		{"renormalize", func(s *trainSetup) { s.bc.Options.Renormalize = cfg.Renormalize }},
 		{"temperature", func(s *trainSetup) { s.bc.Options.Temperature = cfg.Temperature }},
 		{"goal-test", func(s *trainSetup) { s.bc.Options.GoalTest = cfg.GoalTest }},
-		{"growth", func(s *trainSetup) { s.bc.BudgetGrowth = cfg.Growth }},
 		{"update-every", func(s *trainSetup) { s.bc.ProblemsPerUpdate = cfg.PerUpdate }},
 		{"skip-solved", func(s *trainSetup) { s.bc.SkipSolvedAfter = cfg.SkipSolvedAfter }},
 		{"iterations", func(s *trainSetup) { s.bc.MaxIterations = cfg.Iterations }},
@@ -253,7 +252,9 @@ func (cfg *trainConfig) check(d domain, fs *flag.FlagSet, stderr io.Writer) erro
 		if err != nil {
 			return usagef("train: -alg: %v", err)
 		}
-		base := trainSetup{bc: bootstrap.Config{Algorithm: alg, Options: search.Options{Budget: d.caps().budget}}}
+		// The base has the schedule, which the flag checked, so that
+		// -skip-solved is blamed if the schedule excludes it.
+		base := trainSetup{bc: bootstrap.Config{Algorithm: alg, Options: search.Options{Budget: d.caps().budget}, Schedule: cfg.Schedule}}
 		if err := blame("train", fs, base, cfg.settings(), trainSetup.validate); err != nil {
 			return err
 		}
@@ -353,7 +354,7 @@ func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, file
 func (cfg *trainConfig) setFrom(run bootstrap.Config) {
 	cfg.run = &run
 	cfg.Alg, cfg.W, cfg.C = run.Algorithm.String(), paramFlag{}, paramFlag{}
-	cfg.Budget, cfg.Growth, cfg.PerUpdate, cfg.SkipSolvedAfter = run.Options.Budget, run.BudgetGrowth, run.ProblemsPerUpdate, run.SkipSolvedAfter
+	cfg.Budget, cfg.Schedule, cfg.PerUpdate, cfg.SkipSolvedAfter = run.Options.Budget, run.Schedule, run.ProblemsPerUpdate, run.SkipSolvedAfter
 	cfg.Batch, cfg.Renormalize, cfg.Temperature = run.Options.BatchSize, run.Options.Renormalize, run.Options.Temperature
 	cfg.GoalTest = run.Options.GoalTest
 	cfg.Iterations, cfg.TimeLimit, cfg.Async = run.MaxIterations, duration(run.TimeLimit), run.Async
@@ -379,7 +380,7 @@ func (cfg *trainConfig) bootstrapConfig() (bootstrap.Config, error) {
 			Budget: cfg.Budget, Timeout: cfg.flags.timeout, BatchSize: cfg.Batch, Renormalize: cfg.Renormalize,
 			Temperature: cfg.Temperature, GoalTest: cfg.GoalTest, MaxMemory: cfg.flags.memoryBytes(cfg.flags.workerCount()),
 		},
-		BudgetGrowth:      cfg.Growth,
+		Schedule:          cfg.Schedule,
 		ProblemsPerUpdate: cfg.PerUpdate,
 		SkipSolvedAfter:   cfg.SkipSolvedAfter,
 		Async:             cfg.Async,
@@ -459,7 +460,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		}()
 	}
 	workers := cfg.flags.workerCount()
-	cfg.log.Info("training", "algorithm", bc.Algorithm.String(), "problems", len(tasks), "domain", cfg.Domain, "workers", workers, "dir", cfg.dir, "blas", nn.BackendInfo())
+	cfg.log.Info("training", "algorithm", bc.Algorithm.String(), "schedule", bc.Schedule.String(), "problems", len(tasks), "domain", cfg.Domain, "workers", workers, "dir", cfg.dir, "blas", nn.BackendInfo())
 	if cfg.listen != "" || cfg.natsURL != "" {
 		l, stop, serr := startLearner(ctx, cfg, bc, tasks)
 		if serr != nil {
