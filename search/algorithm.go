@@ -11,15 +11,20 @@ import (
 
 // An Algorithm is one of the search algorithms of the package with its
 // parameters: a best-first search whose evaluation function orders the open
-// list (PHS*, PHS_h, LevinTS, A*, WA*, GBFS, PHS with safe state pruning),
-// or PUCT. It is a small comparable value; the zero Algorithm is PHS*, the
+// list (PHS*, PHS_h, LevinTS, A*, WA*, GBFS, PHS with safe state pruning,
+// √LTS), or PUCT. It is a small comparable value; the zero Algorithm is PHS*, the
 // default of phs. Build one with the functions below or with Parse; a
 // Solver checks its parameters when it is built.
 type Algorithm struct {
 	kind kind
 	// param is the weight w of h for A* and WA*, the exploration constant
-	// c for PUCT, and 0 for the others.
+	// c for PUCT, √LTS's constant weight or temperature α (see SqrtLTS),
+	// and 0 for the others.
 	param float64
+	// rr is √LTS's rerooter and levin its choice of the Levin cost; zero
+	// for the others.
+	rr    Rerooter
+	levin bool
 }
 
 type kind uint8
@@ -34,11 +39,12 @@ const (
 	gbfs
 	puct
 	phsSafe
+	sqrtLTS
 	numKinds
 )
 
 // names holds the name of each kind, the one Parse takes and Name returns.
-var names = [numKinds]string{"phsstar", "phsh", "levints", "astar", "wastar", "gbfs", "puct", "phssafe"}
+var names = [numKinds]string{"phsstar", "phsh", "levints", "astar", "wastar", "gbfs", "puct", "phssafe", "sqrtlts"}
 
 // PHSStar is PHS* with phi(n) = (g(n)+h(n))/pi(n)^(1+h(n)/g(n)).
 func PHSStar() Algorithm { return Algorithm{kind: phsStar} }
@@ -158,8 +164,25 @@ func AlgorithmNames() []string { return slices.Clone(names[:]) }
 // usual spellings phs*, phs_star, phs_h, a* and wa*, in any case. It is
 // the inverse of Algorithm.String (and MarshalText), and the one place
 // that turns text into an Algorithm.
+//
+// √LTS is spelt
+//
+//	sqrtlts[:rerooter[:number]][:levin]
+//
+// where rerooter is c (ConstantRerooter, the default), h
+// (HeuristicRerooter), l (ClusterRerooter) or lh
+// (ClusterHeuristicRerooter); the number is the constant weight of c
+// (default 0) or the temperature α of h and lh (default DefaultAlpha), and l
+// takes none; a final "levin" selects the Levin cost over the slenderness
+// cost. So "sqrtlts" is SqrtLTS(ConstantRerooter, 0, false): LTS from the
+// root with the slenderness cost; "sqrtlts:levin" is the same search as
+// levints; "sqrtlts:h:10" is √LTS-H with α = 10, "sqrtlts:l" √LTS-L,
+// "sqrtlts:lh" √LTS-LH with α = 1.
 func Parse(text string) (Algorithm, error) {
 	name, param, hasParam := strings.Cut(text, ":")
+	if strings.EqualFold(name, "sqrtlts") {
+		return parseSqrtLTS(text, param, hasParam)
+	}
 	var a Algorithm
 	switch strings.ToLower(name) {
 	case "phsstar", "phs*", "phs_star":
@@ -203,6 +226,10 @@ func (a Algorithm) check() error {
 		return fmt.Errorf("search: wastar: weight %g; want a finite number >= 0", a.param)
 	case a.kind == puct && !(a.param > 0 && !math.IsInf(a.param, 1)):
 		return fmt.Errorf("search: puct: exploration constant %g; want a finite number > 0", a.param)
+	case a.kind != sqrtLTS && (a.rr != 0 || a.levin):
+		return fmt.Errorf("search: %s takes no rerooter", a.Name())
+	case a.kind == sqrtLTS:
+		return a.checkSqrtLTS()
 	}
 	return nil
 }
@@ -218,6 +245,8 @@ func (a Algorithm) String() string {
 	switch a.kind {
 	case wAStar, puct:
 		return a.Name() + ":" + strconv.FormatFloat(a.param, 'g', -1, 64)
+	case sqrtLTS:
+		return a.sqrtLTSString()
 	}
 	return a.Name()
 }
@@ -261,18 +290,27 @@ func (a Algorithm) C() float64 {
 func (a Algorithm) IsPUCT() bool { return a.kind == puct }
 
 // NeedsPolicy reports whether the algorithm reads the policy: the PHS
-// variants, LevinTS and PUCT.
+// variants, LevinTS, √LTS and PUCT.
 func (a Algorithm) NeedsPolicy() bool {
 	switch a.kind {
-	case phsStar, phsh, levinTS, puct, phsSafe:
+	case phsStar, phsh, levinTS, puct, phsSafe, sqrtLTS:
 		return true
 	}
 	return false
 }
 
 // NeedsHeuristic reports whether the algorithm reads the heuristic: all but
-// LevinTS.
-func (a Algorithm) NeedsHeuristic() bool { return a.kind != levinTS }
+// LevinTS and √LTS with a rerooter that reads none (ConstantRerooter,
+// ClusterRerooter).
+func (a Algorithm) NeedsHeuristic() bool {
+	switch a.kind {
+	case levinTS:
+		return false
+	case sqrtLTS:
+		return a.rr == HeuristicRerooter || a.rr == ClusterHeuristicRerooter
+	}
+	return true
+}
 
 // priority returns the best-first algorithm's evaluation of a node of path
 // cost g, log-probability logPi and heuristic value h; the engine expands

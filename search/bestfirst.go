@@ -52,6 +52,9 @@ type bestFirst[S comparable] struct {
 	atExp, reopen bool
 	// maxNodes is the number of nodes the memory bound allows.
 	maxNodes int
+	// sqrt: the algorithm is √LTS, whose own state sq holds.
+	sqrt bool
+	sq   sqrtState[S]
 }
 
 // chunkBits is the log2 of the number of nodes in a chunk of the arena.
@@ -106,12 +109,20 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 	e.A, e.safe = p.NumActions(), alg.kind == phsSafe
 	e.atExp = opts.GoalTest.atExpansion(alg)
 	e.reopen = e.atExp && alg.kind == aStar
+	e.sqrt = alg.kind == sqrtLTS
+	if e.sqrt {
+		e.setRerooter(alg)
+		e.sq.batches, e.sq.rooted = 0, false
+	}
 	defer func() { e.p, e.ev, e.opts = nil, nil, nil }()
 	e.maxNodes = lim.maxNodes(e.nodeBytes())
 	e.reset(opts.BatchSize)
 
 	root := p.Root()
 	e.append(node[S]{state: root, parent: -1})
+	if e.sqrt {
+		e.sqrtGenerated(0)
+	}
 	if p.IsGoal(root) && !e.atExp {
 		e.solution(0, res)
 		return nil
@@ -121,6 +132,10 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 	}
 	if err := e.flush(res); err != nil {
 		return err
+	}
+	if e.sqrt {
+		e.sq.rr.init(e)
+		e.sq.rooted = true
 	}
 	for pops := 1; ; pops++ {
 		// The open list may run empty with nodes waiting, or hold only
@@ -167,6 +182,9 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 			return nil
 		}
 		res.Expansions++
+		if e.sqrt {
+			e.sqrtExpanded(top.index)
+		}
 		goal, err := e.expand(top.index, res)
 		if err != nil {
 			return err
@@ -190,6 +208,9 @@ func (e *bestFirst[S]) nodeBytes() int {
 	b := int(unsafe.Sizeof(n)) + 4*e.A + int(unsafe.Sizeof(heapEntry{})) + 8*4/3
 	if e.safe {
 		b += int(unsafe.Sizeof(n.state)) + int(unsafe.Sizeof(visit{})) + 16
+	}
+	if e.sqrt {
+		b += int(unsafe.Sizeof(sqrtNode{}))
 	}
 	return b
 }
@@ -244,10 +265,17 @@ func (e *bestFirst[S]) expand(i int32, res *Result[S]) (goal int32, err error) {
 			if v, ok := e.visited[s]; ok && v.logPi >= c.logPi && v.levin <= logLevin(c.depth(), e.opts.NodeLoss, c.logPi) {
 				continue
 			}
-		} else if !e.add(s, int32(e.n), c.depth()) {
+		} else if old, added := e.add(s, int32(e.n), c.depth()); !added {
+			if e.sqrt {
+				e.sq.rr.visited(e, i, old, false)
+			}
 			continue
 		}
 		j := e.append(c)
+		if e.sqrt {
+			e.sqrtGenerated(j)
+			e.sq.rr.visited(e, i, j, true)
+		}
 		if !e.atExp && p.IsGoal(s) {
 			return j, nil
 		}
@@ -328,13 +356,20 @@ func (e *bestFirst[S]) flush(res *Result[S]) error {
 			continue
 		}
 		d := n.depth()
-		e.open.push(heapEntry{
-			priority: e.alg.priority(float64(d)*loss, n.logPi, h[i]),
-			depth:    d,
-			index:    idx,
-		})
+		var pr float64
+		if e.sqrt {
+			e.ext(idx).h = max(h[i], 0)
+			pr = e.sqrtCost(idx)
+		} else {
+			pr = e.alg.priority(float64(d)*loss, n.logPi, h[i])
+		}
+		e.open.push(heapEntry{priority: pr, depth: d, index: idx})
 	}
 	e.pending = e.n
+	if e.sqrt && e.sq.rooted {
+		e.sq.batches++
+		e.sq.rr.batchEvaluated(e)
+	}
 	return nil
 }
 
@@ -427,8 +462,9 @@ func (t *stateTable) reset() {
 
 // add adds state s of node i, at depth d, to the table and reports
 // whether it was not already there or, with reopening, was there with a
-// node deeper than d, which it then marks stale and replaces by node i.
-func (e *bestFirst[S]) add(s S, i int32, d uint32) bool {
+// node deeper than d, which it then marks stale and replaces by node i;
+// if it reports false, old is the node of s in the table.
+func (e *bestFirst[S]) add(s S, i int32, d uint32) (old int32, added bool) {
 	t := &e.seen
 	if 4*t.n >= 3*len(t.slots) {
 		t.grow()
@@ -440,18 +476,19 @@ func (e *bestFirst[S]) add(s S, i int32, d uint32) bool {
 		if v == 0 {
 			t.slots[j] = uint64(h)<<32 | uint64(i+1)
 			t.n++
-			return true
+			return i, true
 		}
 		if uint32(v>>32) != h {
 			continue
 		}
-		if old := e.node(int32(uint32(v) - 1)); old.state == s {
-			if !e.reopen || old.depth() <= d {
-				return false
+		k := int32(uint32(v) - 1)
+		if o := e.node(k); o.state == s {
+			if !e.reopen || o.depth() <= d {
+				return k, false
 			}
-			old.da |= staleBit
+			o.da |= staleBit
 			t.slots[j] = uint64(h)<<32 | uint64(i+1)
-			return true
+			return i, true
 		}
 	}
 }

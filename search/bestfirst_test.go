@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -320,8 +321,8 @@ func TestParse(t *testing.T) {
 			t.Errorf("UnmarshalText(%s) = %v, %v; want %v", b, again, err, got)
 		}
 	}
-	if got := search.AlgorithmNames(); len(got) != 8 {
-		t.Errorf("AlgorithmNames() = %v, want 8 names", got)
+	if got := search.AlgorithmNames(); len(got) != 9 {
+		t.Errorf("AlgorithmNames() = %v, want 9 names", got)
 	}
 	for _, text := range []string{"", "bfs", "phs", ":1"} {
 		if _, err := search.Parse(text); !errors.Is(err, search.ErrUnknownAlgorithm) {
@@ -394,13 +395,17 @@ func TestNewSolverOptions(t *testing.T) {
 }
 
 // TestEngineAllocs checks that a warm engine allocates only the solution:
-// the trajectory and its three slices, however long the search.
+// the trajectory and its three slices, however long the search; √LTS
+// too, but with the clustering rerooter, which allocates at each
+// clustering.
 func TestEngineAllocs(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(3, 4))
 	m, _ := randomMaze(rng, 30, 30)
 	tiles := scrambled(rand.New(rand.NewPCG(1, 1)), 1000)
-	for _, alg := range algorithms {
+	sqrt := []search.Algorithm{search.SqrtLTS(search.ConstantRerooter, 0, false),
+		search.SqrtLTS(search.ConstantRerooter, 0.5, true), search.SqrtLTS(search.HeuristicRerooter, 1, false)}
+	for _, alg := range append(slices.Clone(algorithms), sqrt...) {
 		var opts search.Options
 		if alg.NeedsPolicy() {
 			opts.Temperature = 2 // tempering allocates nothing either

@@ -1,0 +1,482 @@
+package search
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/graph/community"
+	"gonum.org/v1/gonum/graph/simple"
+)
+
+// A Rerooter names the rerooting weights of √LTS (see SqrtLTS): the weight
+// w(n) ≥ 0 it gives each node n when n is expanded.
+type Rerooter uint8
+
+const (
+	// ConstantRerooter gives every node but the root the same weight c,
+	// the algorithm's parameter (0 by default: the search is then one LTS
+	// from the root).
+	ConstantRerooter Rerooter = iota
+	// HeuristicRerooter gives w(n) = exp(−α·h(n)/h0), h0 = max(h(root), 1),
+	// h the evaluator's heuristic clipped at 0 and α ≥ 0 the algorithm's
+	// parameter (√LTS-H of Tuero et al., 2026).
+	HeuristicRerooter
+	// ClusterRerooter gives weights from a clustering of the search graph
+	// (√LTS-L of Tuero et al., 2026). Its vertices are the states of the
+	// generated nodes, its edges join a node to each of its children,
+	// those dropped as repeated states included, undirected, without
+	// self-loops or repeated edges. After the b-th batch evaluation (the
+	// root's is the 0th) for b = 1, 2, 3, 4, 5, 6, 8, 10, … (each the
+	// ceiling of 1.2 times the one before), the graph is clustered anew
+	// by Louvain modularity (gonum's community.Modularize, resolution 0.1,
+	// a fixed seed), at the middle level ⌊H/2⌋ of its H levels, 0 the
+	// finest; k_C is then the number of nodes in cluster C. A node whose
+	// state was clustered gets, when expanded, w = 1/k_C after k_C grows
+	// by one; a node generated since gets w = w(parent)/(w(parent)+1)
+	// (1/(j+1) below a parent of 1/j). Each clustering allocates memory
+	// in proportion to the graph.
+	ClusterRerooter
+	// ClusterHeuristicRerooter gives the sum of the weights of
+	// ClusterRerooter and HeuristicRerooter (√LTS-LH).
+	ClusterHeuristicRerooter
+	numRerooters
+)
+
+var rerooterNames = [numRerooters]string{"c", "h", "l", "lh"}
+
+// String returns the name of r in √LTS's text form: "c", "h", "l" or "lh".
+func (r Rerooter) String() string {
+	if r < numRerooters {
+		return rerooterNames[r]
+	}
+	return "Rerooter(" + strconv.Itoa(int(r)) + ")"
+}
+
+// DefaultAlpha is the temperature α of √LTS's heuristic rerooter when the
+// text names none (that of the reference implementation's flags).
+const DefaultAlpha = 1.0
+
+// SqrtLTS is √LTS, rerooted Levin tree search (Orseau, Hutter & Lelis,
+// 2024), with the weights of rerooter r; param is the constant weight c
+// of ConstantRerooter (finite, ≥ 0), the temperature α of
+// HeuristicRerooter and ClusterHeuristicRerooter (finite, ≥ 0), and 0 for
+// ClusterRerooter.
+//
+// Every expanded node n_k carries the weight w_k its rerooter gave it, the
+// root 1. A node n at depth d, with ancestors n_0 = root, …, n_{d−1} =
+// parent, is expanded in the order of its cost
+//
+//	min over the ancestors n_k with w_k > 0 of log S(n; n_k) − log w_k,
+//	S(n; n_k) = Σ over the nodes n' from n_k to n of 1/pi(n'|n_k),
+//
+// pi(n'|n_k) the probability of the path from n_k to n' (the root's cost is
+// 0): one LTS rooted at each expanded node, each given the share w_k of
+// the effort. S(n; n_k)·pi(n|n_k), the slenderness, lies between 1 and
+// d−d_k+1, so that the cost lies between that of LevinTS rooted at n_k and
+// that plus log(d−d_k+1); it is far below the latter when the path's
+// probability stays near 1 until close to n. With levin, the cost is
+// instead the Levin cost log(d−d_k) − log pi(n|n_k) − log w_k: with
+// ConstantRerooter and c = 0, the same search as LevinTS, node for node
+// (at node loss 1; a node loss shifts LevinTS's costs by a constant). Ancestors of
+// weight 0 play no part (the reference implementation adds 1e−12 to every
+// weight instead). A node's cost is computed when it is evaluated, in
+// O(1) per ancestor of non-zero weight, from sums the node keeps of its
+// path; it holds those sums, its heuristic value and its weight: 48 bytes
+// more than for the other algorithms.
+//
+// √LTS reads the policy; the heuristic only through HeuristicRerooter and
+// ClusterHeuristicRerooter (NeedsHeuristic). Everything else is as
+// Solver.Solve says of the best-first algorithms: the goal tested at
+// generation by default, repeated states dropped when generated, children
+// evaluated in batches; the node loss does not enter the cost. Its
+// guarantee (Orseau et al., 2024), with BatchSize 1 and the goal tested at
+// expansion: the number of expansions is within a factor of the best
+// split of the solution path into segments at ancestors of non-zero
+// weight, the factor growing with the total weight spent over the weight
+// of the points used; with q good rerooting points, where LTS needs T
+// expansions √LTS needs O(q·T^(1/q)).
+//
+// It panics if r is no Rerooter; NewSolver checks param.
+func SqrtLTS(r Rerooter, param float64, levin bool) Algorithm {
+	if r >= numRerooters {
+		panic(fmt.Sprintf("search: SqrtLTS(%d, ...)", r))
+	}
+	return Algorithm{kind: sqrtLTS, rr: r, param: param, levin: levin}
+}
+
+// Rerooter returns √LTS's rerooter, and ConstantRerooter for the others.
+func (a Algorithm) Rerooter() Rerooter { return a.rr }
+
+// Alpha returns the temperature α of √LTS's heuristic rerooter, and 0 for
+// the others.
+func (a Algorithm) Alpha() float64 {
+	if a.kind == sqrtLTS && (a.rr == HeuristicRerooter || a.rr == ClusterHeuristicRerooter) {
+		return a.param
+	}
+	return 0
+}
+
+// LevinCost reports whether a is √LTS with the Levin cost rather than
+// the slenderness cost.
+func (a Algorithm) LevinCost() bool { return a.levin }
+
+// parseSqrtLTS parses √LTS's text form (see Parse); rest is what follows
+// the name's colon, if has.
+func parseSqrtLTS(text, rest string, has bool) (Algorithm, error) {
+	a := SqrtLTS(ConstantRerooter, 0, false)
+	if !has {
+		return a, nil
+	}
+	bad := func(why string) (Algorithm, error) {
+		return Algorithm{}, fmt.Errorf("search: %q: %s; want sqrtlts[:c|h|l|lh[:number]][:levin]", text, why)
+	}
+	fields := strings.Split(rest, ":")
+	if f := fields[len(fields)-1]; strings.EqualFold(f, "levin") {
+		a.levin = true
+		fields = fields[:len(fields)-1]
+	}
+	if len(fields) == 0 {
+		return a, nil
+	}
+	switch strings.ToLower(fields[0]) {
+	case "c":
+	case "h":
+		a.rr, a.param = HeuristicRerooter, DefaultAlpha
+	case "l":
+		a.rr = ClusterRerooter
+	case "lh":
+		a.rr, a.param = ClusterHeuristicRerooter, DefaultAlpha
+	default:
+		return bad(fmt.Sprintf("unknown rerooter %q", fields[0]))
+	}
+	switch {
+	case len(fields) > 2:
+		return bad("too many fields")
+	case len(fields) == 2 && a.rr == ClusterRerooter:
+		return bad("rerooter l takes no parameter")
+	case len(fields) == 2:
+		p, err := strconv.ParseFloat(fields[1], 64)
+		if err != nil {
+			return bad(fmt.Sprintf("bad parameter %q", fields[1]))
+		}
+		a.param = p
+	}
+	if err := a.check(); err != nil {
+		return Algorithm{}, err
+	}
+	return a, nil
+}
+
+// checkSqrtLTS returns an error if a's rerooter or parameter is out of
+// range.
+func (a Algorithm) checkSqrtLTS() error {
+	finite := a.param >= 0 && !math.IsInf(a.param, 1)
+	switch {
+	case a.rr >= numRerooters:
+		return fmt.Errorf("search: sqrtlts: bad rerooter %d", a.rr)
+	case a.rr == ConstantRerooter && !finite:
+		return fmt.Errorf("search: sqrtlts: constant weight %g; want a finite number >= 0", a.param)
+	case a.rr == ClusterRerooter && a.param != 0:
+		return fmt.Errorf("search: sqrtlts: rerooter l takes no parameter (got %g)", a.param)
+	case !finite:
+		return fmt.Errorf("search: sqrtlts: temperature %g; want a finite number >= 0", a.param)
+	}
+	return nil
+}
+
+// sqrtLTSString returns the text form of √LTS: "sqrtlts" for the
+// default, and otherwise the rerooter with its parameter, if it has one,
+// and ":levin" for the Levin cost.
+func (a Algorithm) sqrtLTSString() string {
+	s := a.Name()
+	switch {
+	case a.rr == ConstantRerooter && a.param == 0:
+	case a.rr == ClusterRerooter:
+		s += ":l"
+	default:
+		s += ":" + a.rr.String() + ":" + strconv.FormatFloat(a.param, 'g', -1, 64)
+	}
+	if a.levin {
+		s += ":levin"
+	}
+	return s
+}
+
+// A sqrtNode is what √LTS keeps of a node besides its arena entry.
+type sqrtNode struct {
+	// logT is the log of the sum of 1/pi(n') over the nodes n' of the
+	// path from the root to the node, both included; logTParent is the
+	// parent's (−Inf for the root).
+	logT, logTParent float64
+	// logW is the log of the node's weight once expanded (−Inf if 0).
+	logW float64
+	h    float64 // the evaluator's, clipped at 0
+	// reroot is the nearest proper ancestor of non-zero weight, −1 for
+	// the root.
+	reroot int32
+}
+
+// sqrtState is the part of the best-first engine that only √LTS uses.
+type sqrtState[S comparable] struct {
+	ext [][]sqrtNode // in chunks parallel to the arena
+	rr  rerooter[S]
+	// The rerooters, one of which rr points to.
+	cr      constantRerooter[S]
+	hr      heuristicRerooter[S]
+	lr      clusterRerooter[S]
+	sr      sumRerooter[S]
+	batches int // batch evaluations so far, the root's the 0th
+	// rooted is false until the rerooter's init.
+	rooted bool
+}
+
+// ext returns √LTS's part of node i, growing the chunks as needed.
+func (e *bestFirst[S]) ext(i int32) *sqrtNode {
+	c := int(i >> chunkBits)
+	for c >= len(e.sq.ext) {
+		e.sq.ext = append(e.sq.ext, make([]sqrtNode, chunkSize))
+	}
+	return &e.sq.ext[c][i&(chunkSize-1)]
+}
+
+// sqrtGenerated sets √LTS's part of node i, just generated, whose parent
+// is expanded.
+func (e *bestFirst[S]) sqrtGenerated(i int32) {
+	n := e.node(i)
+	x := e.ext(i)
+	if n.parent < 0 {
+		*x = sqrtNode{logT: -n.logPi, logTParent: math.Inf(-1), reroot: -1}
+		return
+	}
+	px := e.ext(n.parent)
+	x.logTParent = px.logT
+	x.logT = logAddExp(px.logT, -n.logPi)
+	x.logW = math.Inf(-1)
+	x.reroot = px.reroot
+	if !math.IsInf(px.logW, -1) {
+		x.reroot = n.parent
+	}
+}
+
+// logAddExp returns log(exp(a)+exp(b)) for a, b > −Inf.
+func logAddExp(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+// sqrtCost returns √LTS's cost of node i (see SqrtLTS), whose ancestors are
+// all expanded.
+func (e *bestFirst[S]) sqrtCost(i int32) float64 {
+	n := e.node(i)
+	x := e.ext(i)
+	d := n.depth()
+	cost := math.Inf(1)
+	for k := x.reroot; k >= 0; {
+		nk, xk := e.node(k), e.ext(k)
+		var c float64
+		if e.alg.levin {
+			c = math.Log(float64(d-nk.depth())) - (n.logPi - nk.logPi) - xk.logW
+		} else if k == 0 {
+			// log S(n; root) = log T(n), T the sum of 1/pi along the path.
+			c = x.logT - xk.logW
+		} else {
+			// S(n; n_k) = pi(n_k)·(T(n) − T(parent of n_k)); the
+			// difference loses no precision: T(n) is at most d+1 times
+			// its last term 1/pi(n), which the difference includes.
+			c = nk.logPi + x.logT + math.Log(-math.Expm1(xk.logTParent-x.logT)) - xk.logW
+		}
+		cost = min(cost, c)
+		k = xk.reroot
+	}
+	if d == 0 {
+		return 0
+	}
+	if cost != cost {
+		return math.Inf(1)
+	}
+	return cost
+}
+
+// sqrtExpanded gives node i, taken from the open list, its weight.
+func (e *bestFirst[S]) sqrtExpanded(i int32) {
+	x := e.ext(i)
+	if i == 0 {
+		x.logW = 0
+		e.sq.rr.expanded(e, i) // its state, for the rerooter
+		return
+	}
+	w := e.sq.rr.expanded(e, i)
+	x.logW = math.Log(w)
+	if !(w >= 0) || math.IsInf(w, 1) {
+		x.logW = math.Inf(-1) // never as a rerooting point
+	}
+}
+
+// A rerooter gives √LTS's weights. Its methods are called in this order:
+// init after the root's batch evaluation; per expansion, expanded, which
+// returns the node's weight (the root's is forced to 1); per legal child,
+// visited, with the index of the child's node, or of the node of its
+// state if the child was dropped as a repeated state (generated false);
+// batchEvaluated after each later batch evaluation. Node indices number
+// the nodes, and so the states, in the order of generation, the root 0.
+type rerooter[S comparable] interface {
+	init(e *bestFirst[S])
+	expanded(e *bestFirst[S], i int32) float64
+	visited(e *bestFirst[S], parent, child int32, generated bool)
+	batchEvaluated(e *bestFirst[S])
+}
+
+// setRerooter sets e.sq.rr to the rerooter of alg, √LTS, one of those
+// e.sq holds, so that a warm engine allocates none.
+func (e *bestFirst[S]) setRerooter(alg Algorithm) {
+	q := &e.sq
+	q.hr.alpha = alg.param
+	switch alg.rr {
+	case HeuristicRerooter:
+		q.rr = &q.hr
+	case ClusterRerooter:
+		q.rr = &q.lr
+	case ClusterHeuristicRerooter:
+		q.sr = sumRerooter[S]{&q.lr, &q.hr}
+		q.rr = &q.sr
+	default:
+		q.cr = constantRerooter[S]{alg.param}
+		q.rr = &q.cr
+	}
+}
+
+// A constantRerooter gives every node the weight w.
+type constantRerooter[S comparable] struct{ w float64 }
+
+func (*constantRerooter[S]) init(*bestFirst[S])                        {}
+func (r *constantRerooter[S]) expanded(*bestFirst[S], int32) float64   { return r.w }
+func (*constantRerooter[S]) visited(*bestFirst[S], int32, int32, bool) {}
+func (*constantRerooter[S]) batchEvaluated(*bestFirst[S])              {}
+
+// A heuristicRerooter gives exp(−α·h/h0), h0 = max(h(root), 1).
+type heuristicRerooter[S comparable] struct {
+	alpha float64
+	h0    float64
+}
+
+func (r *heuristicRerooter[S]) init(e *bestFirst[S]) { r.h0 = max(e.ext(0).h, 1) }
+func (r *heuristicRerooter[S]) expanded(e *bestFirst[S], i int32) float64 {
+	return math.Exp(-r.alpha * e.ext(i).h / r.h0)
+}
+func (*heuristicRerooter[S]) visited(*bestFirst[S], int32, int32, bool) {}
+func (*heuristicRerooter[S]) batchEvaluated(*bestFirst[S])              {}
+
+// clusterGamma and clusterGrowth are ClusterRerooter's resolution and the
+// factor between the batch counts at which it clusters.
+const (
+	clusterGamma  = 0.1
+	clusterGrowth = 1.2
+	clusterSeed   = 0x5eed
+)
+
+// A clusterRerooter gives ClusterRerooter's weights.
+type clusterRerooter[S comparable] struct {
+	edges   [][2]int32 // parent, child; both node indices
+	w       []float64  // the weight of each expanded node
+	cluster []int32    // the cluster of each node clustered
+	size    []int32    // k_C of each cluster
+	trigger int        // the batch count of the next clustering
+}
+
+func (r *clusterRerooter[S]) init(*bestFirst[S]) {
+	r.edges, r.w, r.cluster, r.size = r.edges[:0], r.w[:0], r.cluster[:0], r.size[:0]
+	r.trigger = 1
+}
+
+func (r *clusterRerooter[S]) expanded(e *bestFirst[S], i int32) float64 {
+	if int(i) >= len(r.w) {
+		r.w = append(r.w, make([]float64, int(i)+1-len(r.w))...)
+	}
+	var w float64
+	switch {
+	case i == 0:
+		w = 1
+	case int(i) < len(r.cluster):
+		c := r.cluster[i]
+		r.size[c]++
+		w = 1 / float64(r.size[c])
+	default:
+		p := r.w[e.node(i).parent]
+		w = p / (p + 1)
+	}
+	r.w[i] = w
+	return w
+}
+
+func (r *clusterRerooter[S]) visited(_ *bestFirst[S], parent, child int32, _ bool) {
+	if parent != child {
+		r.edges = append(r.edges, [2]int32{parent, child})
+	}
+}
+
+func (r *clusterRerooter[S]) batchEvaluated(e *bestFirst[S]) {
+	if e.sq.batches < r.trigger {
+		return
+	}
+	r.trigger = int(math.Ceil(clusterGrowth * float64(r.trigger)))
+	r.clusterGraph(e.n)
+}
+
+// clusterGraph clusters the graph of the first n nodes and r's edges.
+func (r *clusterRerooter[S]) clusterGraph(n int) {
+	g := simple.NewUndirectedGraph()
+	for v := range n {
+		g.AddNode(simple.Node(v))
+	}
+	for _, uv := range r.edges {
+		if !g.HasEdgeBetween(int64(uv[0]), int64(uv[1])) {
+			g.SetEdge(simple.Edge{F: simple.Node(uv[0]), T: simple.Node(uv[1])})
+		}
+	}
+	var levels []community.ReducedGraph
+	l := community.Modularize(g, clusterGamma, rand.NewPCG(clusterSeed, 0))
+	for {
+		levels = append(levels, l)
+		// The lowest level's Expanded is a nil *ReducedUndirected.
+		next, ok := l.Expanded().(*community.ReducedUndirected)
+		if !ok || next == nil {
+			break
+		}
+		l = next
+	}
+	// levels runs from the coarsest to the finest; take level ⌊H/2⌋
+	// counted from the finest.
+	level := levels[len(levels)-1-len(levels)/2]
+	if cap(r.cluster) < n {
+		r.cluster = make([]int32, n)
+	}
+	r.cluster = r.cluster[:n]
+	r.size = r.size[:0]
+	for c, members := range level.Communities() {
+		for _, v := range members {
+			r.cluster[v.ID()] = int32(c)
+		}
+		r.size = append(r.size, int32(len(members)))
+	}
+}
+
+// A sumRerooter gives the sum of the weights of a clusterRerooter and a
+// heuristicRerooter.
+type sumRerooter[S comparable] struct {
+	l *clusterRerooter[S]
+	h *heuristicRerooter[S]
+}
+
+func (r *sumRerooter[S]) init(e *bestFirst[S]) { r.l.init(e); r.h.init(e) }
+func (r *sumRerooter[S]) expanded(e *bestFirst[S], i int32) float64 {
+	return r.l.expanded(e, i) + r.h.expanded(e, i)
+}
+func (r *sumRerooter[S]) visited(e *bestFirst[S], parent, child int32, generated bool) {
+	r.l.visited(e, parent, child, generated)
+}
+func (r *sumRerooter[S]) batchEvaluated(e *bestFirst[S]) { r.l.batchEvaluated(e) }
