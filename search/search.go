@@ -1,7 +1,8 @@
 // Package search implements the search algorithms of Orseau & Lelis,
 // "Policy-Guided Heuristic Search with Guarantees" (AAAI 2021), and their
 // peers: one best-first engine whose evaluation function makes it PHS_h,
-// PHS*, LevinTS, A*, WA* or GBFS (also PHS with safe state pruning), and PUCT.
+// PHS*, LevinTS, A*, WA* or GBFS (also PHS with safe state pruning, and
+// √LTS, rerooted LevinTS, with its rerooters: see SqrtLTS), and PUCT.
 //
 // The package knows no domain and no network. A domain implements Problem for
 // its own compact, comparable state type; a policy and/or heuristic reaches
