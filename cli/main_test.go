@@ -72,6 +72,10 @@ func TestSolve(t *testing.T) {
 		{[]string{"-domain", "stp", "-alg", "astar", "-model", "none", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
 		{[]string{"-domain", "stp", "-alg", "puct", "-model", "none", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
 		{[]string{"-domain", "stp", "-alg", "phssafe", "-model", "none", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
+		{[]string{"-domain", "stp", "-alg", "sqrtlts", "-model", "none", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
+		{[]string{"-domain", "stp", "-alg", "sqrtlts:h:10", "-model", "none", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
+		{[]string{"-domain", "sokoban", "-alg", "sqrtlts:lh:1:levin", "-model", "none", sok}, []string{"levels.txt#0", "levels.txt#1"}},
+		{[]string{"-domain", "sokoban", "-alg", "sqrtlts:l", "-model", "none", "-batch", "1", sok}, []string{"levels.txt#0", "levels.txt#1"}},
 		{[]string{"-domain", "stp", "-alg", "astar", "-model", "none", "-first", "1", stp}, []string{"tiles.txt#0"}},
 		{[]string{"-domain", "stp", "-alg", "astar", "-model", "none", "-first", "3", stp}, []string{"tiles.txt#0", "tiles.txt#1"}},
 	} {
@@ -187,6 +191,44 @@ func trainingSet(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return wit
+}
+
+// TestTrainTestSqrtLTS trains √LTS-LH's two-headed network with phs
+// train, tests it with phs test, solves with another rerooter on it, and
+// refuses a rerooter that reads h with a policy-only network.
+func TestTrainTestSqrtLTS(t *testing.T) {
+	dir := t.TempDir()
+	wit := trainingSet(t, dir)
+	run := filepath.Join(dir, "run")
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "sqrtlts:lh:1", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut)
+	}
+	if cfg := checkpointConfig(t, run); !strings.Contains(cfg, `"algorithm": "sqrtlts:lh:1"`) || !strings.Contains(cfg, `"heads": "both"`) {
+		t.Errorf("the checkpoint's config.json:\n%s", cfg)
+	}
+	out, errOut, err := runPHS(t, "test", "-domain", "witness", "-model", run, "-budget", "10", wit)
+	if err != nil {
+		t.Fatalf("test: %v\n%s", err, errOut)
+	}
+	if recs := decodeRecords(t, out); len(recs) != 40 || recs[0].Algorithm != "sqrtlts" {
+		t.Errorf("test: %d records, the first %+v", len(recs), recs[0])
+	}
+	out, errOut, err = runPHS(t, "solve", "-domain", "witness", "-model", run, "-alg", "sqrtlts:h:10", "-first", "3", "-progress", "0", wit)
+	if err != nil {
+		t.Fatalf("solve: %v\n%s", err, errOut)
+	}
+	for _, r := range decodeRecords(t, out) {
+		if !r.Solved {
+			t.Errorf("solve -alg sqrtlts:h:10: %+v", r)
+		}
+	}
+	levin := filepath.Join(dir, "levin")
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "sqrtlts:l", "-iterations", "1", "-budget", "10", "-dir", levin, wit); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut)
+	}
+	if _, _, err := runPHS(t, "solve", "-domain", "witness", "-model", levin, "-alg", "sqrtlts:h", wit); err == nil || !strings.Contains(err.Error(), "heuristic") {
+		t.Errorf("sqrtlts:h with a policy-only model: %v", err)
+	}
 }
 
 // TestTrainTestPlot trains a tiny model, interrupts nothing, resumes a
