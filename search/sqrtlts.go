@@ -85,7 +85,9 @@ const DefaultAlpha = 1.0
 // weight instead). A node's cost is computed when it is evaluated, in
 // O(1) per ancestor of non-zero weight, from sums the node keeps of its
 // path; it holds those sums, its heuristic value and its weight: 48 bytes
-// more than for the other algorithms.
+// more than for the other algorithms, which Options.MaxMemory counts (not
+// the graph of ClusterRerooter: 8 bytes per edge, and gonum's copy of it
+// while it clusters).
 //
 // √LTS reads the policy; the heuristic only through HeuristicRerooter and
 // ClusterHeuristicRerooter (NeedsHeuristic). Everything else is as
@@ -212,11 +214,13 @@ type sqrtNode struct {
 	// parent's (−Inf for the root).
 	logT, logTParent float64
 	// logW is the log of the node's weight once expanded (−Inf if 0).
-	logW float64
-	h    float64 // the evaluator's, clipped at 0
+	logW  float64
+	logPi float64 // the arena entry's, here for the walk up the path
+	h     float64 // the evaluator's, clipped at 0
 	// reroot is the nearest proper ancestor of non-zero weight, −1 for
 	// the root.
 	reroot int32
+	depth  uint32
 }
 
 // sqrtState is the part of the best-first engine that only √LTS uses.
@@ -248,10 +252,11 @@ func (e *bestFirst[S]) sqrtGenerated(i int32) {
 	n := e.node(i)
 	x := e.ext(i)
 	if n.parent < 0 {
-		*x = sqrtNode{logT: -n.logPi, logTParent: math.Inf(-1), reroot: -1}
+		*x = sqrtNode{logT: -n.logPi, logTParent: math.Inf(-1), logPi: n.logPi, reroot: -1}
 		return
 	}
 	px := e.ext(n.parent)
+	x.logPi, x.depth = n.logPi, n.depth()
 	x.logTParent = px.logT
 	x.logT = logAddExp(px.logT, -n.logPi)
 	x.logW = math.Inf(-1)
@@ -271,30 +276,48 @@ func logAddExp(a, b float64) float64 {
 
 // sqrtCost returns √LTS's cost of node i (see SqrtLTS), whose ancestors are
 // all expanded.
+//
+// The term of ancestor n_k is log(λ_k/pi(n|n_k)) − log w_k, λ_k the
+// slenderness (or d − d_k for the Levin cost), which lies in [1, d+1]: so
+// the term is at least b_k = −log pi(n|n_k) − log w_k, and at most b_k +
+// log(d+1). A first walk up the path finds the least b_k; the second
+// computes the exact term, a log and an exponential, only for the
+// ancestors whose b_k is below the least exact term so far, which starts
+// at the least b_k plus log(d+1).
 func (e *bestFirst[S]) sqrtCost(i int32) float64 {
-	n := e.node(i)
 	x := e.ext(i)
-	d := n.depth()
-	cost := math.Inf(1)
-	for k := x.reroot; k >= 0; {
-		nk, xk := e.node(k), e.ext(k)
-		var c float64
-		if e.alg.levin {
-			c = math.Log(float64(d-nk.depth())) - (n.logPi - nk.logPi) - xk.logW
-		} else if k == 0 {
-			// log S(n; root) = log T(n), T the sum of 1/pi along the path.
-			c = x.logT - xk.logW
-		} else {
-			// S(n; n_k) = pi(n_k)·(T(n) − T(parent of n_k)); the
-			// difference loses no precision: T(n) is at most d+1 times
-			// its last term 1/pi(n), which the difference includes.
-			c = nk.logPi + x.logT + math.Log(-math.Expm1(xk.logTParent-x.logT)) - xk.logW
-		}
-		cost = min(cost, c)
-		k = xk.reroot
-	}
+	d := x.depth
 	if d == 0 {
 		return 0
+	}
+	lo := math.Inf(1)
+	for k := x.reroot; k >= 0; {
+		xk := e.ext(k)
+		lo = min(lo, xk.logPi-x.logPi-xk.logW)
+		k = xk.reroot
+	}
+	cost := lo + math.Log(float64(d)+1)
+	for k := x.reroot; k >= 0; {
+		xk := e.ext(k)
+		if b := xk.logPi - x.logPi - xk.logW; b < cost {
+			var c float64
+			switch {
+			case e.alg.levin:
+				c = math.Log(float64(d-xk.depth)) - (x.logPi - xk.logPi) - xk.logW
+			case k == 0:
+				// log S(n; root) = log T(n), T the sum of 1/pi along
+				// the path.
+				c = x.logT - xk.logW
+			default:
+				// S(n; n_k) = pi(n_k)·(T(n) − T(parent of n_k)); the
+				// difference loses no precision: T(n) is at most d+1
+				// times its last term 1/pi(n), which the difference
+				// includes.
+				c = xk.logPi + x.logT + math.Log(-math.Expm1(xk.logTParent-x.logT)) - xk.logW
+			}
+			cost = min(cost, c)
+		}
+		k = xk.reroot
 	}
 	if cost != cost {
 		return math.Inf(1)
