@@ -283,20 +283,24 @@ func logAddExp(a, b float64) float64 {
 // log(d+1). A first walk up the path finds the least b_k; the second
 // computes the exact term, a log and an exponential, only for the
 // ancestors whose b_k is below the least exact term so far, which starts
-// at the least b_k plus log(d+1).
+// at the least b_k plus log(d+1). (With the root as the only candidate,
+// the first walk is skipped.)
 func (e *bestFirst[S]) sqrtCost(i int32) float64 {
 	x := e.ext(i)
 	d := x.depth
 	if d == 0 {
 		return 0
 	}
-	lo := math.Inf(1)
-	for k := x.reroot; k >= 0; {
-		xk := e.ext(k)
-		lo = min(lo, xk.logPi-x.logPi-xk.logW)
-		k = xk.reroot
+	cost := math.Inf(1)
+	if x.reroot > 0 { // more than one candidate ancestor
+		lo := math.Inf(1)
+		for k := x.reroot; k >= 0; {
+			xk := e.ext(k)
+			lo = min(lo, xk.logPi-x.logPi-xk.logW)
+			k = xk.reroot
+		}
+		cost = lo + math.Log(float64(d)+1)
 	}
-	cost := lo + math.Log(float64(d)+1)
 	for k := x.reroot; k >= 0; {
 		xk := e.ext(k)
 		if b := xk.logPi - x.logPi - xk.logW; b < cost {
