@@ -193,6 +193,43 @@ func trainingSet(t *testing.T, dir string) string {
 	return wit
 }
 
+// TestSqrtLTSIsLevinTS checks that phs solve with sqrtlts:levin (√LTS
+// with the constant rerooter of weight 0 and the Levin cost) finds what
+// levints finds, with as many expansions and generated nodes, on
+// generated 4x4 Witness puzzles with the shipped LevinTS policy, and on
+// Sokoban levels and sliding-tile puzzles with a uniform policy.
+func TestSqrtLTSIsLevinTS(t *testing.T) {
+	wit := filepath.Join(t.TempDir(), "w.txt")
+	if _, _, err := runPHS(t, "generate", "witness", "-n", "20", "-size", "4x4", "-seed", "7", "-out", wit); err != nil {
+		t.Fatal(err)
+	}
+	sok := writeFile(t, "levels.txt", sokobanFixture)
+	stp := writeFile(t, "tiles.txt", stpFixture+"3 1 2 4 0 5 6 7 8\n")
+	for _, args := range [][]string{
+		{"-domain", "witness", wit},
+		{"-domain", "sokoban", "-model", "none", sok},
+		{"-domain", "stp", "-model", "none", stp},
+	} {
+		var recs [2][]report.Record
+		for i, alg := range []string{"levints", "sqrtlts:levin"} {
+			out, errOut, err := runPHS(t, append([]string{"solve", "-alg", alg, "-progress", "0", "-workers", "1"}, args...)...)
+			if err != nil {
+				t.Fatalf("%s %v: %v\n%s", alg, args, err, errOut)
+			}
+			recs[i] = decodeRecords(t, out)
+		}
+		if len(recs[0]) == 0 || len(recs[0]) != len(recs[1]) {
+			t.Fatalf("%v: %d and %d records", args, len(recs[0]), len(recs[1]))
+		}
+		for i, a := range recs[0] {
+			b := recs[1][i]
+			if a.Problem != b.Problem || a.Solved != b.Solved || a.Expansions != b.Expansions || a.Generated != b.Generated || a.Solution != b.Solution {
+				t.Errorf("%v: levints %+v\nsqrtlts:levin %+v", args, a, b)
+			}
+		}
+	}
+}
+
 // TestTrainTestSqrtLTS trains √LTS-LH's two-headed network with phs
 // train, tests it with phs test, solves with another rerooter on it, and
 // refuses a rerooter that reads h with a policy-only network.
