@@ -75,13 +75,15 @@ const DefaultAlpha = 1.0
 // pi(n'|n_k) the probability of the path from n_k to n' (the root's cost is
 // 0): one LTS rooted at each expanded node, each given the share w_k of
 // the effort. S(n; n_k)·pi(n|n_k), the slenderness, lies between 1 and
-// d−d_k+1, so that the cost lies between that of LevinTS rooted at n_k and
-// that plus log(d−d_k+1); it is far below the latter when the path's
-// probability stays near 1 until close to n. With levin, the cost is
-// instead the Levin cost log(d−d_k) − log pi(n|n_k) − log w_k: with
-// ConstantRerooter and c = 0, the same search as LevinTS, node for node
-// (at node loss 1; a node loss shifts LevinTS's costs by a constant). Ancestors of
-// weight 0 play no part (the reference implementation adds 1e−12 to every
+// d−d_k+1, so that the term of n_k lies between −log pi(n|n_k) − log w_k
+// and that plus log(d−d_k+1) (the Levin cost with depths counted from 1);
+// it is far below the latter when the path's probability stays near 1
+// until close to n. With levin, the term is instead the Levin cost
+// log(d−d_k) − log pi(n|n_k) − log w_k: with ConstantRerooter and c = 0,
+// the same search as LevinTS, node for node (at node loss 1; a node loss
+// shifts LevinTS's costs by a constant). Ties go as for the other
+// best-first algorithms (Solver.Solve). Ancestors of weight 0 play no
+// part (the reference implementation adds 1e−12 to every
 // weight instead). A node's cost is computed when it is evaluated, in
 // O(1) per ancestor of non-zero weight, from sums the node keeps of its
 // path; it holds those sums, its heuristic value and its weight: 48 bytes
@@ -94,8 +96,8 @@ const DefaultAlpha = 1.0
 // Solver.Solve says of the best-first algorithms: the goal tested at
 // generation by default, repeated states dropped when generated, children
 // evaluated in batches; the node loss does not enter the cost. Its
-// guarantee (Orseau et al., 2024), with BatchSize 1 and the goal tested at
-// expansion: the number of expansions is within a factor of the best
+// guarantee (Orseau et al., 2024), with BatchSize 1 (the goal tested at
+// generation only ends the same search sooner): the number of expansions is within a factor of the best
 // split of the solution path into segments at ancestors of non-zero
 // weight, the factor growing with the total weight spent over the weight
 // of the points used; with q good rerooting points, where LTS needs T
