@@ -86,7 +86,7 @@ const DefaultAlpha = 1.0
 // part (the reference implementation adds 1e−12 to every
 // weight instead). A node's cost is computed when it is evaluated, in
 // O(1) per ancestor of non-zero weight, from sums the node keeps of its
-// path; it holds those sums, its heuristic value and its weight: 48 bytes
+// path; it holds those sums, its heuristic value and its weight: 56 bytes
 // more than for the other algorithms, which Options.MaxMemory counts (not
 // the graph of ClusterRerooter: 8 bytes per edge, and gonum's copy of it
 // while it clusters).
@@ -219,6 +219,9 @@ type sqrtNode struct {
 	logW  float64
 	logPi float64 // the arena entry's, here for the walk up the path
 	h     float64 // the evaluator's, clipped at 0
+	// minB is the least log pi(n_k) − log w_k over the proper ancestors
+	// n_k of non-zero weight (+Inf for the root).
+	minB float64
 	// reroot is the nearest proper ancestor of non-zero weight, −1 for
 	// the root.
 	reroot int32
@@ -254,7 +257,7 @@ func (e *bestFirst[S]) sqrtGenerated(i int32) {
 	n := e.node(i)
 	x := e.ext(i)
 	if n.parent < 0 {
-		*x = sqrtNode{logT: -n.logPi, logTParent: math.Inf(-1), logPi: n.logPi, reroot: -1}
+		*x = sqrtNode{logT: -n.logPi, logTParent: math.Inf(-1), logPi: n.logPi, minB: math.Inf(1), reroot: -1}
 		return
 	}
 	px := e.ext(n.parent)
@@ -262,9 +265,10 @@ func (e *bestFirst[S]) sqrtGenerated(i int32) {
 	x.logTParent = px.logT
 	x.logT = logAddExp(px.logT, -n.logPi)
 	x.logW = math.Inf(-1)
-	x.reroot = px.reroot
+	x.reroot, x.minB = px.reroot, px.minB
 	if !math.IsInf(px.logW, -1) {
 		x.reroot = n.parent
+		x.minB = min(x.minB, px.logPi-px.logW)
 	}
 }
 
@@ -282,11 +286,11 @@ func logAddExp(a, b float64) float64 {
 // The term of ancestor n_k is log(λ_k/pi(n|n_k)) − log w_k, λ_k the
 // slenderness (or d − d_k for the Levin cost), which lies in [1, d+1]: so
 // the term is at least b_k = −log pi(n|n_k) − log w_k, and at most b_k +
-// log(d+1). A first walk up the path finds the least b_k; the second
-// computes the exact term, a log and an exponential, only for the
-// ancestors whose b_k is below the least exact term so far, which starts
-// at the least b_k plus log(d+1). (With the root as the only candidate,
-// the first walk is skipped.)
+// log(d+1). The node keeps the least b_k + log pi(n) of its path; the
+// walk up the path computes the exact term, a log and an exponential, only
+// for the ancestors whose b_k is below the least exact term so far, which
+// starts at the least b_k plus log(d+1) (+Inf with the root as the only
+// candidate).
 func (e *bestFirst[S]) sqrtCost(i int32) float64 {
 	x := e.ext(i)
 	d := x.depth
@@ -295,13 +299,7 @@ func (e *bestFirst[S]) sqrtCost(i int32) float64 {
 	}
 	cost := math.Inf(1)
 	if x.reroot > 0 { // more than one candidate ancestor
-		lo := math.Inf(1)
-		for k := x.reroot; k >= 0; {
-			xk := e.ext(k)
-			lo = min(lo, xk.logPi-x.logPi-xk.logW)
-			k = xk.reroot
-		}
-		cost = lo + math.Log(float64(d)+1)
+		cost = x.minB - x.logPi + math.Log(float64(d)+1)
 	}
 	for k := x.reroot; k >= 0; {
 		xk := e.ext(k)
