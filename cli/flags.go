@@ -39,6 +39,7 @@ type runFlags struct {
 	first       int
 	noHeuristic bool
 	render      bool
+	shorten     bool
 }
 
 // A flagGroup selects the flags of runFlags that a command has.
@@ -78,6 +79,7 @@ func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []st
 		fs.StringVar(&f.out, "out", "", "write the JSON lines to this file instead of standard output")
 		fs.IntVar(&f.first, "first", 0, "attempt only the first N problems of FILES, in order (0: all); every problem is still read and checked")
 		fs.BoolVar(&f.render, "render", false, "draw each solution step by step")
+		fs.BoolVar(&f.shorten, "shorten", false, "return a shortest path to the goal found over every edge the search generated, duplicates included (search.Options.Shorten): no more expansions, often shorter solutions")
 		fs.BoolVar(&f.noHeuristic, "no-heuristic", false, "without a model: search with a zero heuristic instead of the domain's")
 	}
 	if groups&workerFlags != 0 {
@@ -178,6 +180,7 @@ func (f *runFlags) searchSettings() []setting[searchSetup] {
 		{"renormalize", func(s *searchSetup) { s.opts.Renormalize = f.renormalize }},
 		{"temperature", func(s *searchSetup) { s.opts.Temperature = f.temperature }},
 		{"goal-test", func(s *searchSetup) { s.opts.GoalTest = f.goalTest }},
+		{"shorten", func(s *searchSetup) { s.opts.Shorten = f.shorten }},
 	}
 }
 

@@ -33,6 +33,8 @@ type bestFirst[S comparable] struct {
 	open     nodeHeap
 	seen     stateTable  // the states of the arena, but with safe pruning
 	visited  map[S]visit // safe pruning: the expanded states
+	// edges are the children dropped as duplicates, for Options.Shorten.
+	edges []edge
 	// Scratch space: the evaluator's arguments, and the successors of the
 	// node being expanded.
 	states   []S
@@ -269,6 +271,9 @@ func (e *bestFirst[S]) expand(i int32, res *Result[S]) (goal int32, err error) {
 			if e.sqrt {
 				e.sq.rr.visited(e, i, old, false)
 			}
+			if e.opts.Shorten {
+				e.dropped(i, a, old)
+			}
 			continue
 		}
 		j := e.append(c)
@@ -301,6 +306,7 @@ func (e *bestFirst[S]) reset(batch int) {
 		e.policies = nil
 	}
 	e.open.reset()
+	e.edges = e.edges[:0]
 	if e.safe {
 		if e.visited == nil {
 			e.visited = make(map[S]visit)
@@ -373,10 +379,17 @@ func (e *bestFirst[S]) flush(res *Result[S]) error {
 	return nil
 }
 
-// solution fills res with the path to node leaf, a goal.
+// solution fills res with the path to node leaf, a goal: the tree's, or
+// with Options.Shorten a shortest path over the edges generated.
 func (e *bestFirst[S]) solution(leaf int32, res *Result[S]) {
 	res.Solved = true
 	steps := int(e.node(leaf).depth())
+	if e.opts.Shorten && steps > 1 {
+		if path, actions := e.shortestPath(leaf); path != nil {
+			e.pathSolution(path, actions, res)
+			return
+		}
+	}
 	res.Cost = float64(steps) * e.opts.NodeLoss
 	t := &Trajectory[S]{
 		States:     make([]S, steps),
@@ -385,23 +398,27 @@ func (e *bestFirst[S]) solution(leaf int32, res *Result[S]) {
 		Expansions: res.Expansions,
 		NodeLoss:   e.opts.NodeLoss,
 	}
-	A := e.A
 	for i, j := leaf, steps-1; j >= 0; i, j = e.node(i).parent, j-1 {
 		n := e.node(i)
-		par := e.node(n.parent)
-		a := n.action()
-		pol := e.policy(n.parent, A)
-		lp := float64(pol[a])
-		if e.opts.Renormalize {
-			for b := range A {
-				_, e.legal[b] = e.p.Apply(par.state, b)
-			}
-			lp -= legalLogSumExp(pol, e.legal)
-		}
-		t.States[j], t.Actions[j], t.LogPi[j] = par.state, a, lp
+		t.States[j], t.Actions[j], t.LogPi[j] = e.step(n.parent, n.action())
 	}
 	res.Actions = t.Actions
 	res.Trajectory = t
+}
+
+// step returns the state of node i, action a and log pi(a) in that state
+// as the search used it, a step of a trajectory.
+func (e *bestFirst[S]) step(i int32, a int) (S, int, float64) {
+	A, par := e.A, e.node(i)
+	pol := e.policy(i, A)
+	lp := float64(pol[a])
+	if e.opts.Renormalize {
+		for b := range A {
+			_, e.legal[b] = e.p.Apply(par.state, b)
+		}
+		lp -= legalLogSumExp(pol, e.legal)
+	}
+	return par.state, a, lp
 }
 
 // legalLogSumExp returns the log of the sum of the probabilities of the

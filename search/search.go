@@ -217,6 +217,16 @@ type Options struct {
 	// nodes and their size (Solver.Solve) and ends without a solution,
 	// Result.OutOfMemory, when the estimate would pass the bound.
 	MaxMemory int64 `json:"max_memory,omitempty"`
+	// Shorten makes a best-first search return, in place of the path of
+	// its tree to the goal it finds, a shortest path to that goal over
+	// every edge it generated: the tree's and those to the children it
+	// dropped as duplicates (see Solver.Solve). The search itself, its
+	// order and its counts, are the same; the pass expands and evaluates
+	// nothing, and costs a breadth-first search over the nodes and
+	// edges of the tree at the end, and 12 bytes per dropped child. The
+	// Trajectory is that path, with the log-probabilities of its actions
+	// under the policies the search used. PHSSafe and PUCT do not take it.
+	Shorten bool `json:"shorten,omitempty"`
 }
 
 // A GoalTest says when the best-first algorithms test a node for the goal.
@@ -299,6 +309,8 @@ func (o Options) check(alg Algorithm) error {
 		return fmt.Errorf("search: %s reads no policy; temperature %g is for the algorithms that do", alg.Name(), o.Temperature)
 	case o.MaxMemory < 0:
 		return fmt.Errorf("search: max memory %d; want >= 0 (0: no bound)", o.MaxMemory)
+	case o.Shorten && (alg.IsPUCT() || alg.kind == phsSafe):
+		return fmt.Errorf("search: %s keeps no table of the states it generates; shorten is for the other best-first algorithms", alg.Name())
 	case o.GoalTest > GoalTestExpansion:
 		return fmt.Errorf("search: bad goal test %d", o.GoalTest)
 	case o.GoalTest != GoalTestDefault && alg.IsPUCT():

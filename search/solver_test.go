@@ -380,12 +380,12 @@ func TestProgress(t *testing.T) {
 // of their tags.
 func TestOptionsJSON(t *testing.T) {
 	o := search.Options{Budget: 7, Timeout: time.Second, BatchSize: 4, Renormalize: true, Temperature: 2,
-		GoalTest: search.GoalTestExpansion, NodeLoss: 0.5, MaxMemory: 1 << 20}
+		GoalTest: search.GoalTestExpansion, NodeLoss: 0.5, MaxMemory: 1 << 20, Shorten: true}
 	b, err := json.Marshal(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"budget":7,"timeout":1000000000,"batch_size":4,"renormalize":true,"temperature":2,"goal_test":"expansion","node_loss":0.5,"max_memory":1048576}`
+	want := `{"budget":7,"timeout":1000000000,"batch_size":4,"renormalize":true,"temperature":2,"goal_test":"expansion","node_loss":0.5,"max_memory":1048576,"shorten":true}`
 	if string(b) != want {
 		t.Errorf("JSON %s, want %s", b, want)
 	}
