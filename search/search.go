@@ -223,7 +223,8 @@ type Options struct {
 	// dropped as duplicates (see Solver.Solve). The search itself, its
 	// order and its counts, are the same; the pass expands and evaluates
 	// nothing, and costs a breadth-first search over the nodes and
-	// edges of the tree at the end, and 12 bytes per dropped child. The
+	// edges of the tree at the end, and 12 bytes per dropped child,
+	// which the estimate of MaxMemory leaves out. The
 	// Trajectory is that path, with the log-probabilities of its actions
 	// under the policies the search used. PHSSafe and PUCT do not take it.
 	Shorten bool `json:"shorten,omitempty"`
