@@ -58,10 +58,18 @@ func graphBFS[S comparable](p search.Problem[S], expanded map[S]bool, goal S) in
 // of the search.
 func TestShorten(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
+	algs := []search.Algorithm{search.GBFS(), search.WAStar(3), search.PHSStar(), search.PHSh(), search.LevinTS(), search.AStar()}
+	for _, name := range []string{"sqrtlts", "sqrtlts:h:10"} {
+		alg, err := search.Parse(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		algs = append(algs, alg)
+	}
 	shorter := 0
 	for trial := range 60 {
 		m, _ := randomMaze(rng, 14, 14)
-		for _, alg := range []search.Algorithm{search.GBFS(), search.WAStar(3), search.PHSStar(), search.PHSh(), search.LevinTS(), search.AStar()} {
+		for _, alg := range algs {
 			for _, batch := range []int{1, 32} {
 				opts := search.Options{BatchSize: batch}
 				plain, err := searchtest.Solve[int32](context.Background(), m, search.DomainHeuristic[int32]{}, alg, opts)
