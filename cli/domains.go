@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/cluster"
+	"github.com/phs-go/phs/cm"
 	"github.com/phs-go/phs/domain/rubiks"
 	"github.com/phs-go/phs/domain/sokoban"
 	"github.com/phs-go/phs/domain/stp"
@@ -123,6 +124,9 @@ type Generator interface {
 //   - search.Encoder: "phs train" can train a network for the domain,
 //     and a model can guide its searches; the paper's network (two 2x2
 //     convolutions, model.New) needs inputs of at least 3x3;
+//   - cm.Contexter: "phs train -learner context" can train a context
+//     model for the domain, and "phs solve" and "phs test" can search
+//     with one (-model);
 //   - search.ActionNamer: records spell solutions with the action names;
 //   - a method Render(S) string: -render draws solutions with it;
 //   - a method PruneDeadlocks() P, which returns the problem with its
@@ -147,6 +151,7 @@ func NewDomain[S comparable, P search.Problem[S]](name string, parse func(r io.R
 	caps.name = name
 	_, caps.heuristic = any(zero).(search.Heuristic[S])
 	_, caps.encoder = any(zero).(search.Encoder[S])
+	_, caps.contexts = any(zero).(cm.Contexter[S])
 	_, caps.namer = any(zero).(search.ActionNamer[S])
 	_, caps.prunes = any(zero).(interface{ PruneDeadlocks() P })
 	caps.budget = o.budget
@@ -234,6 +239,7 @@ func Shipped() []Domain {
 type capabilities struct {
 	name                              string
 	heuristic, encoder, namer, prunes bool
+	contexts                          bool // cm.Contexter
 	budget                            int64
 	gen                               Generator
 	noModelAlg                        search.Algorithm
@@ -360,8 +366,20 @@ func (d *domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec
 		}
 		d.pruneAll(tasks)
 	}
-	opts.Learner = learnerKind
-	return cluster.Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[S], opts)
+	var decode func([]byte) (bootstrap.Snapshot[S], error)
+	switch spec.Learner {
+	case learnerNetwork:
+		decode = bootstrap.DecodeNetwork[S]
+	case learnerContext:
+		if !d.c.contexts {
+			return fmt.Errorf("the run trains a context model, and the %s domain has no contexts", spec.Domain)
+		}
+		decode = cm.DecodeSnapshot[S]
+	default:
+		return fmt.Errorf("the run's learner is %q; this worker knows %s and %s", spec.Learner, learnerNetwork, learnerContext)
+	}
+	opts.Learner = spec.Learner
+	return cluster.Work(ctx, nc, spec, tasks, decode, opts)
 }
 
 // stpDomain is the sliding-tile puzzle: its puzzles are stp.Problems, or

@@ -17,9 +17,13 @@ import (
 // embedded NATS server.
 const natsDir = "nats"
 
-// learnerKind names the learner of phs's runs, whose snapshots the
-// workers decode with bootstrap.DecodeNetwork (cluster.Spec.Learner).
-const learnerKind = "network"
+// The kinds of learner of phs's runs (-learner, run.json's "learner" and
+// cluster.Spec.Learner): a network, whose snapshots the workers decode
+// with bootstrap.DecodeNetwork, or a context model (cm.DecodeSnapshot).
+const (
+	learnerNetwork = "network"
+	learnerContext = "context"
+)
 
 // startLearner serves the run of cfg over NATS, on an embedded server
 // (-listen) or on another (-nats), for the workers that join it: bc is the
@@ -28,7 +32,7 @@ const learnerKind = "network"
 func startLearner[S comparable](ctx context.Context, cfg *trainConfig, bc bootstrap.Config, tasks []search.Task[S]) (*cluster.Learner, func(done bool), error) {
 	spec := cluster.Spec{
 		Version: version(), Domain: cfg.Domain,
-		Algorithm: bc.Algorithm, Options: bc.Options, Learner: learnerKind, PruneDeadlocks: cfg.PruneDeadlocks,
+		Algorithm: bc.Algorithm, Options: bc.Options, Learner: cfg.Learner, PruneDeadlocks: cfg.PruneDeadlocks,
 		Files: cfg.Files, ProblemsSHA256: bootstrap.ProblemsHash(tasks),
 	}
 	files := make([]cluster.File, len(cfg.Files))

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/phs-go/phs/cm"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/models"
 	"github.com/phs-go/phs/report"
@@ -31,6 +32,7 @@ type searchConfig struct {
 	algorithm  search.Algorithm
 	opts       search.Options // but for the budget
 	model      *model.Model
+	table      *cm.Table // a context model, instead of model
 	modelName  string
 	workers    int
 	expansions atomic.Int64 // of all the searches, for progress
@@ -98,6 +100,17 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 			}
 		}
 	default:
+		if file, ok := contextModelFile(cfg.modelPath); ok {
+			if !caps.contexts {
+				return usagef("%s: -model %s is a context model, and the %s domain has no contexts (cm.Contexter)", cmd, cfg.modelPath, cfg.domain)
+			}
+			t, err := cm.ReadTable(file)
+			if err != nil {
+				return err
+			}
+			cfg.table, cfg.modelName = t, "context model "+cfg.modelPath
+			break
+		}
 		m, err := loadModel(cfg.modelPath)
 		if err != nil {
 			return err
@@ -125,6 +138,8 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 		setup.alg = a
 	case cfg.model != nil:
 		setup.alg = cfg.model.Config().Algorithm
+	case cfg.table != nil:
+		setup.alg = search.LevinTS()
 	default:
 		setup.alg = caps.noModelAlg
 	}
@@ -156,7 +171,15 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 			return fmt.Errorf("%s: %s needs a heuristic, and %s has none", cmd, alg.Name(), cfg.modelName)
 		}
 	}
-	if cfg.model == nil && model.HeadsFor(alg)&model.Heuristic != 0 && !caps.heuristic && !cfg.noHeuristic {
+	if cfg.table != nil {
+		switch {
+		case model.HeadsFor(alg)&model.Heuristic != 0:
+			return usagef("%s: -alg %s: %s reads a heuristic, and the %s has none (levints reads its policy alone)", cmd, alg, alg.Name(), cfg.modelName)
+		case !alg.NeedsPolicy():
+			return usagef("%s: -alg %s: %s reads no policy, and the %s gives nothing else (levints reads its policy alone)", cmd, alg, alg.Name(), cfg.modelName)
+		}
+	}
+	if cfg.model == nil && cfg.table == nil && model.HeadsFor(alg)&model.Heuristic != 0 && !caps.heuristic && !cfg.noHeuristic {
 		return usagef("%s: %s reads a heuristic, and the %s domain has none (-no-heuristic searches with h = 0)", cmd, alg.Name(), cfg.domain)
 	}
 	if cfg.opts.Temperature == 0 && cfg.model != nil && alg.NeedsPolicy() {
@@ -176,6 +199,29 @@ func loadModel(path string) (*model.Model, error) {
 	return model.Load(path)
 }
 
+// contextModelFile returns the table file of the context model at path,
+// and whether path is one: a table file (cm.WriteTable), the directory of
+// a context model's learner (cm.Learner.Save) or that of a training run
+// of one (its checkpoint).
+func contextModelFile(path string) (string, bool) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return "", false
+	case fi.Mode().IsRegular():
+		return path, true
+	}
+	for _, dir := range []string{filepath.Join(path, "checkpoint"), path} {
+		if _, err := os.Stat(filepath.Join(dir, cm.LearnerFile)); err == nil {
+			return filepath.Join(dir, cm.TableFile), true
+		}
+	}
+	if _, err := os.Stat(filepath.Join(path, cm.TableFile)); err == nil {
+		return filepath.Join(path, cm.TableFile), true
+	}
+	return "", false
+}
+
 // newSolvers returns one solver per worker with the algorithm, the model
 // or the domain's heuristic, and the options of cfg with the given budget.
 func newSolvers[S comparable](cfg *searchConfig, budget int64) ([]*search.Solver[S], error) {
@@ -187,6 +233,12 @@ func newSolvers[S comparable](cfg *searchConfig, budget int64) ([]*search.Solver
 		switch {
 		case cfg.model != nil:
 			ev = model.NewEvaluator[S](cfg.model)
+		case cfg.table != nil:
+			e, err := cm.NewEvaluator[S](cfg.table, 0)
+			if err != nil {
+				return nil, err
+			}
+			ev = e
 		case cfg.noHeuristic || !cfg.d.caps().heuristic:
 			ev = search.Uniform[S]{}
 		default:
@@ -211,7 +263,7 @@ func checkTasks[S comparable](cfg *searchConfig, solvers []*search.Solver[S], ta
 			if cfg.model != nil && cfg.modelPath == "" {
 				return fmt.Errorf("%s: %s: %w (-model none goes without it)", t.ID, cfg.modelName, err)
 			}
-			if cfg.model != nil {
+			if cfg.model != nil || cfg.table != nil {
 				return fmt.Errorf("%s: %s: %w", t.ID, cfg.modelName, err)
 			}
 			return fmt.Errorf("%s: %w", t.ID, err)

@@ -13,11 +13,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/cluster"
+	"github.com/phs-go/phs/cm"
 	"github.com/phs-go/phs/internal/atomicfile"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/nn"
@@ -28,9 +30,13 @@ import (
 // directory, keeps the settings that package bootstrap does not know (the
 // fields with a JSON name); the run's checkpoint keeps the others, its
 // bootstrap.Config and its network's settings, from which -resume reads
-// them (setFrom).
+// them (setFrom); the checkpoint of a context model also holds its
+// learner's settings (cm.json).
 type trainConfig struct {
-	Domain          string             `json:"domain"`
+	Domain string `json:"domain"`
+	// Learner is the kind of learner the run trains: learnerNetwork or
+	// learnerContext ("" in the run.json of older runs: a network).
+	Learner         string             `json:"learner"`
 	Alg             string             `json:"-"`
 	W               paramFlag          `json:"-"`
 	C               paramFlag          `json:"-"`
@@ -52,6 +58,8 @@ type trainConfig struct {
 	Iterations      int                `json:"-"`
 	TimeLimit       duration           `json:"-"`
 	Async           bool               `json:"-"`
+	// CM is the settings of a context model's learner (-cm-*).
+	CM cm.LearnerConfig `json:"-"`
 	// Init is the model the run started from (-model), if not a fresh
 	// network.
 	Init string `json:"init,omitempty"`
@@ -101,6 +109,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&cfg.Passes, "passes", 0, "passes over an update's trajectories (0: the library's, 10)")
 	fs.IntVar(&cfg.StepTrajs, "step-trajectories", 0, "trajectories per optimiser step (0: the library's, 1: one step per trajectory, the paper)")
 	fs.IntVar(&cfg.SkipSolvedAfter, "skip-solved", 0, "skip problems solved in each of the last K iterations (0: attempt all, the paper)")
+	fs.StringVar(&cfg.Learner, "learner", learnerNetwork, "what the run trains: network (the paper's neural network) or context (a context model of LTS+CM, for levints, in a domain with contexts)")
+	fs.Float64Var(&cfg.CM.Mix, "cm-mix", 0, fmt.Sprintf("context model: weight of the uniform policy in the training searches' policy, in (0, 1) (0: the library's, %g)", cm.DefaultTrainMix))
+	fs.Float64Var(&cfg.CM.EpsLow, "cm-eps-low", 0, fmt.Sprintf("context model: εlow in (0, 1), the parameters lie in [ln εlow, 0] (0: the library's, %g)", cm.DefaultEpsLow))
+	fs.Float64Var(&cfg.CM.Lambda, "cm-lambda", 0, "context model: weight λ > 0 of the regulariser (0: the library's, 10)")
+	fs.IntVar(&cfg.CM.MaxSteps, "cm-steps", 0, "context model: most optimiser steps of an update (0: the library's, 200)")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the network's initialisation and of the updates")
 	fs.Float64Var(&cfg.LearningRate, "lr", 0, "Adam learning rate (0: the library's, 1e-4)")
 	fs.Float64Var(&cfg.L2, "l2", 0, "L2 regularisation weight")
@@ -154,6 +167,18 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if cfg.Init == "none" {
 		cfg.Init = ""
 	}
+	switch cfg.Learner {
+	case learnerNetwork:
+	case learnerContext:
+		if cfg.Init != "" {
+			return usagef("train: -model %s: a context model starts empty; -model starts a network from another", cfg.Init)
+		}
+		if cfg.Alg == "" {
+			cfg.Alg = search.LevinTS().String()
+		}
+	default:
+		return usagef("train: -learner %q: want %s or %s", cfg.Learner, learnerNetwork, learnerContext)
+	}
 	if cfg.Init != "" {
 		if cfg.Init, err = filepath.Abs(cfg.Init); err != nil {
 			return err
@@ -202,19 +227,28 @@ func (f durationFlag) Set(s string) error {
 	return err
 }
 
-// A trainSetup is a Bootstrap configuration and the network's settings,
-// with the algorithm's parameters that -w and -c may change: what the
-// flags of train set, for blame.
+// A trainSetup is a Bootstrap configuration and the settings of the
+// learner of kind learner, a network's or a context model's, with the
+// algorithm's parameters that -w and -c may change: what the flags of
+// train set, for blame.
 type trainSetup struct {
-	w, c paramFlag
-	bc   bootstrap.Config
-	net  bootstrap.NetworkConfig
+	w, c    paramFlag
+	bc      bootstrap.Config
+	learner string
+	net     bootstrap.NetworkConfig
+	cm      cm.LearnerConfig
 }
 
-// validate checks s as bootstrap.Train and bootstrap.NewNetwork do.
+// validate checks s as bootstrap.Train and bootstrap.NewNetwork or
+// cm.NewLearner do.
 func (s trainSetup) validate() error {
 	s.bc.Algorithm = withParams(s.bc.Algorithm, s.w, s.c)
 	if err := s.bc.Validate(); err != nil {
+		return err
+	}
+	if s.learner == learnerContext {
+		// Any layout: the settings do not depend on it.
+		_, err := cm.NewLearner[int](cm.Layout{Name: "check", Actions: 1, Sizes: []uint64{1}}, s.cm)
 		return err
 	}
 	return s.net.Validate()
@@ -240,7 +274,44 @@ func (cfg *trainConfig) settings() []setting[trainSetup] {
 		{"step-trajectories", func(s *trainSetup) { s.net.StepTrajectories = cfg.StepTrajs }},
 		{"lr", func(s *trainSetup) { s.net.LearningRate = cfg.LearningRate }},
 		{"l2", func(s *trainSetup) { s.net.L2 = cfg.L2 }},
+		{"cm-mix", func(s *trainSetup) { s.cm.Mix = cfg.CM.Mix }},
+		{"cm-eps-low", func(s *trainSetup) { s.cm.EpsLow = cfg.CM.EpsLow }},
+		{"cm-lambda", func(s *trainSetup) { s.cm.Lambda = cfg.CM.Lambda }},
+		{"cm-steps", func(s *trainSetup) { s.cm.MaxSteps = cfg.CM.MaxSteps }},
 	}
+}
+
+// networkOnly and contextOnly are the flags of train that only one kind
+// of learner reads.
+var (
+	networkOnly = []string{"model", "seed", "lr", "l2", "passes", "step-trajectories", "learner-threads"}
+	contextOnly = []string{"cm-mix", "cm-eps-low", "cm-lambda", "cm-steps"}
+)
+
+// checkLearner returns a usage error if fs sets a flag that the learner
+// of cfg does not read, or if the algorithm reads what a context model
+// does not give (a heuristic) or does not read its policy.
+func (cfg *trainConfig) checkLearner(fs *flag.FlagSet, alg search.Algorithm) error {
+	other, kind := contextOnly, "a network"
+	if cfg.Learner == learnerContext {
+		other, kind = networkOnly, "a context model"
+	}
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if err == nil && slices.Contains(other, f.Name) {
+			err = usagef("train: -%s %s: -learner %s trains %s, which does not read it", f.Name, f.Value, cfg.Learner, kind)
+		}
+	})
+	if err != nil || cfg.Learner != learnerContext {
+		return err
+	}
+	switch {
+	case model.HeadsFor(alg)&model.Heuristic != 0:
+		return usagef("train: -alg %s: %s reads a heuristic, and a context model has none (levints reads its policy alone)", alg, alg.Name())
+	case !alg.NeedsPolicy():
+		return usagef("train: -alg %s: %s reads no policy, and a context model gives nothing else (levints reads its policy alone)", alg, alg.Name())
+	}
+	return nil
 }
 
 // check returns a usage error that names the first flag of cfg out of
@@ -254,16 +325,21 @@ func (cfg *trainConfig) check(d domain, fs *flag.FlagSet, stderr io.Writer) erro
 		}
 		// The base has the schedule, which the flag checked, so that
 		// -skip-solved is blamed if the schedule excludes it.
-		base := trainSetup{bc: bootstrap.Config{Algorithm: alg, Options: search.Options{Budget: d.caps().budget}, Schedule: cfg.Schedule}}
+		base := trainSetup{bc: bootstrap.Config{Algorithm: alg, Options: search.Options{Budget: d.caps().budget}, Schedule: cfg.Schedule}, learner: cfg.Learner}
 		if err := blame("train", fs, base, cfg.settings(), trainSetup.validate); err != nil {
 			return err
 		}
 		if err := checkParams("train", fs, alg); err != nil {
 			return err
 		}
+		if err := cfg.checkLearner(fs, alg); err != nil {
+			return err
+		}
 	}
 	switch {
-	case !d.caps().encoder:
+	case cfg.Learner == learnerContext && !d.caps().contexts:
+		return usagef("train: -learner context: the %s domain has no contexts (cm.Contexter)", cfg.Domain)
+	case cfg.Learner != learnerContext && !d.caps().encoder:
 		return usagef("train: the %s domain has no network encoding (search.Encoder)", cfg.Domain)
 	case cfg.PruneDeadlocks && !d.caps().prunes:
 		return usagef("train: -prune-deadlocks: the %s domain has no deadlock pruning", cfg.Domain)
@@ -316,6 +392,12 @@ func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, file
 	if err != nil {
 		return fmt.Errorf("train: resume: %w", err)
 	}
+	if saved.Learner == "" {
+		saved.Learner = learnerNetwork // a run.json older than -learner
+	}
+	if kind := checkpointLearner(dir); kind != saved.Learner {
+		return fmt.Errorf("train: resume: the checkpoint of %s holds a %s learner; %s says %q", dir, kind, name, saved.Learner)
+	}
 	saved.setFrom(run)
 	var bad []string
 	fs.Visit(func(f *flag.Flag) {
@@ -347,6 +429,18 @@ func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, file
 		return fmt.Errorf("train: resume: %s: %w", dir, err)
 	}
 	return d.train(ctx, &saved, true, e.stderr)
+}
+
+// checkpointLearner returns the kind of learner whose files the
+// checkpoint of run directory dir holds: learnerContext if it has a
+// context model's cm.json, else learnerNetwork.
+func checkpointLearner(dir string) string {
+	for _, cp := range []string{"checkpoint", "checkpoint.old"} {
+		if _, err := os.Stat(filepath.Join(dir, cp, cm.LearnerFile)); err == nil {
+			return learnerContext
+		}
+	}
+	return learnerNetwork
 }
 
 // setFrom sets the flags of cfg that the run's configuration run holds,
@@ -417,13 +511,15 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	env := cfg.env()
 	// net is the network to train or, on resumption, its checkpoint's.
 	var net *model.Model
-	if resume {
+	if resume && cfg.Learner == learnerNetwork {
 		if net, err = loadModel(cfg.dir); err != nil {
 			return fmt.Errorf("train: resume: %w", err)
 		}
 		if net.Config().Domain != cfg.Domain {
 			return fmt.Errorf("train: resume: the checkpoint of %s is a %s model; %s says %s", cfg.dir, net.Config().Domain, runFile, cfg.Domain)
 		}
+	}
+	if resume {
 		env.Limits = &bc.Limits
 	}
 	if cfg.cpuProfile != "" {
@@ -433,7 +529,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		}
 		defer stop()
 	}
-	if !resume {
+	if !resume && cfg.Learner == learnerNetwork {
 		enc, ok := tasks[0].Problem.(search.Encoder[S])
 		if !ok {
 			return fmt.Errorf("train: %s problems have no network encoding", cfg.Domain)
@@ -448,6 +544,8 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		if err != nil {
 			return err
 		}
+	}
+	if !resume {
 		_, statErr := os.Stat(cfg.dir)
 		made := errors.Is(statErr, os.ErrNotExist)
 		if err := writeRunFile(cfg); err != nil {
@@ -460,7 +558,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		}()
 	}
 	workers := cfg.flags.workerCount()
-	cfg.log.Info("training", "algorithm", bc.Algorithm.String(), "schedule", bc.Schedule.String(), "problems", len(tasks), "domain", cfg.Domain, "workers", workers, "dir", cfg.dir, "blas", nn.BackendInfo())
+	cfg.log.Info("training", "learner", cfg.Learner, "algorithm", bc.Algorithm.String(), "schedule", bc.Schedule.String(), "problems", len(tasks), "domain", cfg.Domain, "workers", workers, "dir", cfg.dir, "blas", nn.BackendInfo())
 	if cfg.listen != "" || cfg.natsURL != "" {
 		l, stop, serr := startLearner(ctx, cfg, bc, tasks)
 		if serr != nil {
@@ -470,12 +568,22 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		defer func() { stop(err == nil) }() // err: training's
 	}
 	var metrics []bootstrap.Iteration
-	if resume {
+	switch {
+	case resume:
 		load := func(dir string) (bootstrap.Learner[S], error) {
+			if cfg.Learner == learnerContext {
+				return cm.LoadLearner[S](dir)
+			}
 			return bootstrap.LoadNetwork[S](dir, cfg.learnerThreads)
 		}
 		_, metrics, err = bootstrap.Resume(ctx, cfg.dir, tasks, load, env)
-	} else {
+	case cfg.Learner == learnerContext:
+		var l *cm.Learner[S]
+		if l, err = newContextLearner(cfg, tasks); err != nil {
+			return err
+		}
+		metrics, err = bootstrap.Train(ctx, cfg.dir, tasks, l, bc, env)
+	default:
 		var l *bootstrap.Network[S]
 		if l, err = bootstrap.NewNetwork[S](net, cfg.network(), cfg.learnerThreads); err != nil {
 			return err
@@ -496,6 +604,21 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	}
 	cfg.log.Info("training stopped", attrs...)
 	return nil
+}
+
+// newContextLearner returns an empty context model for tasks, of the
+// layout of their first problem (bootstrap.Train refuses the problems of
+// another, naming them).
+func newContextLearner[S comparable](cfg *trainConfig, tasks []search.Task[S]) (*cm.Learner[S], error) {
+	layout, err := cm.LayoutOf(tasks[0].Problem)
+	if err != nil {
+		return nil, fmt.Errorf("train: %s: %w", tasks[0].ID, err)
+	}
+	l, err := cm.NewLearner[S](layout, cfg.CM)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	return l, nil
 }
 
 // initModel returns the model of -model at path, a model or run directory,

@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"bootstrap":         {"model", "search", "internal/"},
 	"cm":                {"bootstrap", "search", "internal/"},
 	"cluster":           {"bootstrap", "model", "search", "internal/"},
-	"cli":               {"bootstrap", "chart", "cluster", "domain/", "internal/", "model", "models", "nn", "report", "search"},
+	"cli":               {"bootstrap", "chart", "cluster", "cm", "domain/", "internal/", "model", "models", "nn", "report", "search"},
 	"cmd/":              {"cli", "domain/", "report", "search"},
 	"examples/":         {"cli", "search"},
 }
