@@ -94,6 +94,7 @@ func TestDomainCapabilities(t *testing.T) {
 		{[]string{"solve", "-domain", "line", "-alg", "astar", file}, "the line domain has none"},
 		{[]string{"solve", "-domain", "line", "-prune-deadlocks", file}, "no deadlock pruning"},
 		{[]string{"train", "-domain", "line", "-dir", t.TempDir() + "/run", file}, "no network encoding"},
+		{[]string{"train", "-domain", "line", "-learner", "context", "-dir", t.TempDir() + "/run", file}, "the line domain has no contexts"},
 		{[]string{"generate", "line"}, "without a generator"},
 		{[]string{"solve", "-domain", "stp", file}, "unknown domain"},
 	} {
@@ -103,5 +104,64 @@ func TestDomainCapabilities(t *testing.T) {
 	}
 	if out, err := runLine("solve", "-domain", "line", "-alg", "astar", "-no-heuristic", "-progress", "0", file); err != nil || len(decodeRecords(t, out)) != 2 {
 		t.Errorf("astar -no-heuristic: %v\n%s", err, out)
+	}
+}
+
+// A ctxLine is a line with contexts: the one mutex set tells whether the
+// target lies ahead, behind, or here.
+type ctxLine struct{ line }
+
+func (l ctxLine) ContextLayout() (string, []uint64) { return "line v1", []uint64{3} }
+
+func (l ctxLine) Contexts(s int, dst []uint64) {
+	switch {
+	case s < l.target:
+		dst[0] = 0
+	case s > l.target:
+		dst[0] = 1
+	default:
+		dst[0] = 2
+	}
+}
+
+// TestDomainContexts checks that a domain of the caller's whose problem
+// type has contexts (cm.Contexter) trains a context model and solves with
+// it, and that the shipped domains have contexts but for the Rubik's cube.
+func TestDomainContexts(t *testing.T) {
+	d := NewDomain[int]("line", func(r io.Reader, file string) ([]ctxLine, error) {
+		ls, err := parseLines(r, file)
+		cs := make([]ctxLine, len(ls))
+		for i, l := range ls {
+			cs[i] = ctxLine{l}
+		}
+		return cs, err
+	})
+	file := writeFile(t, "lines.txt", "7\n-6\n5\n-8\n")
+	run := t.TempDir() + "/run"
+	var errOut strings.Builder
+	if err := Run(context.Background(), []string{"train", "-domain", "line", "-learner", "context", "-budget", "10", "-batch", "1", "-iterations", "6", "-dir", run, file}, io.Discard, &errOut, d); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut.String())
+	}
+	// The trained policy heads for the target: a budget of 9 expansions
+	// solves every problem, which it does not under the uniform policy.
+	solved := func(m string) (n int) {
+		var o strings.Builder
+		if err := Run(context.Background(), []string{"solve", "-domain", "line", "-model", m, "-batch", "1", "-budget", "9", file}, &o, io.Discard, d); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range decodeRecords(t, o.String()) {
+			if r.Solved {
+				n++
+			}
+		}
+		return n
+	}
+	if n, uniform := solved(run), solved("none"); n != 4 || uniform == 4 {
+		t.Errorf("with the context model, %d of 4 solved in 9 expansions, without %d; want 4, and fewer", n, uniform)
+	}
+	for _, d := range Shipped() {
+		if got, want := d.d.caps().contexts, d.Name() != "rubiks"; got != want {
+			t.Errorf("%s: contexts %v, want %v", d.Name(), got, want)
+		}
 	}
 }

@@ -30,13 +30,13 @@ import (
 // directory, keeps the settings that package bootstrap does not know (the
 // fields with a JSON name); the run's checkpoint keeps the others, its
 // bootstrap.Config and its network's settings, from which -resume reads
-// them (setFrom); the checkpoint of a context model also holds its
-// learner's settings (cm.json).
+// them (setFrom), and its kind of learner: a context model's learner
+// writes cm.json with its settings (checkpointLearner).
 type trainConfig struct {
 	Domain string `json:"domain"`
 	// Learner is the kind of learner the run trains: learnerNetwork or
-	// learnerContext ("" in the run.json of older runs: a network).
-	Learner         string             `json:"learner"`
+	// learnerContext.
+	Learner         string             `json:"-"`
 	Alg             string             `json:"-"`
 	W               paramFlag          `json:"-"`
 	C               paramFlag          `json:"-"`
@@ -392,12 +392,7 @@ func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, file
 	if err != nil {
 		return fmt.Errorf("train: resume: %w", err)
 	}
-	if saved.Learner == "" {
-		saved.Learner = learnerNetwork // a run.json older than -learner
-	}
-	if kind := checkpointLearner(dir); kind != saved.Learner {
-		return fmt.Errorf("train: resume: the checkpoint of %s holds a %s learner; %s says %q", dir, kind, name, saved.Learner)
-	}
+	saved.Learner = checkpointLearner(dir)
 	saved.setFrom(run)
 	var bad []string
 	fs.Visit(func(f *flag.Flag) {

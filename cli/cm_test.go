@@ -1,0 +1,242 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/cm"
+	"github.com/phs-go/phs/domain/witness"
+	"github.com/phs-go/phs/search"
+)
+
+// replayAll checks that every solution of the records out replays to the
+// goal of its problem, of the witness puzzles of file, and returns the
+// number of problems solved.
+func replayAll(t *testing.T, out, file string) int {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ps, err := witness.Parse(f, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*witness.Problem{}
+	for i, p := range ps {
+		byID[filepath.Base(file)+"#"+strconv.Itoa(i)] = p
+		byID[p.ID] = p
+	}
+	solved := 0
+	for _, r := range decodeRecords(t, out) {
+		if !r.Solved {
+			continue
+		}
+		solved++
+		p, ok := byID[r.Problem]
+		if !ok {
+			t.Fatalf("a record of an unknown problem %q", r.Problem)
+		}
+		actions, err := search.ParseActions(p, r.Solution)
+		if err == nil {
+			err = search.Replay(p, actions)
+		}
+		if err != nil {
+			t.Errorf("%s: solution %q: %v", r.Problem, r.Solution, err)
+		}
+	}
+	return solved
+}
+
+// TestTrainContextModel trains a context model on 3x3 Witness puzzles,
+// resumes the run, and solves and tests with the run, its checkpoint and
+// a table file, whose solutions replay.
+func TestTrainContextModel(t *testing.T) {
+	dir := t.TempDir()
+	wit := trainingSet(t, dir)
+	run := filepath.Join(dir, "run")
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-learner", "context", "-cm-lambda", "5", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(run, "checkpoint", cm.LearnerFile)); err != nil {
+		t.Errorf("the checkpoint holds no %s, which tells -resume the kind of learner: %v", cm.LearnerFile, err)
+	}
+	if bc, err := bootstrap.ReadConfig(run); err != nil || bc.Algorithm.Name() != "levints" {
+		t.Errorf("the checkpoint's algorithm: %v, %v; want levints", bc.Algorithm, err)
+	}
+	if _, _, err := runPHS(t, "train", "-resume", run, "-cm-lambda", "1"); err == nil || !strings.Contains(err.Error(), "-cm-lambda") {
+		t.Errorf("changing -cm-lambda on resume: %v", err)
+	}
+	if _, errOut, err := runPHS(t, "train", "-resume", run, "-iterations", "3"); err != nil {
+		t.Fatalf("resume: %v\n%s", err, errOut)
+	}
+	if its := readMetrics(t, run); len(its) != 3 || its[0].TotalSolved == 0 {
+		t.Errorf("metrics after resumption: %+v; want 3 iterations, the first solving some", its)
+	}
+	l, err := cm.LoadLearner[witness.State](filepath.Join(run, "checkpoint"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Config().Lambda; got != 5 {
+		t.Errorf("the resumed learner's λ is %g, want -cm-lambda's 5", got)
+	}
+	if l.Table().Rows() == 0 {
+		t.Errorf("the trained table has no rows")
+	}
+	table := filepath.Join(dir, "model.safetensors")
+	if err := cm.WriteTable(table, l.Table()); err != nil {
+		t.Fatal(err)
+	}
+
+	out, errOut, err := runPHS(t, "test", "-domain", "witness", "-model", run, "-budget", "10", wit)
+	if err != nil {
+		t.Fatalf("test: %v\n%s", err, errOut)
+	}
+	if n := len(decodeRecords(t, out)); n != 40 {
+		t.Errorf("test: %d records, want 40", n)
+	}
+	if solved := replayAll(t, out, wit); solved != 40 {
+		t.Errorf("test: %d of 40 solved", solved)
+	}
+	for _, m := range []string{run, filepath.Join(run, "checkpoint"), table} {
+		out, errOut, err := runPHS(t, "solve", "-domain", "witness", "-model", m, "-budget", "2000", wit)
+		if err != nil {
+			t.Fatalf("solve -model %s: %v\n%s", m, err, errOut)
+		}
+		if solved := replayAll(t, out, wit); solved == 0 {
+			t.Errorf("solve -model %s: nothing solved", m)
+		}
+		if recs := decodeRecords(t, out); recs[0].Algorithm != "levints" {
+			t.Errorf("solve -model %s: algorithm %s, want levints", m, recs[0].Algorithm)
+		}
+	}
+	for _, args := range [][]string{
+		{"plot", "-out", filepath.Join(dir, "c.png"), run},
+		{"plot", "-fraction", "-out", filepath.Join(dir, "c.svg"), run},
+	} {
+		if _, _, err := runPHS(t, args...); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+	}
+
+}
+
+// TestContextModelMismatch checks that solve and test refuse a context
+// model for problems of another domain, board size or context layout,
+// domains without contexts, and algorithms that read a heuristic.
+func TestContextModelMismatch(t *testing.T) {
+	dir := t.TempDir()
+	wit := trainingSet(t, dir)
+	run := filepath.Join(dir, "run")
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-learner", "context", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut)
+	}
+	wit4 := filepath.Join(dir, "w4.txt")
+	if _, _, err := runPHS(t, "generate", "witness", "-n", "2", "-size", "4x4", "-out", wit4); err != nil {
+		t.Fatal(err)
+	}
+	tiles := writeFile(t, "tiles.txt", stpFixture)
+	cube := writeFile(t, "cube.txt", "UUUUUUUUUBBBRRRRRRRRRFFFFFFDDDDDDDDDFFFLLLLLLLLLBBBBBB\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"solve", "-domain", "stp", "-model", run, tiles}, `the model is for the context set "witness 3x3 v1", the problem has "stp 2x2 v1"`},
+		{[]string{"test", "-domain", "witness", "-model", run, wit4}, `the problem has "witness 4x4 v1"`},
+		{[]string{"solve", "-domain", "rubiks", "-model", run, cube}, "the rubiks domain has no contexts"},
+		{[]string{"solve", "-domain", "witness", "-model", run, "-alg", "astar", wit}, "-alg astar: astar reads a heuristic"},
+		{[]string{"test", "-domain", "witness", "-model", run, "-alg", "gbfs", wit}, "-alg gbfs: gbfs reads a heuristic"},
+		{[]string{"solve", "-domain", "witness", "-model", filepath.Join(run, "metrics.csv"), wit}, "metrics.csv: safetensors: "},
+	} {
+		_, _, err := runPHS(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error with %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestContextTrainFlags checks the usage errors of train's context-model
+// flags, each named with its value.
+func TestContextTrainFlags(t *testing.T) {
+	dir := t.TempDir()
+	wit := trainingSet(t, dir)
+	cube := writeFile(t, "cube.txt", "UUUUUUUUUBBBRRRRRRRRRFFFFFFDDDDDDDDDFFFLLLLLLLLLBBBBBB\n")
+	ctxTrain := []string{"train", "-domain", "witness", "-learner", "context", "-dir", filepath.Join(dir, "run")}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "-domain", "witness", "-learner", "table", "-dir", filepath.Join(dir, "run"), wit}, `-learner "table": want network or context`},
+		{append(ctxTrain, "-cm-mix", "1", wit), "-cm-mix 1: cm: learner: mix 1"},
+		{append(ctxTrain, "-cm-mix", "-0.5", wit), "-cm-mix -0.5"},
+		{append(ctxTrain, "-cm-eps-low", "2", wit), "-cm-eps-low 2: cm: learner: εlow 2"},
+		{append(ctxTrain, "-cm-lambda", "-1", wit), "-cm-lambda -1: cm: learner: λ -1"},
+		{append(ctxTrain, "-cm-lambda", "Inf", wit), "-cm-lambda +Inf"},
+		{append(ctxTrain, "-cm-steps", "-3", wit), "-cm-steps -3"},
+		{append(ctxTrain, "-alg", "phsh", wit), "-alg phsh: phsh reads a heuristic, and a context model has none"},
+		{append(ctxTrain, "-alg", "astar", wit), "-alg astar: astar reads a heuristic"},
+		{append(ctxTrain, "-lr", "0.1", wit), "-lr 0.1: -learner context trains a context model, which does not read it"},
+		{append(ctxTrain, "-passes", "2", wit), "-passes 2"},
+		{append(ctxTrain, "-model", dir, wit), "a context model starts empty"},
+		{append(ctxTrain, "-budget", "-1", wit), "-budget -1"},
+		{[]string{"train", "-domain", "witness", "-cm-lambda", "3", "-dir", filepath.Join(dir, "run"), wit}, "-cm-lambda 3: -learner network trains a network"},
+		{[]string{"train", "-domain", "rubiks", "-learner", "context", "-dir", filepath.Join(dir, "run"), cube}, "the rubiks domain has no contexts"},
+	} {
+		_, _, err := runPHS(t, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, new(usageError)) {
+			t.Errorf("%v: %v, want a usage error with %q", tc.args, err, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run")); err == nil {
+		t.Errorf("a refused run made its directory")
+	}
+}
+
+// TestContextModelOverNATS trains a context model with a learner and one
+// "phs worker" process, which learns the kind of learner from the run.
+func TestContextModelOverNATS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	wit := trainingSet(t, dir)
+	run := filepath.Join(dir, "run")
+	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	const iterations = 2
+	learner := startPHS(t, "train", "-domain", "witness", "-learner", "context", "-dir", run, "-listen", addr,
+		"-workers", "2", "-budget", "50", "-iterations", strconv.Itoa(iterations), "-ack-wait", "2s", wit)
+	worker := startPHS(t, "worker", "-connect", "nats://"+addr, "-workers", "2")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the learner's output:\n%s\nthe worker's:\n%s", learner.out.String(), worker.out.String())
+		}
+	})
+	if err := learner.wait(t, 120*time.Second); err != nil {
+		t.Fatalf("learner: %v", err)
+	}
+	if err := worker.wait(t, 20*time.Second); err != nil || !strings.Contains(worker.out.String(), "training over") {
+		t.Errorf("worker: %v, want it to stop when training is over", err)
+	}
+	its := readMetrics(t, run)
+	if len(its) != iterations {
+		t.Fatalf("%d iterations, want %d", len(its), iterations)
+	}
+	for _, it := range its {
+		if it.Attempted != 40 {
+			t.Errorf("iteration %d attempted %d problems, want 40", it.Iteration, it.Attempted)
+		}
+	}
+	if its[len(its)-1].TotalSolved == 0 {
+		t.Errorf("nothing solved over NATS")
+	}
+	if _, err := cm.LoadLearner[witness.State](filepath.Join(run, "checkpoint")); err != nil {
+		t.Errorf("the run's checkpoint: %v", err)
+	}
+}
