@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/cluster"
 	"github.com/phs-go/phs/cm"
 	"github.com/phs-go/phs/domain/witness"
 	"github.com/phs-go/phs/search"
@@ -238,5 +240,28 @@ func TestContextModelOverNATS(t *testing.T) {
 	}
 	if _, err := cm.LoadLearner[witness.State](filepath.Join(run, "checkpoint")); err != nil {
 		t.Errorf("the run's checkpoint: %v", err)
+	}
+}
+
+// TestWorkerLearnerKind checks that a worker refuses a run whose kind of
+// learner it does not know, and a context model's run in a domain without
+// contexts, before it talks to the server.
+func TestWorkerLearnerKind(t *testing.T) {
+	domains := map[string]Domain{}
+	for _, d := range Shipped() {
+		domains[d.Name()] = d
+	}
+	for _, tc := range []struct {
+		domain, learner, want string
+	}{
+		{"witness", "table", `the run's learner is "table"`},
+		{"stp", "", `the run's learner is ""`},
+		{"rubiks", learnerContext, "the rubiks domain has no contexts"},
+	} {
+		spec := cluster.Spec{Domain: tc.domain, Learner: tc.learner}
+		err := domains[tc.domain].d.work(context.Background(), nil, spec, nil, cluster.WorkerOptions{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s, learner %q: %v, want an error with %q", tc.domain, tc.learner, err, tc.want)
+		}
 	}
 }

@@ -61,10 +61,10 @@ const defaultProgress = 30 * time.Second
 func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []string) {
 	if groups&searchFlags != 0 {
 		fs.StringVar(&f.domain, "domain", "", "problem domain: "+strings.Join(domainNames, ", "))
-		fs.StringVar(&f.alg, "alg", "", "algorithm: "+strings.Join(search.AlgorithmNames(), ", ")+"; wastar:W and puct:C give the parameter, sqrtlts:c|h|l|lh[:N][:levin] the rerooter of √LTS and its weight or temperature (default: the model's, with its parameter; without a model, the domain's for solve and test (gbfs for a domain with a heuristic) and phsh for train)")
+		fs.StringVar(&f.alg, "alg", "", "algorithm: "+strings.Join(search.AlgorithmNames(), ", ")+"; wastar:W and puct:C give the parameter, sqrtlts:c|h|l|lh[:N][:levin] the rerooter of √LTS and its weight or temperature (default: the model's, with its parameter; levints with a context model; without a model, the domain's for solve and test (gbfs for a domain with a heuristic) and phsh for train)")
 		fs.Var(&f.w, "w", "weight of h for wastar (default: the algorithm's, or 1.5)")
 		fs.Var(&f.c, "c", "exploration constant of puct (default: the algorithm's, or 1)")
-		fs.StringVar(&f.modelPath, "model", "", `model or training-run directory: solve and test search with it (default: the domain's shipped model, if any; "none": no model), train starts from it (default: a fresh network)`)
+		fs.StringVar(&f.modelPath, "model", "", `model or training-run directory, or a context model's table file: solve and test search with it (default: the domain's shipped model, if any; "none": no model), train starts from it (default: a fresh network)`)
 		fs.Int64Var(&f.budget, "budget", 0, "expansion budget: solve: of every search (0: none); test and train: of the first round or iteration, then grown (0: the domain's)")
 		fs.DurationVar(&f.timeout, "timeout", 0, "wall-clock limit of each search (0: none)")
 		fs.TextVar(&f.goalTest, "goal-test", search.GoalTestDefault, "when the best-first algorithms test a node for the goal: generation, expansion, or default (expansion for astar, which then returns optimal solutions with an admissible heuristic; generation for the others, as the paper's experiments, its A* included)")
