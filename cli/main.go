@@ -17,8 +17,8 @@
 // Every command then works with -domain pancake: JSONL records, summary
 // tables, progress records, training with checkpoints and -resume, NATS
 // workers, plots. NewDomain reads what the problems can do from P (a
-// heuristic, a network encoding, action names, rendering, deadlock
-// pruning) and takes the rest as options; Run runs a command line with
+// heuristic, a network encoding, contexts for a context model, action
+// names, rendering, deadlock pruning) and takes the rest as options; Run runs a command line with
 // injected output streams, for tests and for programs that embed the
 // command.
 //
@@ -26,7 +26,7 @@
 //
 //	phs solve    -domain D [flags] FILES...      attempt each problem once, one JSON line per problem
 //	phs test     -domain D [flags] FILES...      the paper's Bootstrap test: rounds with a doubling budget
-//	phs train    -domain D -dir RUN [flags] FILES... Bootstrap training; -resume RUN continues
+//	phs train    -domain D -dir RUN [flags] FILES... Bootstrap training of a network or (-learner context) a context model; -resume RUN continues
 //	phs worker   -connect nats://HOST:4222       search for a training run that listens (-listen)
 //	phs plot     -out IMAGE RUN...               learning curves; -profile for test profiles
 //	phs generate DOMAIN [flags]                  random problems, for the domains with a generator
@@ -34,7 +34,8 @@
 //
 // solve, test, train and worker share one set of flags, with the same
 // names, defaults and checks: -domain, -alg, -w, -c, -model (every model
-// read: the model to search with, or the network train starts from),
+// read: the network or context model to search with, or the network
+// train starts from),
 // -budget, -timeout, -batch, -renormalize, -temperature,
 // -prune-deadlocks, -memory, -progress, -workers, -log; -out names every
 // output file. A flag's 0 selects the library's default; the library's
