@@ -18,9 +18,11 @@ import (
 // registered once, by register, with one name, default and meaning for
 // every command that has it; the defaults are the library's (0 for its
 // default where it has one). Each value is checked once: the settings of
-// the library by the library (search.NewSolver, bootstrap.Config.Validate)
-// whose errors blame turns into usage errors under the flag's name, the
-// others (-workers, -memory, -progress, -first, -log) by check.
+// the library by the library (search.NewSolver, bootstrap.Config.Validate,
+// and for the network's architecture, once the problems give its input,
+// model.Config.Validate) whose errors blame turns into usage errors under
+// the flag's name, the others (-workers, -memory, -progress, -first, -log)
+// by check.
 type runFlags struct {
 	domain, alg, modelPath string
 	w, c                   paramFlag
