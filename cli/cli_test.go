@@ -130,6 +130,12 @@ func TestBadFlagValues(t *testing.T) {
 		{append(train, "-alg", "wastar", "-w", "-2"), "-w -2"},
 		{append(train, "-alg", "wastar:-2"), "-alg"},
 		{append(train, "-alg", "astar:2"), "-alg"},
+		{append(train, "-arch", "mlp"), "-arch"},
+		{append(train, "-alg", "levints"), "-arch conv: model: input 2x2 too small for two 2x2 convolutions (the resnet architecture takes any input)"},
+		{append(train, "-arch", "resnet", "-units", "-1"), "-units -1"},
+		{append(train, "-arch", "resnet", "-blocks", "65"), "-blocks 65"},
+		{append(train, "-arch", "resnet", "-units", "1048576"), "-units 1048576"},
+		{append(train, "-alg", "levints", "-model", filepath.Join(dir, "none"), "-arch", "resnet", "-units", "8"), "-arch -units: the network comes from -model"},
 		{append(train, "-ack-wait", "0s"), "-ack-wait 0s"},
 		{append(train, "-listen", ":4222"), "-listen"},
 		{append(train, "-listen", "0.0.0.0:4222"), "needs a token"},
@@ -776,6 +782,70 @@ func TestRubiks(t *testing.T) {
 	for _, bad := range []string{"4:1", "1:2000000", "x"} {
 		if _, _, err := runPHS(t, "generate", "rubiks", "-scramble", bad); err == nil || !strings.Contains(err.Error(), bad) {
 			t.Errorf("-scramble %s: %v", bad, err)
+		}
+	}
+}
+
+// TestTrainResNet trains a tiny resnet on short scrambles of the cube,
+// checks that the network saved records its architecture, that -resume
+// refuses to change it, that solve searches with it without an
+// architecture flag, and that the sizes are checked under their flags'
+// names for the cube's input.
+func TestTrainResNet(t *testing.T) {
+	dir := t.TempDir()
+	cubes := filepath.Join(dir, "cubes.txt")
+	if _, errOut, err := runPHS(t, "generate", "rubiks", "-n", "8", "-scramble", "1:2", "-seed", "3", "-out", cubes); err != nil {
+		t.Fatalf("generate: %v\n%s", err, errOut)
+	}
+	run := filepath.Join(dir, "run")
+	train := []string{"train", "-domain", "rubiks", "-alg", "levints", "-budget", "200", "-workers", "1"}
+	if _, errOut, err := runPHS(t, append(train, "-arch", "resnet", "-units", "16", "-blocks", "1", "-iterations", "1", "-dir", run, cubes)...); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut)
+	}
+	cfg := checkpointConfig(t, run)
+	for _, want := range []string{`"arch": "resnet"`, `"units": 16`, `"blocks": 1`} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("the checkpoint's config.json lacks %s:\n%s", want, cfg)
+		}
+	}
+	for _, flag := range [][]string{{"-arch", "conv"}, {"-units", "32"}, {"-blocks", "2"}} {
+		_, _, err := runPHS(t, append([]string{"train", "-resume", run, "-iterations", "2"}, flag...)...)
+		var u usageError
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), "cannot change "+flag[0]) {
+			t.Errorf("-resume with %s: %v, want a usage error naming it", flag, err)
+		}
+	}
+	out, errOut, err := runPHS(t, "solve", "-domain", "rubiks", "-model", run, "-budget", "1000", cubes)
+	if err != nil {
+		t.Fatalf("solve: %v\n%s", err, errOut)
+	}
+	recs := decodeRecords(t, out)
+	if len(recs) != 8 {
+		t.Fatalf("%d records, want 8", len(recs))
+	}
+	for _, r := range recs {
+		if !r.Solved || r.Algorithm != "levints" {
+			t.Errorf("%s: solved %v by %s; want solved by the network's levints", r.Problem, r.Solved, r.Algorithm)
+		}
+	}
+	// The cube's 9x12 input takes convolutions, so -units and -blocks
+	// are a conv network's errors.
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-units", "8"}, "-units 8: model: units 8 and blocks 0 in a conv network"},
+		{[]string{"-blocks", "1"}, "-blocks 1: model: units 0 and blocks 1 in a conv network"},
+		{[]string{"-arch", "resnet", "-units", "8", "-blocks", "100"}, "-blocks 100: model: 100 blocks"},
+	} {
+		bad := filepath.Join(dir, "bad")
+		_, _, err := runPHS(t, append(append(train, "-dir", bad), append(tc.args, cubes)...)...)
+		var u usageError
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%q: %v, want a usage error containing %q", tc.args, err, tc.msg)
+		}
+		if _, err := os.Stat(bad); err == nil {
+			t.Errorf("%q left a run directory", tc.args)
 		}
 	}
 }

@@ -185,6 +185,7 @@ func TestContextTrainFlags(t *testing.T) {
 		{append(ctxTrain, "-alg", "phsh", wit), "-alg phsh: phsh reads a heuristic, and a context model has none"},
 		{append(ctxTrain, "-alg", "astar", wit), "-alg astar: astar reads a heuristic"},
 		{append(ctxTrain, "-lr", "0.1", wit), "-lr 0.1: -learner context trains a context model, which does not read it"},
+		{append(ctxTrain, "-arch", "resnet", wit), "-arch resnet: -learner context trains a context model, which does not read it"},
 		{append(ctxTrain, "-passes", "2", wit), "-passes 2"},
 		{append(ctxTrain, "-model", dir, wit), "a context model starts empty"},
 		{append(ctxTrain, "-budget", "-1", wit), "-budget -1"},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
 
@@ -17,9 +18,11 @@ import (
 // registered once, by register, with one name, default and meaning for
 // every command that has it; the defaults are the library's (0 for its
 // default where it has one). Each value is checked once: the settings of
-// the library by the library (search.NewSolver, bootstrap.Config.Validate)
-// whose errors blame turns into usage errors under the flag's name, the
-// others (-workers, -memory, -progress, -first, -log) by check.
+// the library by the library (search.NewSolver, bootstrap.Config.Validate,
+// and for the network's architecture, once the problems give its input,
+// model.Config.Validate) whose errors blame turns into usage errors under
+// the flag's name, the others (-workers, -memory, -progress, -first, -log)
+// by check.
 type runFlags struct {
 	domain, alg, modelPath string
 	w, c                   paramFlag
@@ -34,6 +37,9 @@ type runFlags struct {
 	workers                int
 	progress               time.Duration
 	logFormat              string
+	// train only: the architecture of a fresh network.
+	arch          model.Arch
+	units, blocks int
 	// solve and test only.
 	out         string
 	first       int
@@ -52,6 +58,8 @@ const (
 	outFlags
 	// workerFlags are those of any command that searches: -workers, -log.
 	workerFlags
+	// networkFlags are those of the network a command creates: train.
+	networkFlags
 )
 
 // defaultProgress is the default interval of progress records.
@@ -81,6 +89,11 @@ func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []st
 		fs.BoolVar(&f.render, "render", false, "draw each solution step by step")
 		fs.BoolVar(&f.shorten, "shorten", false, "return a shortest path to the goal found over every edge the search generated, duplicates included (search.Options.Shorten): no more expansions, often shorter solutions")
 		fs.BoolVar(&f.noHeuristic, "no-heuristic", false, "without a model: search with a zero heuristic instead of the domain's")
+	}
+	if groups&networkFlags != 0 {
+		fs.TextVar(&f.arch, "arch", model.Conv, "architecture of a fresh network: conv (the paper's convolutions over the input image) or resnet (a fully connected residual network, for inputs that are no image or too small for the convolutions, such as rubiks); the network saved records it")
+		fs.IntVar(&f.units, "units", 0, fmt.Sprintf("resnet: units of each layer of the trunk (0: the library's, %d)", model.DefaultUnits))
+		fs.IntVar(&f.blocks, "blocks", 0, fmt.Sprintf("resnet: residual blocks of the trunk, up to %d (0: the library's, %d)", model.MaxBlocks, model.DefaultBlocks))
 	}
 	if groups&workerFlags != 0 {
 		fs.IntVar(&f.workers, "workers", 0, fmt.Sprintf("searches in parallel, up to %d (0: all cores)", maxWorkers(false)))

@@ -65,6 +65,10 @@ type trainConfig struct {
 	Init string `json:"init,omitempty"`
 	// CheckpointEvery is -checkpoint, kept for -resume unless given again.
 	CheckpointEvery duration `json:"checkpoint_every,omitempty"`
+	// Arch, Units and Blocks are the architecture of a fresh network;
+	// the network records them.
+	Arch          model.Arch `json:"-"`
+	Units, Blocks int        `json:"-"`
 
 	// run is, on -resume, the configuration of the run's checkpoint.
 	run *bootstrap.Config
@@ -73,7 +77,8 @@ type trainConfig struct {
 	dir            string
 	flags          runFlags // -workers, -memory, -progress, -log
 	learnerThreads int
-	log            *slog.Logger // set by check
+	log            *slog.Logger  // set by check
+	fs             *flag.FlagSet // the flags, for blame
 	// Training over NATS: the address the embedded server listens on, or
 	// the URL of a server; the token; the acknowledgement wait of a job.
 	listen, natsURL, tokenFile, token string
@@ -96,7 +101,7 @@ func (d *duration) UnmarshalText(b []byte) error {
 }
 
 // trainGroups are the groups of shared flags that train has.
-const trainGroups = searchFlags | workerFlags
+const trainGroups = searchFlags | workerFlags | networkFlags
 
 func runTrain(ctx context.Context, e *env, args []string) error {
 	var f runFlags
@@ -141,6 +146,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	cfg.setFlags(&f)
+	cfg.fs = fs
 	if resume != "" {
 		return resumeTrain(ctx, e, resume, fs, files, &cfg)
 	}
@@ -209,6 +215,7 @@ func (cfg *trainConfig) setFlags(f *runFlags) {
 	cfg.Domain, cfg.Alg, cfg.W, cfg.C, cfg.Init = f.domain, f.alg, f.w, f.c, f.modelPath
 	cfg.Budget, cfg.Batch, cfg.GoalTest = f.budget, f.batch, f.goalTest
 	cfg.Renormalize, cfg.Temperature, cfg.PruneDeadlocks = f.renormalize, f.temperature, f.pruneDeadlocks
+	cfg.Arch, cfg.Units, cfg.Blocks = f.arch, f.units, f.blocks
 }
 
 // durationFlag is a flag.Value of a duration.
@@ -284,7 +291,7 @@ func (cfg *trainConfig) settings() []setting[trainSetup] {
 // networkOnly and contextOnly are the flags of train that only one kind
 // of learner reads.
 var (
-	networkOnly = []string{"model", "seed", "lr", "l2", "passes", "step-trajectories", "learner-threads"}
+	networkOnly = []string{"model", "seed", "lr", "l2", "passes", "step-trajectories", "learner-threads", "arch", "units", "blocks"}
 	contextOnly = []string{"cm-mix", "cm-eps-low", "cm-lambda", "cm-steps"}
 )
 
@@ -334,6 +341,17 @@ func (cfg *trainConfig) check(d domain, fs *flag.FlagSet, stderr io.Writer) erro
 		}
 		if err := cfg.checkLearner(fs, alg); err != nil {
 			return err
+		}
+		if cfg.Init != "" {
+			var set []string
+			fs.Visit(func(f *flag.Flag) {
+				if f.Name == "arch" || f.Name == "units" || f.Name == "blocks" {
+					set = append(set, "-"+f.Name)
+				}
+			})
+			if len(set) > 0 {
+				return usagef("train: %s: the network comes from -model %s, with its architecture", strings.Join(set, " "), cfg.Init)
+			}
 		}
 	}
 	switch {
@@ -533,6 +551,8 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		want.PruneDeadlocks, want.Temperature = cfg.PruneDeadlocks, cfg.Temperature
 		if cfg.Init != "" {
 			net, err = initModel(cfg.Init, want)
+		} else if want, err = cfg.architecture(want); err != nil {
+			return err
 		} else if net, err = model.New(want, cfg.Seed); err != nil {
 			err = fmt.Errorf("train: the network for %s problems: %w", cfg.Domain, err)
 		}
@@ -614,6 +634,27 @@ func newContextLearner[S comparable](cfg *trainConfig, tasks []search.Task[S]) (
 		return nil, fmt.Errorf("train: %w", err)
 	}
 	return l, nil
+}
+
+// architecture returns want with the architecture of cfg, or a usage
+// error that names the flag (-arch, -units, -blocks) whose value the
+// library refuses (model.Config.Validate) for the network want describes.
+func (cfg *trainConfig) architecture(want model.Config) (model.Config, error) {
+	want.Arch = cfg.Arch
+	if err := want.Validate(); err != nil {
+		return want, usagef("train: -arch %s: %v", cfg.Arch, err)
+	}
+	sizes := []setting[model.Config]{
+		{"units", func(c *model.Config) { c.Units = cfg.Units }},
+		{"blocks", func(c *model.Config) { c.Blocks = cfg.Blocks }},
+	}
+	if err := blame("train", cfg.fs, want, sizes, model.Config.Validate); err != nil {
+		return want, err
+	}
+	for _, s := range sizes {
+		s.set(&want)
+	}
+	return want, nil
 }
 
 // initModel returns the model of -model at path, a model or run directory,

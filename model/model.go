@@ -383,6 +383,16 @@ type Model struct {
 // A block is a residual block of a ResNet trunk: h ← ReLU(h + fc2(ReLU(fc1(h)))).
 type block struct{ fc1, fc2 *nn.Dense }
 
+// Validate returns an error if New would refuse cfg: a field out of
+// range (with the defaults of its zero sizes), a size of the wrong
+// architecture, or more than MaxParams parameters.
+func (c Config) Validate() error {
+	if err := c.defaults(); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	return nil
+}
+
 // New returns a network with weights initialised from seed.
 func New(cfg Config, seed uint64) (*Model, error) {
 	if err := cfg.defaults(); err != nil {

@@ -440,6 +440,11 @@ func TestConfigErrors(t *testing.T) {
 		{"negative temperature", func(c *Config) { c.Temperature = -1 }, "temperature -1"},
 		{"infinite temperature", func(c *Config) { c.Temperature = math.Inf(1) }, "temperature +Inf"},
 		{"NaN temperature", func(c *Config) { c.Temperature = math.NaN() }, "temperature NaN"},
+		{"units in a conv network", func(c *Config) { c.Units = 8 }, "units 8 and blocks 0 in a conv network"},
+		{"filters in a resnet", func(c *Config) { c.Arch, c.Filters = ResNet, 8 }, "filters 8"},
+		{"negative units", func(c *Config) { c.Arch, c.Units = ResNet, -1 }, "units -1"},
+		{"too many blocks", func(c *Config) { c.Arch, c.Blocks = ResNet, MaxBlocks+1 }, "65 blocks"},
+		{"too many parameters", func(c *Config) { c.Arch, c.Units = ResNet, 1<<20 }, "parameters; want at most"},
 		{"temperature without policy", func(c *Config) {
 			c.Heads, c.PolicyLoss, c.Temperature = Heuristic, 0, 2
 		}, "temperature (2) without a policy head"},
@@ -449,6 +454,12 @@ func TestConfigErrors(t *testing.T) {
 		if _, err := New(cfg, 1); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.msg)
 		}
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: Validate: err = %v, want %q", tc.name, err, tc.msg)
+		}
+	}
+	if err := good.Validate(); err != nil {
+		t.Errorf("Validate(good) = %v", err)
 	}
 }
 
