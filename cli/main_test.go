@@ -376,3 +376,19 @@ func TestTrainInterrupted(t *testing.T) {
 		t.Fatalf("resume: %v\n%s", err, errOut)
 	}
 }
+
+func TestProcsFor(t *testing.T) {
+	for _, c := range []struct {
+		backend, env string
+		procs, want  int
+	}{
+		{"openblas", "", 2, 3},
+		{"openblas", "", 1, 2},
+		{"openblas", "2", 2, 2}, // the user's GOMAXPROCS stands
+		{"gonum", "", 2, 2},
+	} {
+		if got := procsFor(c.backend, c.env, c.procs); got != c.want {
+			t.Errorf("procsFor(%q, %q, %d) = %d, want %d", c.backend, c.env, c.procs, got, c.want)
+		}
+	}
+}
