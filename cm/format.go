@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/phs-go/phs/internal/atomicfile"
+	"github.com/phs-go/phs/internal/safetensors"
 )
 
 // formatName is the metadata "format" of the files of a context model.
@@ -29,17 +30,17 @@ func marshalTable(t *Table, meta map[string]string) ([]byte, error) {
 		m[k] = v
 	}
 	R, A := t.Rows(), t.layout.Actions
-	return encodeSafetensors(map[string]tensor{
-		"beta": f64Tensor([]int{R, A}, t.beta),
-		"set":  i32Tensor([]int{R}, t.rowSet),
-		"code": u64Tensor([]int{R}, t.rowCode),
+	return safetensors.Encode(map[string]safetensors.Tensor{
+		"beta": safetensors.F64([]int{R, A}, t.beta),
+		"set":  safetensors.I32([]int{R}, t.rowSet),
+		"code": safetensors.U64([]int{R}, t.rowCode),
 	}, m)
 }
 
 // unmarshalTable reads a table that marshalTable wrote, checking every
 // field, and returns it with the file's metadata.
 func unmarshalTable(b []byte) (*Table, map[string]string, error) {
-	ts, meta, err := decodeSafetensors(b)
+	ts, meta, err := safetensors.Decode(b)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -65,7 +66,7 @@ func unmarshalTable(b []byte) (*Table, map[string]string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	R := st.shape[0]
+	R := st.Shape[0]
 	if R > maxRowCount {
 		return nil, nil, fmt.Errorf("%d rows; at most %d", R, maxRowCount)
 	}
@@ -77,7 +78,7 @@ func unmarshalTable(b []byte) (*Table, map[string]string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	sets, codes := st.i32(), ct.u64()
+	sets, codes := st.I32s(), ct.U64s()
 	for i := range R {
 		set, code := sets[i], codes[i]
 		if set < 0 || int(set) >= len(l.Sizes) || code >= l.Sizes[set] {
@@ -87,7 +88,7 @@ func unmarshalTable(b []byte) (*Table, map[string]string, error) {
 			return nil, nil, fmt.Errorf("row %d: context (%d, %d) is row %d's too", i, set, code, r)
 		}
 	}
-	t.beta = bt.f64()
+	t.beta = bt.F64s()
 	lo, hi := t.Bounds()
 	for i, v := range t.beta {
 		if !(v >= lo && v <= hi) {

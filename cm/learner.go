@@ -13,6 +13,7 @@ import (
 
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/internal/atomicfile"
+	"github.com/phs-go/phs/internal/safetensors"
 	"github.com/phs-go/phs/search"
 )
 
@@ -278,11 +279,11 @@ func (l *Learner[S]) Save(dir string) error {
 		rows = append(rows, tr.rows...)
 	}
 	M := len(l.table.layout.Sizes)
-	tj, err := encodeSafetensors(map[string]tensor{
-		"index":  i64Tensor([]int{len(index)}, index),
-		"length": i32Tensor([]int{len(lengths)}, lengths),
-		"action": u8Tensor([]int{len(actions)}, actions),
-		"rows":   i32Tensor([]int{len(actions), M}, rows),
+	tj, err := safetensors.Encode(map[string]safetensors.Tensor{
+		"index":  safetensors.I64([]int{len(index)}, index),
+		"length": safetensors.I32([]int{len(lengths)}, lengths),
+		"action": safetensors.U8([]int{len(actions)}, actions),
+		"rows":   safetensors.I32([]int{len(actions), M}, rows),
 	}, map[string]string{"format": formatName})
 	if err != nil {
 		return fmt.Errorf("cm: %w", err)
@@ -363,7 +364,7 @@ func decodeLearner[S comparable](js, tb, tj []byte) (*Learner[S], error) {
 // decodeTrajectories reads the solutions of trajectories.safetensors,
 // whose rows must be those of t, of their mutex sets in order.
 func decodeTrajectories(b []byte, t *Table) (map[int]trajectory, error) {
-	ts, meta, err := decodeSafetensors(b)
+	ts, meta, err := safetensors.Decode(b)
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +376,7 @@ func decodeTrajectories(b []byte, t *Table) (map[int]trajectory, error) {
 	if err != nil {
 		return nil, err
 	}
-	N := it.shape[0]
+	N := it.Shape[0]
 	lt, err := get(ts, "length", "I32", N)
 	if err != nil {
 		return nil, err
@@ -384,12 +385,12 @@ func decodeTrajectories(b []byte, t *Table) (map[int]trajectory, error) {
 	if err != nil {
 		return nil, err
 	}
-	steps := at.shape[0]
+	steps := at.Shape[0]
 	rt, err := get(ts, "rows", "I32", steps, M)
 	if err != nil {
 		return nil, err
 	}
-	index, lengths, actions, rows := it.i64(), lt.i32(), at.data, rt.i32()
+	index, lengths, actions, rows := it.I64s(), lt.I32s(), at.Data, rt.I32s()
 	trajs := make(map[int]trajectory, N)
 	pos := 0
 	for k := range N {

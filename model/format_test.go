@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/phs-go/phs/domain/witness"
+	"github.com/phs-go/phs/internal/safetensors"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -44,7 +45,10 @@ func readHeader(t *testing.T, path string) (map[string][]int, map[string]string)
 			}
 			continue
 		}
-		var h tensorHeader
+		var h struct {
+			DType string `json:"dtype"`
+			Shape []int  `json:"shape"`
+		}
 		if err := json.Unmarshal(msg, &h); err != nil {
 			t.Fatalf("%s: %s: %v", path, name, err)
 		}
@@ -540,10 +544,11 @@ func TestLoadNonFinite(t *testing.T) {
 	}
 }
 
-// TestLoadHugeFile checks that a safetensors header longer than maxHeader,
-// or more data than the model's parameters hold, is an error found before
-// the file is read: Load allocates little for files of hundreds of
-// megabytes (sparse files, which take no room on the disk).
+// TestLoadHugeFile checks that a safetensors header longer than
+// safetensors.MaxHeader, or more data than the model's parameters hold,
+// is an error found before the file is read: Load allocates little for
+// files of hundreds of megabytes (sparse files, which take no room on the
+// disk).
 func TestLoadHugeFile(t *testing.T) {
 	m, _ := New(tinyConfig(t, "phsh"), 3)
 	w, err := MarshalWeights(m)
@@ -556,9 +561,9 @@ func TestLoadHugeFile(t *testing.T) {
 		size   int64  // the file's size
 		msg    string
 	}{
-		{"header over the limit", maxHeader + 1, 8 + maxHeader + 1 + dataBytes(m), "safetensors: header of 100000001 bytes, more than the 100000000 allowed"},
+		{"header over the limit", safetensors.MaxHeader + 1, 8 + safetensors.MaxHeader + 1 + dataBytes(m), "safetensors: header of 100000001 bytes, more than the 100000000 allowed"},
 		{"header of 2 GB", 2 << 30, 8 + 2<<30, "safetensors: header of 2147483648 bytes, more than the 100000000 allowed"},
-		{"data of 300 MB", binary.LittleEndian.Uint64(w), 300 << 20, "that the configuration's tensors take"},
+		{"data of 300 MB", binary.LittleEndian.Uint64(w), 300 << 20, "bytes of data, more than the"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/phs-go/phs/internal/atomicfile"
+	"github.com/phs-go/phs/internal/safetensors"
 )
 
 // File names in a model directory.
@@ -143,7 +144,7 @@ func load(fsys fs.FS, dir, name string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := readSafetensors(fsys, path.Join(dir, WeightsFile), dataBytes(m))
+	w, err := safetensors.ReadFile(fsys, path.Join(dir, WeightsFile), dataBytes(m))
 	if err != nil {
 		return nil, fmt.Errorf("model: %s: %w", filepath.Join(name, WeightsFile), err)
 	}
@@ -240,7 +241,7 @@ func LoadTrainer(dir string, cfg TrainConfig) (*Trainer, error) {
 	}
 	t := NewTrainer(m, cfg)
 	name := filepath.Join(dir, OptimizerFile)
-	b, err := readSafetensors(os.DirFS(dir), OptimizerFile, 2*dataBytes(m))
+	b, err := safetensors.ReadFile(os.DirFS(dir), OptimizerFile, 2*dataBytes(m))
 	if err != nil {
 		return nil, fmt.Errorf("model: %s: %w", name, err)
 	}

@@ -309,7 +309,7 @@ func TestSaveLoad(t *testing.T) {
 	for _, tc := range []struct {
 		filters, hidden int
 		msg             string
-	}{{2, 3, "shape"}, {4, 5, "more than the 880 that the configuration's tensors take"}} {
+	}{{2, 3, "shape"}, {4, 5, "1184 bytes of data, more than the 880 expected"}} {
 		other, _ := New(Config{Domain: "stp", Algorithm: search.PHSh(), Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError, Channels: 9, Height: 3, Width: 3, Actions: 4, Filters: tc.filters, Hidden: tc.hidden}, 1)
 		odir := t.TempDir()
 		if err := Save(odir, other); err != nil {
@@ -463,6 +463,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
+// TestSafetensors checks the float32 tensors of a model file.
 func TestSafetensors(t *testing.T) {
 	ts := map[string]tensor{"a": {shape: []int{2, 3}, data: []float32{1, 2, 3, 4, 5, 6}}, "b": {shape: []int{1}, data: []float32{-7}}}
 	b, err := encodeSafetensors(ts, map[string]string{"k": "v"})
@@ -482,21 +483,11 @@ func TestSafetensors(t *testing.T) {
 		in   []byte
 		msg  string
 	}{
-		{"empty", nil, "shorter than"},
-		{"header only", b[:8], "header of"},
+		// Package internal/safetensors tests the checks of the format;
+		// here, those of the model (F32, finite values) and one passed on.
+		{"dtype", append(header(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`), make([]byte, 8)...), `tensor "a": dtype "F64", want F32`},
+		{"unknown dtype", append(header(`{"a":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}}`), make([]byte, 2)...), `dtype "F16"`},
 		{"truncated data", b[:len(b)-1], "do not fit"},
-		{"trailing data", append(append([]byte(nil), b...), 0, 0, 0, 0), "the tensors end at"},
-		{"huge header", append([]byte{255, 255, 255, 255, 255, 255, 255, 255}, b[8:]...), "header of"},
-		{"not an object", header("[1, 2]  "), "not a JSON object"},
-		{"null", header("null    "), "not a JSON object"},
-		{"bad JSON", header(`{"a":}  `), "header"},
-		{"trailing JSON", header(`{} {}   `), "header"},
-		{"dtype", append(header(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`), make([]byte, 8)...), "dtype"},
-		{"shape", append(header(`{"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}}`), make([]byte, 4)...), "bad shape"},
-		{"size", append(header(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}}`), make([]byte, 4)...), "do not fit"},
-		{"overlap", append(header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`), make([]byte, 4)...), "overlap"},
-		{"gap", append(header(`{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}`), make([]byte, 8)...), "gap"},
-		{"metadata", header(`{"__metadata__":{"a":1}}`), "__metadata__"},
 		{"NaN", append(header(`{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`), 0, 0, 0x80, 0x3f, 0, 0, 0xc0, 0x7f), `tensor "w": value 1 of 2 is NaN`},
 		{"+Inf", append(header(`{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`), 0, 0, 0x80, 0x7f), `tensor "w": value 0 of 1 is +Inf`},
 		{"-Inf", append(header(`{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`), 0, 0, 0x80, 0xff), `tensor "w": value 0 of 1 is -Inf`},

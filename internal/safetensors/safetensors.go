@@ -1,0 +1,230 @@
+// Package safetensors reads and writes the safetensors format: an 8-byte
+// little-endian header length, a JSON header (padded with spaces to a
+// multiple of 8 bytes) mapping each tensor's name to its dtype, shape and
+// data offsets, with an optional "__metadata__" map of strings, then the
+// little-endian data, the tensors end to end. See docs/MODEL_FORMAT.md.
+//
+// The package knows the bytes of a tensor, not their meaning: the typed
+// helpers (F32, F64, ...) convert between slices and little-endian bytes.
+package safetensors
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"sort"
+)
+
+// MaxHeader is the length in bytes of the longest header read: 100 MB,
+// the limit of the reference implementation.
+const MaxHeader = 100_000_000
+
+// A Tensor is an array of dtype DType and shape Shape, as its raw
+// little-endian bytes.
+type Tensor struct {
+	DType string
+	Shape []int
+	Data  []byte
+}
+
+// dtypeSize is the size in bytes of the values of the dtypes read and
+// written.
+var dtypeSize = map[string]int{"F32": 4, "F64": 8, "I64": 8, "U64": 8, "I32": 4, "U8": 1}
+
+type tensorHeader struct {
+	DType       string   `json:"dtype"`
+	Shape       []int    `json:"shape"`
+	DataOffsets [2]int64 `json:"data_offsets"`
+}
+
+// count returns the number of values of a tensor of the given shape, at
+// most math.MaxInt32, or false if a dimension is negative or the count
+// larger.
+func count(shape []int) (int64, bool) {
+	c := int64(1)
+	for _, d := range shape {
+		if d < 0 || (d > 0 && c > math.MaxInt32/int64(d)) {
+			return 0, false
+		}
+		c *= int64(d)
+	}
+	return c, true
+}
+
+// Encode returns the safetensors file of tensors and meta (no
+// "__metadata__" if meta is empty), the tensors in the order of their
+// names. Each tensor must have a dtype above and as many bytes as its
+// shape holds values of that dtype: Decode reads back what Encode writes.
+func Encode(tensors map[string]Tensor, meta map[string]string) ([]byte, error) {
+	names := make([]string, 0, len(tensors))
+	for n := range tensors {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	header := map[string]any{}
+	if len(meta) > 0 {
+		header["__metadata__"] = meta
+	}
+	var off int64
+	for _, n := range names {
+		t := tensors[n]
+		if n == "__metadata__" {
+			return nil, errors.New("safetensors: a tensor named __metadata__")
+		}
+		size, ok := dtypeSize[t.DType]
+		if !ok {
+			return nil, fmt.Errorf("safetensors: tensor %q: dtype %q", n, t.DType)
+		}
+		c, ok := count(t.Shape)
+		if !ok || int64(len(t.Data)) != int64(size)*c {
+			return nil, fmt.Errorf("safetensors: tensor %q: %d bytes for shape %v of %s", n, len(t.Data), t.Shape, t.DType)
+		}
+		header[n] = tensorHeader{DType: t.DType, Shape: t.Shape, DataOffsets: [2]int64{off, off + int64(len(t.Data))}}
+		off += int64(len(t.Data))
+	}
+	h, err := json.Marshal(header)
+	if err != nil {
+		return nil, err
+	}
+	for len(h)%8 != 0 {
+		h = append(h, ' ')
+	}
+	out := make([]byte, 8, 8+len(h)+int(off))
+	binary.LittleEndian.PutUint64(out, uint64(len(h)))
+	out = append(out, h...)
+	for _, n := range names {
+		out = append(out, tensors[n].Data...)
+	}
+	return out, nil
+}
+
+// CheckHeaderLength checks the length n of the header of a safetensors
+// file of size bytes: at most MaxHeader, and within the file.
+func CheckHeaderLength(n uint64, size int64) error {
+	if n > MaxHeader {
+		return fmt.Errorf("safetensors: header of %d bytes, more than the %d allowed", n, MaxHeader)
+	}
+	if size < 8 || n > uint64(size-8) {
+		return fmt.Errorf("safetensors: header of %d bytes in a file of %d", n, size)
+	}
+	return nil
+}
+
+// Decode reads a safetensors file: the 8-byte little-endian length of the
+// header (at most MaxHeader), the JSON header, then the data, which the
+// tensors' data_offsets must cover exactly, without gaps or overlaps.
+// Each tensor must have a dtype above, a shape of at most math.MaxInt32
+// values, and as many bytes as its shape holds values. The tensors' data
+// alias b.
+func Decode(b []byte) (map[string]Tensor, map[string]string, error) {
+	if len(b) < 8 {
+		return nil, nil, fmt.Errorf("safetensors: file of %d bytes, shorter than the 8-byte header length", len(b))
+	}
+	n := binary.LittleEndian.Uint64(b)
+	if err := CheckHeaderLength(n, int64(len(b))); err != nil {
+		return nil, nil, err
+	}
+	head := bytes.TrimLeft(b[8:8+n], " \t\r\n")
+	if len(head) == 0 || head[0] != '{' {
+		return nil, nil, errors.New("safetensors: the header is not a JSON object")
+	}
+	data := b[8+n:]
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(head, &raw); err != nil {
+		return nil, nil, fmt.Errorf("safetensors: header: %w", err)
+	}
+	var meta map[string]string
+	tensors := map[string]Tensor{}
+	type span struct {
+		name   string
+		lo, hi int64
+	}
+	var spans []span
+	for name, msg := range raw {
+		if name == "__metadata__" {
+			if err := json.Unmarshal(msg, &meta); err != nil {
+				return nil, nil, fmt.Errorf("safetensors: __metadata__ is not a map of strings: %w", err)
+			}
+			continue
+		}
+		var h tensorHeader
+		if err := json.Unmarshal(msg, &h); err != nil {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
+		}
+		size, ok := dtypeSize[h.DType]
+		if !ok {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: dtype %q", name, h.DType)
+		}
+		c, ok := count(h.Shape)
+		if !ok {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: bad shape %v", name, h.Shape)
+		}
+		lo, hi := h.DataOffsets[0], h.DataOffsets[1]
+		if lo < 0 || hi < lo || hi > int64(len(data)) || hi-lo != int64(size)*c {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: offsets %v do not fit shape %v of %s and %d data bytes", name, h.DataOffsets, h.Shape, h.DType, len(data))
+		}
+		tensors[name] = Tensor{h.DType, h.Shape, data[lo:hi:hi]}
+		spans = append(spans, span{name, lo, hi})
+	}
+	// The data must be the tensors', end to end.
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].lo != spans[j].lo {
+			return spans[i].lo < spans[j].lo
+		}
+		return spans[i].hi < spans[j].hi
+	})
+	var end int64
+	for _, s := range spans {
+		if s.lo != end {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q starts at data byte %d, want %d (a gap or an overlap)", s.name, s.lo, end)
+		}
+		end = s.hi
+	}
+	if end != int64(len(data)) {
+		return nil, nil, fmt.Errorf("safetensors: the tensors end at data byte %d, the file has %d", end, len(data))
+	}
+	return tensors, meta, nil
+}
+
+// ReadFile returns the contents of the safetensors file name of fsys,
+// whose tensors hold at most maxData bytes of data. It checks the length
+// of the header (CheckHeaderLength) and of the data before it reads more
+// than the first 8 bytes, so that a bad file cannot make it allocate more
+// than 8+MaxHeader+maxData bytes. It does not decode the contents.
+func ReadFile(fsys fs.FS, name string, maxData int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := fi.Size()
+	var head [8]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("safetensors: file of %d bytes, shorter than the 8-byte header length", size)
+		}
+		return nil, err
+	}
+	n := binary.LittleEndian.Uint64(head[:])
+	if err := CheckHeaderLength(n, size); err != nil {
+		return nil, err
+	}
+	if data := size - 8 - int64(n); data > maxData {
+		return nil, fmt.Errorf("safetensors: %d bytes of data, more than the %d expected", data, maxData)
+	}
+	b := make([]byte, size)
+	copy(b, head[:])
+	if _, err := io.ReadFull(f, b[8:]); err != nil {
+		return nil, fmt.Errorf("safetensors: reading %d bytes: %w", size, err)
+	}
+	return b, nil
+}
