@@ -479,8 +479,3 @@ func (st *state) logProgress(l *slog.Logger, n int, iterS, elapsed float64) {
 		"solved", st.Current.Solved, "new", st.Current.New, "solved_so_far", st.totalSolved(), "budget", st.Budget,
 		"expansions_per_s", math.Round(float64(st.Current.Expansions)/max(iterS, 1e-9)), "elapsed_s", math.Round(elapsed))
 }
-
-// seconds returns s seconds as a duration rounded to the second.
-func seconds(s float64) time.Duration {
-	return time.Duration(s * float64(time.Second)).Round(time.Second)
-}

@@ -272,9 +272,6 @@ func checkTasks[S comparable](cfg *searchConfig, solvers []*search.Solver[S], ta
 	return nil
 }
 
-// finite reports whether x is neither infinite nor NaN.
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-
 // sameFile reports whether paths a and b name the same existing file, or
 // the same path.
 func sameFile(a, b string) bool {
