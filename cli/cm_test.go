@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/cluster"
 	"github.com/phs-go/phs/cm"
+	"github.com/phs-go/phs/domain/rubiks"
 	"github.com/phs-go/phs/domain/witness"
 	"github.com/phs-go/phs/search"
 )
@@ -130,6 +132,64 @@ func TestTrainContextModel(t *testing.T) {
 
 }
 
+// TestTrainContextModelRubiks trains a context model on scrambles of 1
+// to 4 turns for one iteration and solves them with it: every solution
+// replays, with fewer expansions than LevinTS without a model.
+func TestTrainContextModelRubiks(t *testing.T) {
+	dir := t.TempDir()
+	cubes, run := filepath.Join(dir, "cubes.txt"), filepath.Join(dir, "run")
+	if _, _, err := runPHS(t, "generate", "rubiks", "-scramble", "1:4", "-n", "30", "-seed", "3", "-out", cubes); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, err := runPHS(t, "train", "-domain", "rubiks", "-learner", "context", "-iterations", "1", "-budget", "2000", "-dir", run, cubes); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut)
+	}
+	if its := readMetrics(t, run); len(its) != 1 || its[0].TotalSolved == 0 {
+		t.Fatalf("metrics: %+v; want 1 iteration solving some", its)
+	}
+	ps, err := rubiks.ReadFile(cubes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*rubiks.Problem{}
+	for _, p := range ps {
+		byID[p.ID] = p
+	}
+	// solve returns the expansions of the records of solve with args,
+	// each solved and replayed.
+	solve := func(args ...string) (expansions int64) {
+		args = append([]string{"solve", "-domain", "rubiks", "-budget", "2000"}, append(args, cubes)...)
+		out, errOut, err := runPHS(t, args...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, errOut)
+		}
+		recs := decodeRecords(t, out)
+		if len(recs) != len(ps) {
+			t.Fatalf("%v: %d records, want %d", args, len(recs), len(ps))
+		}
+		for _, r := range recs {
+			p, ok := byID[r.Problem]
+			if !ok || !r.Solved || r.Algorithm != "levints" {
+				t.Fatalf("%v: %+v; want a cube of the file solved by levints", args, r)
+			}
+			actions, err := search.ParseActions(p, r.Solution)
+			if err == nil {
+				err = search.Replay(p, actions)
+			}
+			if err != nil {
+				t.Fatalf("%v: %s: solution %q: %v", args, r.Problem, r.Solution, err)
+			}
+			expansions += r.Expansions
+		}
+		return expansions
+	}
+	if learned, uniform := solve("-model", run), solve("-model", "none", "-alg", "levints"); learned >= uniform {
+		t.Errorf("%d expansions with the context model, %d without; want fewer", learned, uniform)
+	} else {
+		t.Logf("%d expansions with the context model, %d without", learned, uniform)
+	}
+}
+
 // TestContextModelMismatch checks that solve and test refuse a context
 // model for problems of another domain, board size or context layout,
 // domains without contexts, and algorithms that read a heuristic.
@@ -152,7 +212,7 @@ func TestContextModelMismatch(t *testing.T) {
 	}{
 		{[]string{"solve", "-domain", "stp", "-model", run, tiles}, `the model is for the context set "witness 3x3 v1", the problem has "stp 2x2 v1"`},
 		{[]string{"test", "-domain", "witness", "-model", run, wit4}, `the problem has "witness 4x4 v1"`},
-		{[]string{"solve", "-domain", "rubiks", "-model", run, cube}, "the rubiks domain has no contexts"},
+		{[]string{"solve", "-domain", "rubiks", "-model", run, cube}, `the model is for the context set "witness 3x3 v1", the problem has "rubiks v1"`},
 		{[]string{"solve", "-domain", "witness", "-model", run, "-alg", "astar", wit}, "-alg astar: astar reads a heuristic"},
 		{[]string{"test", "-domain", "witness", "-model", run, "-alg", "gbfs", wit}, "-alg gbfs: gbfs reads a heuristic"},
 		{[]string{"solve", "-domain", "witness", "-model", filepath.Join(run, "metrics.csv"), wit}, "metrics.csv: safetensors: "},
@@ -162,6 +222,13 @@ func TestContextModelMismatch(t *testing.T) {
 			t.Errorf("%v: %v, want an error with %q", tc.args, err, tc.want)
 		}
 	}
+	// A domain without contexts.
+	lines := writeFile(t, "lines.txt", "3\n")
+	args := []string{"solve", "-domain", "line", "-model", run, lines}
+	err := Run(context.Background(), args, io.Discard, io.Discard, NewDomain[int]("line", parseLines))
+	if want := "the line domain has no contexts"; exitCode(err) != 2 || !strings.Contains(err.Error(), want) {
+		t.Errorf("%v: %v, want a usage error with %q", args, err, want)
+	}
 }
 
 // TestContextTrainFlags checks the usage errors of train's context-model
@@ -169,7 +236,6 @@ func TestContextModelMismatch(t *testing.T) {
 func TestContextTrainFlags(t *testing.T) {
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
-	cube := writeFile(t, "cube.txt", "UUUUUUUUUBBBRRRRRRRRRFFFFFFDDDDDDDDDFFFLLLLLLLLLBBBBBB\n")
 	ctxTrain := []string{"train", "-domain", "witness", "-learner", "context", "-dir", filepath.Join(dir, "run")}
 	for _, tc := range []struct {
 		args []string
@@ -190,7 +256,6 @@ func TestContextTrainFlags(t *testing.T) {
 		{append(ctxTrain, "-model", dir, wit), "a context model starts empty"},
 		{append(ctxTrain, "-budget", "-1", wit), "-budget -1"},
 		{[]string{"train", "-domain", "witness", "-cm-lambda", "3", "-dir", filepath.Join(dir, "run"), wit}, "-cm-lambda 3: -learner network trains a network"},
-		{[]string{"train", "-domain", "rubiks", "-learner", "context", "-dir", filepath.Join(dir, "run"), cube}, "the rubiks domain has no contexts"},
 	} {
 		_, _, err := runPHS(t, tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, new(usageError)) {
@@ -249,7 +314,7 @@ func TestContextModelOverNATS(t *testing.T) {
 // contexts, before it talks to the server.
 func TestWorkerLearnerKind(t *testing.T) {
 	domains := map[string]Domain{}
-	for _, d := range Shipped() {
+	for _, d := range append(Shipped(), NewDomain[int]("line", parseLines)) {
 		domains[d.Name()] = d
 	}
 	for _, tc := range []struct {
@@ -257,7 +322,7 @@ func TestWorkerLearnerKind(t *testing.T) {
 	}{
 		{"witness", "table", `the run's learner is "table"`},
 		{"stp", "", `the run's learner is ""`},
-		{"rubiks", learnerContext, "the rubiks domain has no contexts"},
+		{"line", learnerContext, "the line domain has no contexts"},
 	} {
 		spec := cluster.Spec{Domain: tc.domain, Learner: tc.learner}
 		err := domains[tc.domain].d.work(context.Background(), nil, spec, nil, cluster.WorkerOptions{})
