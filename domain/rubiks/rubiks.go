@@ -11,8 +11,10 @@
 //
 // A Problem implements search.Heuristic[State] with an admissible and
 // consistent bound built from a corner pattern database (see
-// Problem.Heuristic) and search.Encoder[State] with the colours of the
-// facelets on the unfolded cube (see Problem.Encode).
+// Problem.Heuristic), search.Encoder[State] with the colours of the
+// facelets on the unfolded cube (see Problem.Encode), and the contexts of
+// a context model (package cm: ContextLayout, Contexts), the pairs of
+// cubie slots.
 package rubiks
 
 import (
@@ -386,8 +388,9 @@ func ActionName(a int) string { return actionNames[a] }
 var actionNames = [NumActions]string{"U", "U'", "R", "R'", "F", "F'", "D", "D'", "L", "L'", "B", "B'"}
 
 // A Problem is one cube to solve. It implements search.Heuristic[State],
-// search.Encoder[State] and search.ActionNamer[State]. Its methods are safe
-// for concurrent use.
+// search.Encoder[State], search.ActionNamer[State] and the contexts of a
+// context model (package cm: ContextLayout, Contexts). Its methods are
+// safe for concurrent use.
 type Problem struct {
 	// ID is "<file base name>#<index>" for a cube read from a file (the
 	// index counts cubes from 0), empty for a generated one.
