@@ -84,7 +84,7 @@ func TestTrainContextModel(t *testing.T) {
 	if its := readMetrics(t, run); len(its) != 3 || its[0].TotalSolved == 0 {
 		t.Errorf("metrics after resumption: %+v; want 3 iterations, the first solving some", its)
 	}
-	l, err := cm.LoadLearner[witness.State](filepath.Join(run, "checkpoint"))
+	l, err := cm.LoadLearner[witness.State](filepath.Join(run, "checkpoint"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestContextModelOverNATS(t *testing.T) {
 	if its[len(its)-1].TotalSolved == 0 {
 		t.Errorf("nothing solved over NATS")
 	}
-	if _, err := cm.LoadLearner[witness.State](filepath.Join(run, "checkpoint")); err != nil {
+	if _, err := cm.LoadLearner[witness.State](filepath.Join(run, "checkpoint"), 0); err != nil {
 		t.Errorf("the run's checkpoint: %v", err)
 	}
 }

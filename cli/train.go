@@ -126,7 +126,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.Var(durationFlag{&cfg.TimeLimit}, "time", "stop after this much training time in all, such as 2h (0: no limit)")
 	fs.StringVar(&cfg.dir, "dir", "", "run directory for checkpoints and metrics (required unless -resume)")
 	fs.StringVar(&resume, "resume", "", "continue the run in this directory where it stopped")
-	fs.IntVar(&cfg.learnerThreads, "learner-threads", 0, fmt.Sprintf("threads of the learner's steps, each over at least 48 states: for -step-trajectories above 1; up to %d (0: the library's, 1)", model.MaxThreads))
+	fs.IntVar(&cfg.learnerThreads, "learner-threads", 0, fmt.Sprintf("threads of the learner's steps: a network's, each over at least 48 states, for -step-trajectories above 1; a context model's, each over at least 4,096 solution steps; up to %d (0: the library's, 1)", model.MaxThreads))
 	fs.BoolVar(&cfg.Async, "async", false, "asynchronous training: the workers search on while the learner updates (default: the paper's synchronous procedure)")
 	fs.StringVar(&cfg.listen, "listen", "", "serve the run over NATS on this address, such as :4222, for \"phs worker\" processes (implies -async; -workers: their searches in all)")
 	fs.StringVar(&cfg.natsURL, "nats", "", "serve the run on the NATS server at this URL instead of an embedded one (implies -async)")
@@ -291,7 +291,7 @@ func (cfg *trainConfig) settings() []setting[trainSetup] {
 // networkOnly and contextOnly are the flags of train that only one kind
 // of learner reads.
 var (
-	networkOnly = []string{"model", "seed", "lr", "l2", "passes", "step-trajectories", "learner-threads", "arch", "units", "blocks"}
+	networkOnly = []string{"model", "seed", "lr", "l2", "passes", "step-trajectories", "arch", "units", "blocks"}
 	contextOnly = []string{"cm-mix", "cm-eps-low", "cm-lambda", "cm-steps"}
 )
 
@@ -587,7 +587,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	case resume:
 		load := func(dir string) (bootstrap.Learner[S], error) {
 			if cfg.Learner == learnerContext {
-				return cm.LoadLearner[S](dir)
+				return cm.LoadLearner[S](dir, cfg.learnerThreads)
 			}
 			return bootstrap.LoadNetwork[S](dir, cfg.learnerThreads)
 		}
@@ -629,7 +629,9 @@ func newContextLearner[S comparable](cfg *trainConfig, tasks []search.Task[S]) (
 	if err != nil {
 		return nil, fmt.Errorf("train: %s: %w", tasks[0].ID, err)
 	}
-	l, err := cm.NewLearner[S](layout, cfg.CM)
+	c := cfg.CM
+	c.Threads = cfg.learnerThreads
+	l, err := cm.NewLearner[S](layout, c)
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}

@@ -187,7 +187,7 @@ func (l *Learner[S]) objective(t *Table, trajs map[int]trajectory) *objective {
 	for i, k := range keys {
 		list[i] = trajs[k]
 	}
-	return newObjective(t.layout.Actions, len(t.layout.Sizes), l.cfg.Lambda, t.Beta0(), list)
+	return newObjective(t.layout.Actions, len(t.layout.Sizes), l.cfg.Lambda, t.Beta0(), list, l.cfg.Threads)
 }
 
 // Loss returns log F of the current table over the solutions kept.
@@ -303,10 +303,15 @@ func (l *Learner[S]) Save(dir string) error {
 	return nil
 }
 
-// LoadLearner reads the learner that Learner.Save wrote to dir. Every
-// field is checked: a file that is not such a learner, or whose table
-// has another layout or other settings than cm.json, is an error.
-func LoadLearner[S comparable](dir string) (*Learner[S], error) {
+// LoadLearner reads the learner that Learner.Save wrote to dir, whose
+// optimisations run on threads goroutines (OptimizerConfig.Threads, which
+// Save does not write). Every field is checked: a file that is not such a
+// learner, or whose table has another layout or other settings than
+// cm.json, is an error.
+func LoadLearner[S comparable](dir string, threads int) (*Learner[S], error) {
+	if threads < 0 || threads > MaxThreads {
+		return nil, fmt.Errorf("cm: threads %d; want 1 to %d (0: 1)", threads, MaxThreads)
+	}
 	b, err := os.ReadFile(filepath.Join(dir, LearnerFile))
 	if err != nil {
 		return nil, fmt.Errorf("cm: %w", err)
@@ -323,6 +328,7 @@ func LoadLearner[S comparable](dir string) (*Learner[S], error) {
 	if err != nil {
 		return nil, fmt.Errorf("cm: %s: %w", dir, err)
 	}
+	l.cfg.Threads = threads
 	return l, nil
 }
 

@@ -107,7 +107,7 @@ func TestLearnerBootstrap(t *testing.T) {
 	if _, err := bootstrap.Train(context.Background(), dir, tasks, newGridLearner(t, tasks, LearnerConfig{}), cfg, bootstrap.Env{Workers: 1}); err != nil {
 		t.Fatal(err)
 	}
-	load := func(dir string) (bootstrap.Learner[int32], error) { return LoadLearner[int32](dir) }
+	load := func(dir string) (bootstrap.Learner[int32], error) { return LoadLearner[int32](dir, 0) }
 	l, metrics, err := bootstrap.Resume(context.Background(), dir, tasks, load, bootstrap.Env{Workers: 2, Limits: &bootstrap.Limits{MaxIterations: 10}})
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestLearnerSaveLoad(t *testing.T) {
 	if err := lr.Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	got, err := LoadLearner[int32](dir)
+	got, err := LoadLearner[int32](dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,12 +228,12 @@ func TestLearnerWrongLayout(t *testing.T) {
 	// The table of another layout beside cm.json.
 	tb, _ := os.ReadFile(filepath.Join(odir, TableFile))
 	os.WriteFile(filepath.Join(dir, TableFile), tb, 0o644)
-	if _, err := LoadLearner[int32](dir); err == nil || !strings.Contains(err.Error(), "layout") {
+	if _, err := LoadLearner[int32](dir, 0); err == nil || !strings.Contains(err.Error(), "layout") {
 		t.Errorf("LoadLearner of mixed layouts: %v", err)
 	}
 	js := []byte(`{"config": {"eps_low": 2, "mix": 0.001, "lambda": 10, "max_steps": 200, "gap_factor": 0.5}, "layout": {"name": "grid test", "actions": 4, "sizes": [9]}}`)
 	os.WriteFile(filepath.Join(dir, LearnerFile), js, 0o644)
-	if _, err := LoadLearner[int32](dir); err == nil || !strings.Contains(err.Error(), "εlow") {
+	if _, err := LoadLearner[int32](dir, 0); err == nil || !strings.Contains(err.Error(), "εlow") {
 		t.Errorf("LoadLearner of εlow 2: %v", err)
 	}
 }

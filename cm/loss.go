@@ -2,6 +2,7 @@ package cm
 
 import (
 	"math"
+	"sync"
 )
 
 // A trajectory is a solution as the loss reads it: for each step t, the
@@ -21,6 +22,10 @@ type trajectory struct {
 // mixing. Each term log T_k − log π_β(k) is a sum of log-sum-exps of
 // linear functions of β minus linear functions, hence convex; so is its
 // exponential, and F. Its values are computed in log space.
+//
+// Its sums over the steps run on up to len(parts) goroutines, one part of
+// the trajectories each; the per-step results do not depend on the
+// number of parts, the gradient's sums over steps only through rounding.
 type objective struct {
 	A, M          int
 	lambda, beta0 float64
@@ -29,12 +34,25 @@ type objective struct {
 	// scratch: per step z (steps·A) and the line's direction zd; per
 	// trajectory ℓ_k.
 	z, zl, zd, zs, ell []float64
+	parts              []part
 }
+
+// A part is a run of consecutive trajectories, trajs[k0:k1], whose steps
+// are t0..t1−1, and, for a part but the first, its own gradient buffer.
+type part struct {
+	k0, k1, t0, t1 int
+	g              []float64
+}
+
+// minPartSteps is the fewest steps of a part: below it, a goroutine costs
+// more than it saves.
+const minPartSteps = 4096
 
 // newObjective returns the objective of trajs, which have at least one
 // step each, over parameters with A actions, M contexts per state,
-// regulariser weight lambda and centre beta0.
-func newObjective(A, M int, lambda, beta0 float64, trajs []trajectory) *objective {
+// regulariser weight lambda and centre beta0, whose sums run on up to
+// threads goroutines (0 meaning 1).
+func newObjective(A, M int, lambda, beta0 float64, trajs []trajectory, threads int) *objective {
 	o := &objective{A: A, M: M, lambda: lambda, beta0: beta0, trajs: trajs}
 	for _, tr := range trajs {
 		o.steps += len(tr.actions)
@@ -44,16 +62,45 @@ func newObjective(A, M int, lambda, beta0 float64, trajs []trajectory) *objectiv
 	o.zl = make([]float64, o.steps*A)
 	o.zs = make([]float64, o.steps*A)
 	o.ell = make([]float64, len(trajs))
+	n := max(min(threads, o.steps/minPartSteps), 1)
+	k, t := 0, 0
+	for i := range n {
+		p := part{k0: k, t0: t}
+		for k < len(trajs) && (i == n-1 || t < (i+1)*o.steps/n) {
+			t += len(trajs[k].actions)
+			k++
+		}
+		p.k1, p.t1 = k, t
+		o.parts = append(o.parts, p)
+	}
 	return o
+}
+
+// each calls f on every part, on a goroutine each but the first.
+func (o *objective) each(f func(p *part)) {
+	if len(o.parts) == 1 {
+		f(&o.parts[0])
+		return
+	}
+	var wg sync.WaitGroup
+	for i := 1; i < len(o.parts); i++ {
+		wg.Go(func() { f(&o.parts[i]) })
+	}
+	f(&o.parts[0])
+	wg.Wait()
 }
 
 // sumRows writes to z, for each step, the sum of the rows of x of its
 // contexts.
 func (o *objective) sumRows(x, z []float64) {
+	o.each(func(p *part) { o.sumRowsPart(p, x, z) })
+}
+
+func (o *objective) sumRowsPart(p *part, x, z []float64) {
 	A, M := o.A, o.M
-	clear(z)
-	t := 0
-	for _, tr := range o.trajs {
+	clear(z[p.t0*A : p.t1*A])
+	t := p.t0
+	for _, tr := range o.trajs[p.k0:p.k1] {
 		for i := range tr.actions {
 			zt := z[t*A : (t+1)*A]
 			for _, r := range tr.rows[i*M : (i+1)*M] {
@@ -96,9 +143,15 @@ func lse2(a, b float64) float64 {
 // losses sets o.ell[k] = log T_k − log π(k) from the step sums z and
 // returns log L = log Σ_k exp ℓ_k.
 func (o *objective) losses(z []float64) float64 {
+	o.each(func(p *part) { o.lossesPart(p, z) })
+	return lse(o.ell)
+}
+
+func (o *objective) lossesPart(p *part, z []float64) {
 	A := o.A
-	t := 0
-	for k, tr := range o.trajs {
+	t := p.t0
+	for k := p.k0; k < p.k1; k++ {
+		tr := o.trajs[k]
 		l := math.Log(float64(len(tr.actions)))
 		for _, a := range tr.actions {
 			zt := z[t*A : (t+1)*A]
@@ -107,7 +160,6 @@ func (o *objective) losses(z []float64) float64 {
 		}
 		o.ell[k] = l
 	}
-	return lse(o.ell)
 }
 
 // reg returns (λ/2)·Σ (x − β0)².
@@ -126,9 +178,9 @@ func (o *objective) logValue(x []float64) float64 {
 }
 
 // gradient writes to g the gradient of F at x scaled by e^(−C), C =
-// max_k ℓ_k (0 without trajectories), and returns log F(x) and C.
+// max_k ℓ_k (0 without trajectories), and returns log F(x) and C. It
+// leaves in o.z the step sums at x (see newLine).
 func (o *objective) gradient(x, g []float64) (logF, C float64) {
-	A, M := o.A, o.M
 	o.sumRows(x, o.z)
 	logL := o.losses(o.z)
 	C = 0.0
@@ -142,9 +194,34 @@ func (o *objective) gradient(x, g []float64) (logF, C float64) {
 	for i, b := range x {
 		g[i] = scale * (b - o.beta0)
 	}
-	var p [MaxActions]float64
-	t := 0
-	for k, tr := range o.trajs {
+	o.each(func(p *part) {
+		if p == &o.parts[0] {
+			o.gradientPart(p, C, g) // the first part adds to g itself
+			return
+		}
+		if len(p.g) != len(g) {
+			p.g = make([]float64, len(g))
+		} else {
+			clear(p.g)
+		}
+		o.gradientPart(p, C, p.g)
+	})
+	for _, p := range o.parts[1:] {
+		for i, v := range p.g {
+			g[i] += v
+		}
+	}
+	return lse2(logL, math.Log(o.reg(x))), C
+}
+
+// gradientPart adds to g the gradient of the loss terms of part p, scaled
+// by e^(−C), from the step sums in o.z and the losses in o.ell.
+func (o *objective) gradientPart(p *part, C float64, g []float64) {
+	A, M := o.A, o.M
+	var pr [MaxActions]float64
+	t := p.t0
+	for k := p.k0; k < p.k1; k++ {
+		tr := o.trajs[k]
 		e := math.Exp(o.ell[k] - C)
 		for i, act := range tr.actions {
 			zt := o.z[t*A : (t+1)*A]
@@ -154,23 +231,22 @@ func (o *objective) gradient(x, g []float64) (logF, C float64) {
 			}
 			s := 0.0
 			for a, v := range zt {
-				p[a] = math.Exp(v - m)
-				s += p[a]
+				pr[a] = math.Exp(v - m)
+				s += pr[a]
 			}
 			for a := range zt {
-				p[a] = e * p[a] / s
+				pr[a] = e * pr[a] / s
 			}
-			p[act] -= e
+			pr[act] -= e
 			for _, r := range tr.rows[i*M : (i+1)*M] {
 				gr := g[int(r)*A : int(r)*A+A]
 				for a := range gr {
-					gr[a] += p[a]
+					gr[a] += pr[a]
 				}
 			}
 			t++
 		}
 	}
-	return lse2(logL, math.Log(o.reg(x))), C
 }
 
 // A line is the restriction φ(α) = log F(x + α·d) of the objective to a
@@ -182,9 +258,12 @@ type line struct {
 	r0, r1, r2 float64
 }
 
-// newLine returns the line of o through x in direction d.
+// newLine returns the line of o through x in direction d. The last
+// call of gradient must have been at x: the line takes over the step sums
+// that it left in o.z, so that a step of the optimiser sums the rows of x
+// once.
 func (o *objective) newLine(x, d []float64) *line {
-	o.sumRows(x, o.zl)
+	o.z, o.zl = o.zl, o.z
 	o.sumRows(d, o.zd)
 	l := &line{o: o}
 	for i, b := range x {
@@ -199,9 +278,12 @@ func (o *objective) newLine(x, d []float64) *line {
 // at returns φ(α).
 func (l *line) at(alpha float64) float64 {
 	o := l.o
-	for i, z := range o.zl {
-		o.zs[i] = z + alpha*o.zd[i]
-	}
+	o.each(func(p *part) {
+		for i := p.t0 * o.A; i < p.t1*o.A; i++ {
+			o.zs[i] = o.zl[i] + alpha*o.zd[i]
+		}
+		o.lossesPart(p, o.zs)
+	})
 	r := o.lambda / 2 * (l.r0 + 2*alpha*l.r1 + alpha*alpha*l.r2)
-	return lse2(o.losses(o.zs), math.Log(max(r, 0)))
+	return lse2(lse(o.ell), math.Log(max(r, 0)))
 }

@@ -25,7 +25,7 @@ func randomObjective(rng *rand.Rand, rows, A, M, k, maxLen int) (*objective, []f
 		trajs = append(trajs, tr)
 	}
 	beta0 := (1 - 1/float64(A)) * lo
-	o := newObjective(A, M, 10, beta0, trajs)
+	o := newObjective(A, M, 10, beta0, trajs, 1)
 	x := make([]float64, rows*A)
 	for i := range x {
 		x[i] = lo * rng.Float64()
@@ -102,6 +102,7 @@ func TestLineMatchesObjective(t *testing.T) {
 	for i := range d {
 		d[i] = rng.NormFloat64()
 	}
+	o.gradient(x, make([]float64, len(x)))
 	ln := o.newLine(x, d)
 	y := make([]float64, len(x))
 	for _, al := range []float64{0, 0.3, 1, 2.5} {
@@ -111,6 +112,54 @@ func TestLineMatchesObjective(t *testing.T) {
 		got := ln.at(al)
 		if want := o.logValue(y); math.Abs(got-want) > 1e-10*math.Abs(want) {
 			t.Errorf("φ(%g) = %g, log F = %g", al, got, want)
+		}
+	}
+}
+
+// TestObjectiveThreads checks that the objective's sums over parts of
+// the trajectories on several goroutines give the values, gradients and
+// lines of one goroutine, up to rounding, and that the parts cover the
+// trajectories.
+func TestObjectiveThreads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	one, x, _ := randomObjective(rng, 500, 4, 10, 400, 100) // about 20,000 steps
+	d := make([]float64, len(x))
+	for i := range d {
+		d[i] = rng.NormFloat64()
+	}
+	g1 := make([]float64, len(x))
+	logF1, C1 := one.gradient(x, g1)
+	ln1 := one.newLine(x, d)
+	for _, threads := range []int{2, 3, 64} {
+		o := newObjective(one.A, one.M, one.lambda, one.beta0, one.trajs, threads)
+		if want := min(threads, one.steps/minPartSteps); len(o.parts) != want {
+			t.Errorf("%d threads: %d parts, want %d", threads, len(o.parts), want)
+		}
+		k, st := 0, 0
+		for _, p := range o.parts {
+			if p.k0 != k || p.t0 != st || p.k1 < p.k0 {
+				t.Fatalf("%d threads: parts %+v do not follow each other", threads, o.parts)
+			}
+			k, st = p.k1, p.t1
+		}
+		if k != len(o.trajs) || st != o.steps {
+			t.Fatalf("%d threads: parts end at trajectory %d, step %d; want %d, %d", threads, k, st, len(o.trajs), o.steps)
+		}
+		g := make([]float64, len(x))
+		logF, C := o.gradient(x, g)
+		if math.Abs(logF-logF1) > 1e-12*math.Abs(logF1) || C != C1 {
+			t.Errorf("%d threads: log F, C = %g, %g; one thread %g, %g", threads, logF, C, logF1, C1)
+		}
+		for i := range g {
+			if math.Abs(g[i]-g1[i]) > 1e-12*(1+math.Abs(g1[i])) {
+				t.Fatalf("%d threads: g[%d] = %g; one thread %g", threads, i, g[i], g1[i])
+			}
+		}
+		ln := o.newLine(x, d)
+		for _, al := range []float64{0, 0.1, 1} {
+			if a, b := ln.at(al), ln1.at(al); math.Abs(a-b) > 1e-12*math.Abs(b) {
+				t.Errorf("%d threads: φ(%g) = %g; one thread %g", threads, al, a, b)
+			}
 		}
 	}
 }
@@ -227,19 +276,35 @@ func BenchmarkGradient(b *testing.B) {
 	b.ReportMetric(float64(o.steps*b.N)/b.Elapsed().Seconds(), "steps/s")
 }
 
-// BenchmarkOptimize measures one optimisation with the reference's
-// settings from a random point, on the problem of BenchmarkGradient.
+// BenchmarkOptimize measures 20 steps of the optimisation with the
+// reference's other settings from a random point, on the problem of
+// BenchmarkGradient, and on one of the size of a Witness update (10,000
+// trajectories of up to 30 steps, 126 contexts per state, 50,000 rows) on
+// 1 and 2 threads.
 func BenchmarkOptimize(b *testing.B) {
-	o, x, lo := randomObjective(rand.New(rand.NewPCG(8, 8)), 2000, 4, 20, 100, 100)
-	y := make([]float64, len(x))
-	steps := 0
-	for b.Loop() {
-		copy(y, x)
-		res, err := optimize(context.Background(), o, y, lo, OptimizerConfig{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		steps += res.Steps
+	for _, c := range []struct {
+		name               string
+		rows, M, k, maxLen int
+		threads            int
+	}{
+		{"small", 2000, 20, 100, 100, 1},
+		{"witness/threads=1", 50000, 126, 10000, 30, 1},
+		{"witness/threads=2", 50000, 126, 10000, 30, 2},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			o, x, lo := randomObjective(rand.New(rand.NewPCG(8, 8)), c.rows, 4, c.M, c.k, c.maxLen)
+			o = newObjective(o.A, o.M, o.lambda, o.beta0, o.trajs, c.threads)
+			y := make([]float64, len(x))
+			steps := 0
+			for b.Loop() {
+				copy(y, x)
+				res, err := optimize(context.Background(), o, y, lo, OptimizerConfig{MaxSteps: 20})
+				if err != nil {
+					b.Fatal(err)
+				}
+				steps += res.Steps
+			}
+			b.ReportMetric(float64(steps)/float64(b.N), "iterations")
+		})
 	}
-	b.ReportMetric(float64(steps)/float64(b.N), "iterations")
 }

@@ -24,7 +24,14 @@ type OptimizerConfig struct {
 	// then within a factor 1/(1 − GapFactor) of its minimum. In (0, 1);
 	// 0 means 0.5. The gap is measured every 20 steps.
 	GapFactor float64 `json:"gap_factor"`
+	// Threads is the number of goroutines of the sums over the
+	// solutions' steps, from 1 to MaxThreads; 0 means 1. It is not saved:
+	// the result depends on it only through rounding.
+	Threads int `json:"-"`
 }
+
+// MaxThreads is the largest OptimizerConfig.Threads.
+const MaxThreads = 64
 
 // check returns an error if a field of c is out of range, and otherwise
 // fills in the defaults.
@@ -36,6 +43,8 @@ func (c *OptimizerConfig) check() error {
 		return fmt.Errorf("max steps %d; want > 0 (0: 200)", c.MaxSteps)
 	case !(c.GapFactor >= 0 && c.GapFactor < 1):
 		return fmt.Errorf("gap factor %g; want a number in (0, 1) (0: 0.5)", c.GapFactor)
+	case c.Threads < 0 || c.Threads > MaxThreads:
+		return fmt.Errorf("threads %d; want 1 to %d (0: 1)", c.Threads, MaxThreads)
 	}
 	if c.Lambda == 0 {
 		c.Lambda = 10
@@ -74,7 +83,7 @@ func Optimize[S comparable](ctx context.Context, t *Table, solutions []bootstrap
 			trajs = append(trajs, tr)
 		}
 	}
-	o := newObjective(t.layout.Actions, len(t.layout.Sizes), cfg.Lambda, t.Beta0(), trajs)
+	o := newObjective(t.layout.Actions, len(t.layout.Sizes), cfg.Lambda, t.Beta0(), trajs, cfg.Threads)
 	return optimize(ctx, o, t.beta, t.logLow, cfg)
 }
 
