@@ -78,7 +78,7 @@ func TestTrainContextModel(t *testing.T) {
 	if _, _, err := runPHS(t, "train", "-resume", run, "-cm-lambda", "1"); err == nil || !strings.Contains(err.Error(), "-cm-lambda") {
 		t.Errorf("changing -cm-lambda on resume: %v", err)
 	}
-	if _, errOut, err := runPHS(t, "train", "-resume", run, "-iterations", "3"); err != nil {
+	if _, errOut, err := runPHS(t, "train", "-resume", run, "-iterations", "3", "-learner-threads", "2"); err != nil {
 		t.Fatalf("resume: %v\n%s", err, errOut)
 	}
 	if its := readMetrics(t, run); len(its) != 3 || its[0].TotalSolved == 0 {
@@ -253,6 +253,7 @@ func TestContextTrainFlags(t *testing.T) {
 		{append(ctxTrain, "-lr", "0.1", wit), "-lr 0.1: -learner context trains a context model, which does not read it"},
 		{append(ctxTrain, "-arch", "resnet", wit), "-arch resnet: -learner context trains a context model, which does not read it"},
 		{append(ctxTrain, "-passes", "2", wit), "-passes 2"},
+		{append(ctxTrain, "-learner-threads", "65", wit), "-learner-threads 65"},
 		{append(ctxTrain, "-model", dir, wit), "a context model starts empty"},
 		{append(ctxTrain, "-budget", "-1", wit), "-budget -1"},
 		{[]string{"train", "-domain", "witness", "-cm-lambda", "3", "-dir", filepath.Join(dir, "run"), wit}, "-cm-lambda 3: -learner network trains a network"},
