@@ -248,6 +248,8 @@ func TestContextTrainFlags(t *testing.T) {
 		{append(ctxTrain, "-cm-lambda", "-1", wit), "-cm-lambda -1: cm: learner: λ -1"},
 		{append(ctxTrain, "-cm-lambda", "Inf", wit), "-cm-lambda +Inf"},
 		{append(ctxTrain, "-cm-steps", "-3", wit), "-cm-steps -3"},
+		{append(ctxTrain, "-cm-growth", "-1", wit), "-cm-growth -1: cm: learner: growth -1"},
+		{append(ctxTrain, "-cm-growth", "NaN", wit), "-cm-growth NaN"},
 		{append(ctxTrain, "-alg", "phsh", wit), "-alg phsh: phsh reads a heuristic, and a context model has none"},
 		{append(ctxTrain, "-alg", "astar", wit), "-alg astar: astar reads a heuristic"},
 		{append(ctxTrain, "-lr", "0.1", wit), "-lr 0.1: -learner context trains a context model, which does not read it"},

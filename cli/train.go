@@ -119,6 +119,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&cfg.CM.EpsLow, "cm-eps-low", 0, fmt.Sprintf("context model: εlow in (0, 1), the parameters lie in [ln εlow, 0] (0: the library's, %g)", cm.DefaultEpsLow))
 	fs.Float64Var(&cfg.CM.Lambda, "cm-lambda", 0, "context model: weight λ > 0 of the regulariser (0: the library's, 10)")
 	fs.IntVar(&cfg.CM.MaxSteps, "cm-steps", 0, "context model: most optimiser steps of an update (0: the library's, 200)")
+	fs.Float64Var(&cfg.CM.Growth, "cm-growth", 1, "context model: an update optimises only once the solutions new or replaced since the last optimisation are at least G times those it covered (0: at every update)")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the network's initialisation and of the updates")
 	fs.Float64Var(&cfg.LearningRate, "lr", 0, "Adam learning rate (0: the library's, 1e-4)")
 	fs.Float64Var(&cfg.L2, "l2", 0, "L2 regularisation weight")
@@ -285,6 +286,7 @@ func (cfg *trainConfig) settings() []setting[trainSetup] {
 		{"cm-eps-low", func(s *trainSetup) { s.cm.EpsLow = cfg.CM.EpsLow }},
 		{"cm-lambda", func(s *trainSetup) { s.cm.Lambda = cfg.CM.Lambda }},
 		{"cm-steps", func(s *trainSetup) { s.cm.MaxSteps = cfg.CM.MaxSteps }},
+		{"cm-growth", func(s *trainSetup) { s.cm.Growth = cfg.CM.Growth }},
 	}
 }
 
@@ -292,7 +294,7 @@ func (cfg *trainConfig) settings() []setting[trainSetup] {
 // of learner reads.
 var (
 	networkOnly = []string{"model", "seed", "lr", "l2", "passes", "step-trajectories", "arch", "units", "blocks"}
-	contextOnly = []string{"cm-mix", "cm-eps-low", "cm-lambda", "cm-steps"}
+	contextOnly = []string{"cm-mix", "cm-eps-low", "cm-lambda", "cm-steps", "cm-growth"}
 )
 
 // checkLearner returns a usage error if fs sets a flag that the learner

@@ -27,6 +27,16 @@ type LearnerConfig struct {
 	// training searches, in (0, 1); 0 means DefaultTrainMix. (Test
 	// searches use none: NewEvaluator(learner.Table(), 0).)
 	Mix float64 `json:"mix"`
+	// Growth, finite and ≥ 0, spaces the optimisations: an update
+	// optimises only if the solutions new or replaced since the last
+	// optimisation are at least Growth times as many as the solutions
+	// that optimisation covered (the first update always optimises); the
+	// others only keep their solutions. 0 optimises at every update. As
+	// every optimisation covers every solution kept, Growth g bounds the
+	// total work of the optimisations of a run that keeps n solutions by
+	// about (1 + 1/g) times that of one over n, whatever the number of
+	// updates.
+	Growth float64 `json:"growth"`
 	// The optimisation of each update.
 	OptimizerConfig
 }
@@ -39,6 +49,8 @@ func (c *LearnerConfig) check() error {
 		return fmt.Errorf("εlow %g; want a number in (0, 1) (0: %g)", c.EpsLow, DefaultEpsLow)
 	case c.Mix != 0 && !(c.Mix > 0 && c.Mix < 1):
 		return fmt.Errorf("mix %g; want a number in (0, 1) (0: %g)", c.Mix, DefaultTrainMix)
+	case !(c.Growth >= 0) || math.IsInf(c.Growth, 0):
+		return fmt.Errorf("growth %g; want a finite number ≥ 0", c.Growth)
 	}
 	if err := c.OptimizerConfig.check(); err != nil {
 		return err
@@ -57,7 +69,8 @@ func (c *LearnerConfig) check() error {
 // (by bootstrap.Solution.Index), and each update creates rows at β0 for
 // the new contexts of its solutions' states, then minimises the LTS loss
 // of all the solutions kept (Optimize's objective) from the current
-// parameters. The reference optimises once per pass over the problems:
+// parameters, at every update or as LearnerConfig.Growth spaces them. The
+// reference optimises once per pass over the problems:
 // bootstrap.Config.ProblemsPerUpdate equal to the number of problems
 // does the same.
 //
@@ -69,6 +82,15 @@ type Learner[S comparable] struct {
 	table *Table
 	// trajs holds the latest solution of each problem, by index.
 	trajs map[int]trajectory
+	// opt counts the solutions of the last optimisation, and changed the
+	// solutions new or replaced since (LearnerConfig.Growth).
+	opt counts
+}
+
+// counts are a learner's counts of solutions for LearnerConfig.Growth.
+type counts struct {
+	Covered int `json:"covered"`
+	Changed int `json:"changed"`
 }
 
 var _ bootstrap.Learner[int] = (*Learner[int])(nil)
@@ -106,10 +128,11 @@ func (l *Learner[S]) CheckAlgorithm(alg search.Algorithm) error {
 }
 
 // Learn replaces the kept solution of each problem of batch by the new
-// one, creates the rows of their new contexts and optimises. It returns
-// ctx's error, changing nothing, if ctx is done before the optimisation
-// ends. The update's PolicyLoss is log F at the end times its steps, so
-// that the metrics' mean is log F.
+// one, creates the rows of their new contexts and, unless Growth says to
+// wait (the update then has no steps), optimises. It returns ctx's error,
+// changing nothing, if ctx is done before the optimisation ends. The
+// update's PolicyLoss is log F at the end times its steps, so that the
+// metrics' mean is log F.
 func (l *Learner[S]) Learn(ctx context.Context, batch []bootstrap.Solution[S]) (bootstrap.Update, error) {
 	if err := ctx.Err(); err != nil {
 		return bootstrap.Update{}, err
@@ -132,11 +155,16 @@ func (l *Learner[S]) Learn(ctx context.Context, batch []bootstrap.Solution[S]) (
 	for k, v := range fresh {
 		trajs[k] = v
 	}
+	opt := counts{l.opt.Covered, l.opt.Changed + len(fresh)}
+	if opt.Covered > 0 && float64(opt.Changed) < l.cfg.Growth*float64(opt.Covered) || opt.Changed == 0 {
+		l.table, l.trajs, l.opt = t, trajs, opt // new rows at β0 change no prediction
+		return bootstrap.Update{}, nil
+	}
 	res, err := optimize(ctx, l.objective(t, trajs), t.beta, t.logLow, l.cfg.OptimizerConfig)
 	if err != nil {
 		return bootstrap.Update{}, err
 	}
-	l.table, l.trajs = t, trajs
+	l.table, l.trajs, l.opt = t, trajs, counts{Covered: len(trajs)}
 	return bootstrap.Update{Steps: res.Steps, PolicyLoss: res.LogF * float64(res.Steps)}, nil
 }
 
@@ -249,6 +277,8 @@ const (
 type learnerState struct {
 	Config LearnerConfig `json:"config"`
 	Layout Layout        `json:"layout"`
+	// Solutions are the counts of LearnerConfig.Growth.
+	Solutions counts `json:"solutions"`
 }
 
 // Save writes the learner to directory dir, which exists: its settings
@@ -288,7 +318,7 @@ func (l *Learner[S]) Save(dir string) error {
 	if err != nil {
 		return fmt.Errorf("cm: %w", err)
 	}
-	js, err := json.MarshalIndent(learnerState{Config: l.cfg, Layout: l.table.layout}, "", "  ")
+	js, err := json.MarshalIndent(learnerState{Config: l.cfg, Layout: l.table.layout, Solutions: l.opt}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("cm: %w", err)
 	}
@@ -364,7 +394,10 @@ func decodeLearner[S comparable](js, tb, tj []byte) (*Learner[S], error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", TrajectoriesFile, err)
 	}
-	return &Learner[S]{cfg: cfg, table: t, trajs: trajs}, nil
+	if c := st.Solutions; c.Covered < 0 || c.Changed < 0 || c.Covered > len(trajs) {
+		return nil, fmt.Errorf("%s: solutions %+v: want counts ≥ 0, covered at most the %d solutions kept", LearnerFile, c, len(trajs))
+	}
+	return &Learner[S]{cfg: cfg, table: t, trajs: trajs, opt: st.Solutions}, nil
 }
 
 // decodeTrajectories reads the solutions of trajectories.safetensors,

@@ -3,6 +3,8 @@ package cm
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -73,15 +75,22 @@ func tableBytes(t *testing.T, tb *Table) []byte {
 }
 
 // TestLearnerBootstrap trains a context model on small grids through
-// bootstrap.Train: it then solves them with far fewer expansions than
-// the uniform policy, and a run interrupted after two iterations and
-// resumed ends exactly as the run of four.
+// bootstrap.Train, optimising at every update and as Growth 1 spaces
+// them: it then solves them with far fewer expansions than the uniform
+// policy, and a run interrupted an iteration before its end and resumed
+// ends exactly as the uninterrupted run.
 func TestLearnerBootstrap(t *testing.T) {
+	for _, growth := range []float64{0, 1} {
+		t.Run(fmt.Sprint("growth=", growth), func(t *testing.T) { testLearnerBootstrap(t, LearnerConfig{Growth: growth}) })
+	}
+}
+
+func testLearnerBootstrap(t *testing.T, lc LearnerConfig) {
 	tasks := openGrids(24, 10, 11)
 	// Batches of 1: in searches of a few dozen expansions, batches of
 	// 32 children evaluated before any is pushed would hide the policy.
 	cfg := bootstrap.Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 50, BatchSize: 1}, ProblemsPerUpdate: 8, Limits: bootstrap.Limits{MaxIterations: 10}}
-	ref := newGridLearner(t, tasks, LearnerConfig{})
+	ref := newGridLearner(t, tasks, lc)
 	refMetrics, err := bootstrap.Train(context.Background(), t.TempDir(), tasks, ref, cfg, bootstrap.Env{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +113,7 @@ func TestLearnerBootstrap(t *testing.T) {
 	// n−1 iterations, then the rest.
 	dir := t.TempDir()
 	cfg.MaxIterations = n - 1
-	if _, err := bootstrap.Train(context.Background(), dir, tasks, newGridLearner(t, tasks, LearnerConfig{}), cfg, bootstrap.Env{Workers: 1}); err != nil {
+	if _, err := bootstrap.Train(context.Background(), dir, tasks, newGridLearner(t, tasks, lc), cfg, bootstrap.Env{Workers: 1}); err != nil {
 		t.Fatal(err)
 	}
 	load := func(dir string) (bootstrap.Learner[int32], error) { return LoadLearner[int32](dir, 0) }
@@ -116,8 +125,80 @@ func TestLearnerBootstrap(t *testing.T) {
 		t.Errorf("resumed metrics\n%+v\nwant\n%+v", got, want)
 	}
 	res := l.(*Learner[int32])
-	if !bytes.Equal(tableBytes(t, res.Table()), tableBytes(t, ref.Table())) || !reflect.DeepEqual(res.trajs, ref.trajs) {
-		t.Error("the resumed run ends with another table or other solutions than the uninterrupted one")
+	if !bytes.Equal(tableBytes(t, res.Table()), tableBytes(t, ref.Table())) || !reflect.DeepEqual(res.trajs, ref.trajs) || res.opt != ref.opt {
+		t.Error("the resumed run ends with another table, other solutions or other counts than the uninterrupted one")
+	}
+}
+
+// policy returns the policy of lr's snapshot in the first 40 states of p.
+func policy(t *testing.T, lr *Learner[int32], p search.Problem[int32]) []float64 {
+	t.Helper()
+	states := make([]int32, 40)
+	for i := range states {
+		states[i] = int32(i)
+	}
+	logPi := make([]float64, 4*len(states))
+	if err := lr.Snapshot().NewEvaluator().Evaluate(p, states, logPi, make([]float64, len(states))); err != nil {
+		t.Fatal(err)
+	}
+	return logPi
+}
+
+// TestLearnerGrowth checks which updates optimise with Growth 1 and 0.5,
+// solutions replaced counting as changed, and that a learner saved
+// between two updates goes on as it would have.
+func TestLearnerGrowth(t *testing.T) {
+	tasks := grids(12, 15)
+	s, _ := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{})
+	sol := func(i int) bootstrap.Solution[int32] {
+		r, err := s.Solve(context.Background(), tasks[i].Problem)
+		if err != nil || !r.Solved {
+			t.Fatal(r, err)
+		}
+		return bootstrap.Solution[int32]{Index: i, Problem: tasks[i].Problem, Trajectory: r.Trajectory}
+	}
+	for _, tc := range []struct {
+		growth float64
+		// batches of problem indices, and whether each update optimises
+		batches [][]int
+		want    []bool
+	}{
+		{1, [][]int{{0, 1}, {2}, {3}, {4, 5}, {0, 1, 2, 3}}, []bool{true, false, true, false, true}},
+		{0.5, [][]int{{0, 1}, {2}, {3}, {4}, {0}, {5, 6, 7}}, []bool{true, true, false, true, false, true}},
+		{0, [][]int{{0}, {0}, {1}}, []bool{true, true, true}},
+	} {
+		lr := newGridLearner(t, tasks, LearnerConfig{Growth: tc.growth, OptimizerConfig: OptimizerConfig{MaxSteps: 3}})
+		for i, b := range tc.batches {
+			if i == 2 { // through a save and a load
+				dir := t.TempDir()
+				if err := lr.Save(dir); err != nil {
+					t.Fatal(err)
+				}
+				var err error
+				if lr, err = LoadLearner[int32](dir, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var batch []bootstrap.Solution[int32]
+			for _, k := range b {
+				batch = append(batch, sol(k))
+			}
+			before := policy(t, lr, tasks[0].Problem)
+			u, err := lr.Learn(context.Background(), batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := u.Steps > 0; got != tc.want[i] {
+				t.Errorf("growth %g, update %d (%v): optimised %v, want %v (counts %+v)", tc.growth, i, b, got, tc.want[i], lr.opt)
+			}
+			after := policy(t, lr, tasks[0].Problem)
+			for j := range after {
+				// Rows at β0 add the same to every action's sum.
+				if d := math.Abs(after[j] - before[j]); u.Steps == 0 && d > 1e-12 {
+					t.Fatalf("growth %g, update %d: no optimisation, but log π[%d] changed by %g", tc.growth, i, j, d)
+				}
+			}
+		}
 	}
 }
 
