@@ -317,6 +317,19 @@ func TestLearnerWrongLayout(t *testing.T) {
 	if _, err := LoadLearner[int32](dir, 0); err == nil || !strings.Contains(err.Error(), "εlow") {
 		t.Errorf("LoadLearner of εlow 2: %v", err)
 	}
+	dir = t.TempDir()
+	if err := lr.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	js, _ = os.ReadFile(filepath.Join(dir, LearnerFile))
+	js = bytes.Replace(js, []byte(`"covered": 0`), []byte(`"covered": 1`), 1)
+	os.WriteFile(filepath.Join(dir, LearnerFile), js, 0o644)
+	if _, err := LoadLearner[int32](dir, 0); err == nil || !strings.Contains(err.Error(), "covered at most the 0 solutions") {
+		t.Errorf("LoadLearner of 1 solution covered of none kept: %v", err)
+	}
+	if _, err := LoadLearner[int32](t.TempDir(), -1); err == nil || !strings.Contains(err.Error(), "threads -1") {
+		t.Errorf("LoadLearner on -1 threads: %v", err)
+	}
 }
 
 // seedFiles returns the files of a small trained learner.
