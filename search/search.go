@@ -12,7 +12,8 @@
 // as PHSStar, or Parse of its text form, such as "wastar:1.5"), build a
 // Solver with NewSolver, which checks the algorithm, the options and the
 // evaluator once, and call its Solve for each problem; SolveAll runs a set of tasks on several Solvers in
-// parallel and returns the results in input order.
+// parallel and returns the results in input order (SolveEach: as the
+// searches end).
 package search
 
 import (

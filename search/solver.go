@@ -222,15 +222,43 @@ type Task[S comparable] struct {
 
 // SolveAll checks every task with solvers[0].Check, then solves them on
 // len(solvers) goroutines, one per solver, and calls emit with each result
-// in input order, from one goroutine at a time. It returns the first
+// in input order, from the calling goroutine. It returns the first
 // problem that fails the check before any search starts; it stops at the
 // first error of a search or of emit, or when ctx is done, and the results
 // emitted by then are exactly those of a prefix of tasks. Errors name the
 // task's ID. It panics if there is no solver.
 func SolveAll[S comparable](ctx context.Context, tasks []Task[S], solvers []*Solver[S],
 	emit func(i int, r Result[S]) error) error {
+	// Emit in input order: hold the results that arrive early.
+	pending := make(map[int]Result[S])
+	emitted := 0
+	return SolveEach(ctx, tasks, solvers, func(i int, r Result[S]) error {
+		pending[i] = r
+		for {
+			r, ok := pending[emitted]
+			if !ok {
+				return nil
+			}
+			delete(pending, emitted)
+			if err := emit(emitted, r); err != nil {
+				return err
+			}
+			emitted++
+		}
+	})
+}
+
+// SolveEach is SolveAll but for the order of the results: it calls emit
+// with the result of each task i as soon as its search ends, in no
+// particular order, from the calling goroutine. It stops at the first
+// error of a search or of emit, or when ctx is done (it then returns ctx's
+// error, or that of a search it interrupted), and the results emitted by
+// then are those of searches that ended, each emitted once; the searches
+// under way are cancelled and their results dropped.
+func SolveEach[S comparable](ctx context.Context, tasks []Task[S], solvers []*Solver[S],
+	emit func(i int, r Result[S]) error) error {
 	if len(solvers) == 0 {
-		panic("search: SolveAll without solvers")
+		panic("search: SolveEach without solvers")
 	}
 	for _, t := range tasks {
 		if err := solvers[0].Check(t.Problem); err != nil {
@@ -278,32 +306,19 @@ func SolveAll[S comparable](ctx context.Context, tasks []Task[S], solvers []*Sol
 		close(results)
 	}()
 
-	// Emit in input order: hold results that arrive early.
-	pending := make(map[int]Result[S])
 	emitted := 0
 	var firstErr error
 	for d := range results {
 		if firstErr != nil {
 			continue // drain
 		}
+		if d.err == nil {
+			d.err = emit(d.i, d.r)
+			emitted++
+		}
 		if d.err != nil {
 			firstErr = d.err
 			cancel()
-			continue
-		}
-		pending[d.i] = d.r
-		for {
-			r, ok := pending[emitted]
-			if !ok {
-				break
-			}
-			delete(pending, emitted)
-			if err := emit(emitted, r); err != nil {
-				firstErr = err
-				cancel()
-				break
-			}
-			emitted++
 		}
 	}
 	if firstErr != nil {

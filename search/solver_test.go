@@ -143,6 +143,49 @@ func TestSolveAllCancel(t *testing.T) {
 	}
 }
 
+// TestSolveEach checks that SolveEach emits the result of every task
+// once, whatever its order, the results of whole searches alone when it is
+// cancelled, and the error of a search.
+func TestSolveEach(t *testing.T) {
+	for _, workers := range []int{1, 3} {
+		ts := lineTasks(40)
+		seen := map[int]bool{}
+		err := search.SolveEach(context.Background(), ts, sleepers(t, workers), func(i int, r search.Result[int32]) error {
+			if seen[i] || !r.Solved || len(r.Actions) != i%19+1 {
+				t.Errorf("workers=%d: result %d (length %d, seen %v) is not its task's", workers, i, len(r.Actions), seen[i])
+			}
+			seen[i] = true
+			return nil
+		})
+		if err != nil || len(seen) != len(ts) {
+			t.Fatalf("workers=%d: %d results of %d, %v", workers, len(seen), len(ts), err)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	ts := lineTasks(200)
+	n := 0
+	err := search.SolveEach(ctx, ts, sleepers(t, 3), func(i int, r search.Result[int32]) error {
+		if !r.Solved || len(r.Actions) != i%19+1 {
+			t.Errorf("result %d of a cancelled run is not a whole search's", i)
+		}
+		if n++; n == 5 {
+			cancel()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || n == len(ts) {
+		t.Errorf("cancelled after 5 results: %d results, err = %v", n, err)
+	}
+
+	boom := errors.New("boom")
+	failing := solvers(t, 2, func(int) search.Evaluator[int32] { return failAt{goal: 8, err: boom} })
+	err = search.SolveEach(context.Background(), lineTasks(20), failing, func(int, search.Result[int32]) error { return nil })
+	if !errors.Is(err, boom) || !strings.HasPrefix(err.Error(), "t#7: ") {
+		t.Errorf("err = %v, want boom of t#7", err)
+	}
+}
+
 // bare is a corridor without a heuristic.
 type bare struct{ *searchtest.Maze }
 
