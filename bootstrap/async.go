@@ -3,43 +3,45 @@ package bootstrap
 import (
 	"context"
 	"fmt"
-
-	"github.com/phs-go/phs/search"
 )
 
 // iterationAsync attempts the problems of order from st.Next on, as
 // iteration does, but the pool's workers search on while the learner
 // learns: a dispatcher submits the problems in order, at most two groups
-// and a problem per worker (Env.Workers) ahead of the learner; each
-// search uses the snapshot published last; the learner takes the reports
-// of each group, in order, learns from them and publishes the new snapshot.
+// and a problem per worker (Env.Workers) ahead of the learner, but for
+// those whose searches r.done holds already (from the checkpoint the run
+// resumed from); each search uses the snapshot published last; the
+// learner takes the reports into r.done as they come, learns from each
+// group's, in order, and publishes the new snapshot.
 func (r *run[S]) iterationAsync(ctx context.Context, pool Pool, order []int) error {
 	st := r.st
 	if err := pool.Publish(ctx, r.version, r.l.Snapshot()); err != nil {
 		return fmt.Errorf("bootstrap: publish: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	// ahead holds a token for each problem submitted and not yet learned
-	// from.
+	// ahead holds a token for each problem submitted (or kept) and not
+	// yet learned from.
 	ahead := make(chan struct{}, r.window())
 	d := &dispatch{done: make(chan struct{})}
-	go d.submit(ctx, pool, ahead, Job{Run: r.id, Iteration: st.Iteration, Budget: st.Budget}, order, st.Next)
+	kept := make(map[int]bool, len(r.done))
+	for pos := range r.done {
+		kept[pos] = true
+	}
+	go d.submit(ctx, pool, ahead, Job{Run: r.id, Iteration: st.Iteration, Budget: st.Budget}, order, st.Next, kept)
 	defer func() {
 		cancel()
 		<-d.done // the dispatcher does not outlive the iteration
 	}()
 
-	held := make(map[int]Report)
 	for st.Next < len(order) {
 		if r.timeUp() {
 			return r.checkpoint()
 		}
 		group := order[st.Next:min(st.Next+r.cfg.ProblemsPerUpdate, len(order))]
-		res := make([]search.Result[S], len(group))
-		versions := make([]int64, len(group))
-		err := r.collect(ctx, pool.Reports(), d, held, order, res, versions)
+		gctx, stop := r.withTimeLimit(ctx)
+		err := r.collect(gctx, pool.Reports(), d, order, len(group))
 		if err == nil {
-			err = r.learn(ctx, group, res, versions)
+			err = r.learn(ctx, group, true)
 			for range group {
 				<-ahead
 			}
@@ -49,7 +51,9 @@ func (r *run[S]) iterationAsync(ctx context.Context, pool Pool, order []int) err
 				err = fmt.Errorf("bootstrap: publish: %w", perr)
 			}
 		}
-		if err := r.afterGroup(ctx, len(order), err); err != nil {
+		err = r.afterGroup(ctx, gctx, len(order), err)
+		stop()
+		if err != nil || st.Done {
 			return err
 		}
 	}
@@ -68,14 +72,18 @@ type dispatch struct {
 }
 
 // submit submits to pool the jobs of order from position from on, like
-// j but for their positions and problems, taking a token of ahead for each.
-func (d *dispatch) submit(ctx context.Context, pool Pool, ahead chan<- struct{}, j Job, order []int, from int) {
+// j but for their positions and problems, taking a token of ahead for each,
+// but only takes the token of a position of kept.
+func (d *dispatch) submit(ctx context.Context, pool Pool, ahead chan<- struct{}, j Job, order []int, from int, kept map[int]bool) {
 	defer close(d.done)
 	for pos := from; pos < len(order); pos++ {
 		select {
 		case ahead <- struct{}{}:
 		case <-ctx.Done():
 			return
+		}
+		if kept[pos] {
+			continue
 		}
 		j.Pos, j.Problem = pos, order[pos]
 		if err := pool.Submit(ctx, j); err != nil {
@@ -87,19 +95,15 @@ func (d *dispatch) submit(ctx context.Context, pool Pool, ahead chan<- struct{},
 	}
 }
 
-// collect fills res and versions with the results of the group that
-// starts at st.Next in order, taking them from held or from reports and
-// holding those that come early. It drops the reports of other runs and
-// iterations and those of positions already reported; it counts a report
-// whose counts are out of bounds or whose solution does not replay to the
-// goal as unsolved (result), with a warning. It fails if d does.
-func (r *run[S]) collect(ctx context.Context, reports <-chan Report, d *dispatch, held map[int]Report, order []int, res []search.Result[S], versions []int64) error {
+// collect waits until r.done holds the searches of the n positions of
+// order from st.Next on, taking each report of reports into r.done as it
+// comes (accept). It fails if d does, or a report carries an error.
+func (r *run[S]) collect(ctx context.Context, reports <-chan Report, d *dispatch, order []int, n int) error {
 	st := r.st
-	from := st.Next
 	dispatching := d.done
-	for i := range res {
-		rep, ok := held[from+i]
-		for !ok {
+	for pos := st.Next; pos < st.Next+n; pos++ {
+		for r.done[pos] == nil {
+			var rep Report
 			select {
 			case rep = <-reports:
 			case <-dispatching:
@@ -111,31 +115,45 @@ func (r *run[S]) collect(ctx context.Context, reports <-chan Report, d *dispatch
 			case <-ctx.Done():
 				return context.Cause(ctx)
 			}
-			_, dup := held[rep.Pos]
-			switch {
-			case rep.Run != r.id || rep.Iteration != st.Iteration || rep.Pos < from+i || rep.Pos >= len(order) || dup:
-				continue
-			case rep.Problem != order[rep.Pos]:
-				r.warn("report dropped: wrong problem", "worker", rep.Worker, "pos", rep.Pos, "problem", rep.Problem)
-				continue
-			case rep.Err != "":
-				return fmt.Errorf("bootstrap: %s: worker %s: %s", r.tasks[rep.Problem].ID, rep.Worker, rep.Err)
+			ok, err := r.accept(&rep, order)
+			if err != nil {
+				return err
 			}
-			if rep.Pos != from+i {
-				held[rep.Pos] = rep
-			} else {
-				ok = true
+			if ok {
+				if err := r.searchEnded(len(order)); err != nil {
+					return err
+				}
 			}
 		}
-		delete(held, from+i)
-		p := r.tasks[rep.Problem]
-		var err error
-		if res[i], err = result(p.Problem, &rep, st.Budget, r.nodeLoss); err != nil {
-			r.warn("report rejected, counted as unsolved", "problem", p.ID, "worker", rep.Worker, "err", err)
-		}
-		versions[i] = min(max(rep.Version, 0), r.version)
 	}
 	return nil
+}
+
+// accept takes rep, a report of a search of the iteration whose problems
+// are order, into r.done, and reports whether it did. It drops the reports
+// of other runs and iterations, of positions learned from or already
+// reported, and of the wrong problem (with a warning); it counts a report
+// whose counts are out of bounds or whose solution does not replay to the
+// goal as unsolved (result), with a warning. It fails with the error of a
+// report that carries one.
+func (r *run[S]) accept(rep *Report, order []int) (bool, error) {
+	st := r.st
+	switch {
+	case rep.Run != r.id || rep.Iteration != st.Iteration || rep.Pos < st.Next || rep.Pos >= len(order) || r.done[rep.Pos] != nil:
+		return false, nil
+	case rep.Problem != order[rep.Pos]:
+		r.warn("report dropped: wrong problem", "worker", rep.Worker, "pos", rep.Pos, "problem", rep.Problem)
+		return false, nil
+	case rep.Err != "":
+		return false, fmt.Errorf("bootstrap: %s: worker %s: %s", r.tasks[rep.Problem].ID, rep.Worker, rep.Err)
+	}
+	p := r.tasks[rep.Problem]
+	res, err := result(p.Problem, rep, st.Budget, r.nodeLoss)
+	if err != nil {
+		r.warn("report rejected, counted as unsolved", "problem", p.ID, "worker", rep.Worker, "err", err)
+	}
+	r.done[rep.Pos] = &finished[S]{problem: rep.Problem, res: res, version: min(max(rep.Version, 0), r.version)}
+	return true, nil
 }
 
 // warn logs a warning, if the run has a logger.

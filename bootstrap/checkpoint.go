@@ -37,6 +37,12 @@ type state struct {
 	// Current accumulates the metrics of the current iteration; the loss
 	// and staleness fields hold sums until the iteration ends.
 	Current Iteration `json:"current"`
+	// Group holds the searches of the iteration that ended and that the
+	// learner had not learned from yet, by position: the group under way's
+	// (ended before an interruption, the time limit or a periodic
+	// checkpoint) and, in an asynchronous run, some of the next groups'. A
+	// resumed run takes them as they are and runs the others.
+	Group []searchRecord `json:"group,omitempty"`
 	// Metrics are the finished iterations.
 	Metrics []Iteration `json:"metrics"`
 	// ElapsedS is the run's wall time so far in seconds.
@@ -47,6 +53,27 @@ type state struct {
 	// fingerprint of the problems (ProblemsHash), checked on resume.
 	Problems       int    `json:"problems"`
 	ProblemsSHA256 string `json:"problems_sha256"`
+}
+
+// A searchRecord is a search of the current iteration that ended, as
+// state.Group keeps it: enough to count it in the metrics and to rebuild
+// its trajectory by replaying its actions from its problem's start state.
+type searchRecord struct {
+	// Pos is the search's position in the iteration's order of problems
+	// (the problems not skipped, by index), Problem the index of its
+	// problem in the tasks.
+	Pos     int `json:"pos"`
+	Problem int `json:"problem"`
+	// Solved, Expansions and Evaluations are those of the search's
+	// result; Actions is its solution, if solved.
+	Solved      bool  `json:"solved,omitempty"`
+	Expansions  int64 `json:"expansions"`
+	Evaluations int64 `json:"evaluations"`
+	Actions     []int `json:"actions,omitempty"`
+	// Staleness is, in an asynchronous run, how many updates behind the
+	// learner the snapshot of the search was at the checkpoint, at most
+	// the updates of the iteration so far; 0 in a synchronous run.
+	Staleness int64 `json:"staleness,omitempty"`
 }
 
 // ProblemsHash returns the hexadecimal SHA-256 of the tasks, in order: of
@@ -167,6 +194,52 @@ func (st *state) check(n int) error {
 			return fmt.Errorf("solved/solved_now: bad flags %d/%d for problem %d", st.Solved[i], st.SolvedNow[i], i)
 		}
 	}
+	return st.checkGroup()
+}
+
+// checkGroup returns an error naming the first record of st.Group that
+// cannot be a search of the iteration under way that the learner has not
+// learned from: out of order, at a position learned from or past the
+// iteration's problems (past the group under way, in a synchronous run),
+// of another problem than that of its position, with counts or a
+// staleness out of range.
+// The replay of the solutions, which needs the problems, is Resume's.
+func (st *state) checkGroup() error {
+	if len(st.Group) == 0 {
+		return nil
+	}
+	order := st.attemptOrder(st.Config.SkipSolvedAfter)
+	// A synchronous run searches the group under way alone, with the
+	// learner as it is; the snapshot of an asynchronous run's search is
+	// at most the updates of the iteration so far behind it.
+	ppu := st.Config.ProblemsPerUpdate
+	end, maxStale := len(order), int64((st.Next+ppu-1)/ppu)
+	if !st.Config.Async {
+		end, maxStale = min(st.Next+ppu, end), 0
+	}
+	prev := st.Next - 1
+	for i, g := range st.Group {
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("group: record %d (position %d): %s", i+1, g.Pos, fmt.Sprintf(format, args...))
+		}
+		switch {
+		case g.Pos <= prev:
+			return bad("after position %d; want positions in increasing order from next, %d", prev, st.Next)
+		case g.Pos >= end:
+			return bad("want positions below %d", end)
+		case g.Problem != order[g.Pos]:
+			return bad("problem %d; the position is problem %d's", g.Problem, order[g.Pos])
+		case g.Expansions < 0 || g.Expansions > st.Budget:
+			return bad("%d expansions; want 0 to the budget, %d", g.Expansions, st.Budget)
+		case g.Evaluations < 0:
+			return bad("%d evaluations; want >= 0", g.Evaluations)
+		case !g.Solved && len(g.Actions) > 0:
+			return bad("actions without a solution")
+		case g.Staleness < 0 || g.Staleness > maxStale:
+			return bad("staleness %d; want 0 to %d", g.Staleness, maxStale)
+		}
+		prev = g.Pos
+	}
 	return nil
 }
 
@@ -186,19 +259,29 @@ func loadState(dir string, n int) (string, *state, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("bootstrap: resume %s: %w", dir, err)
 	}
+	st, err := decodeState(b, n)
+	if err != nil {
+		return "", nil, fmt.Errorf("bootstrap: resume: %s: %w", name, err)
+	}
+	return cp, st, nil
+}
+
+// decodeState returns the state that b, the content of a state.json,
+// holds, checked for a run over n problems (any number if n < 0).
+func decodeState(b []byte, n int) (*state, error) {
 	var st state
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&st); err != nil {
 		if strings.Contains(err.Error(), `unknown field "rng"`) {
-			return "", nil, fmt.Errorf("bootstrap: resume: %s: a checkpoint of an earlier phs, without the run's configuration; it cannot be resumed", name)
+			return nil, errors.New("a checkpoint of an earlier phs, without the run's configuration; it cannot be resumed")
 		}
-		return "", nil, fmt.Errorf("bootstrap: resume: %s: %w", name, err)
+		return nil, err
 	}
 	if err := st.check(n); err != nil {
-		return "", nil, fmt.Errorf("bootstrap: resume: %s: %w", name, err)
+		return nil, err
 	}
-	return cp, &st, nil
+	return &st, nil
 }
 
 // finished reports whether training is over, after elapsed seconds: every

@@ -53,7 +53,9 @@ type Limits struct {
 	// MaxIterations stops training after this many iterations; 0: no limit.
 	MaxIterations int `json:"max_iterations,omitempty"`
 	// TimeLimit stops training once the run's total wall time, summed over
-	// resumptions, exceeds it; 0: no limit.
+	// resumptions, exceeds it: the searches under way stop at once (the
+	// checkpoint keeps those that ended), an update under way ends
+	// first; 0: no limit.
 	TimeLimit time.Duration `json:"time_limit,omitempty"`
 }
 
@@ -74,8 +76,9 @@ type Env struct {
 	// when training stops.
 	CheckpointEvery time.Duration
 	// Logger, if not nil, receives a progress record every LogEvery (0
-	// means 30 seconds) and one per iteration; their times are in
-	// seconds (elapsed_s).
+	// means 30 seconds), checked as each search ends and after each
+	// update, and one per iteration; their times are in seconds
+	// (elapsed_s).
 	Logger   *slog.Logger
 	LogEvery time.Duration
 	// Limits, if not nil, replace the limits of the run that Resume
@@ -86,6 +89,10 @@ type Env struct {
 	// afterChunk, if not nil, is called after each update and checkpoint
 	// decision; tests use it to interrupt runs.
 	afterChunk func(st *state, checkpointed bool)
+	// afterSearch, if not nil, is called after each search that ends,
+	// with the number of those not yet learned from; tests use it to
+	// interrupt groups.
+	afterSearch func(st *state, ended int)
 }
 
 // Validate returns an error that names the first field of c out of range;

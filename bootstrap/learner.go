@@ -52,8 +52,19 @@ type Solution[S comparable] struct {
 	// Index is the index of the problem in the run's tasks: a learner
 	// that keeps one solution per problem (such as a context model,
 	// package cm) tells the problems apart by it, across resumptions.
-	Index      int
-	Problem    search.Problem[S]
+	Index   int
+	Problem search.Problem[S]
+	// Trajectory holds the solution's States and Actions, the
+	// Expansions of its search and the NodeLoss of the run's options;
+	// its LogPi is nil. A search in a pool's worker, or one that ended
+	// before the checkpoint that a run resumed from, sends or keeps its
+	// actions alone, and the run rebuilds the trajectory by replaying
+	// them from the problem's start state; it leaves out LogPi, which
+	// the search's evaluator gave and which the replay does not
+	// recompute, from every trajectory, so that a learner gets the same
+	// trajectories whether the run was interrupted or not (Network and
+	// package cm read the states, the actions, the expansions and the
+	// costs to go).
 	Trajectory *search.Trajectory[S]
 }
 

@@ -282,14 +282,19 @@ func (x *indexed) Learn(ctx context.Context, batch []Solution[int32]) (Update, e
 		if s.Index < 0 || s.Index >= len(x.tasks) || x.tasks[s.Index].Problem != s.Problem {
 			x.t.Errorf("solution of index %d is not that task's", s.Index)
 		}
+		if s.Trajectory.LogPi != nil || s.Trajectory.NodeLoss != 1 || s.Trajectory.Expansions <= 0 {
+			x.t.Errorf("solution of index %d: trajectory with log-probabilities %v, node loss %g, %d expansions; want none, 1, > 0",
+				s.Index, s.Trajectory.LogPi, s.Trajectory.NodeLoss, s.Trajectory.Expansions)
+		}
 		x.seen[s.Index] = true
 	}
 	return x.counts.Learn(ctx, batch)
 }
 
 // TestSolutionIndex checks that the solutions a learner receives carry
-// their problems' indices in the tasks, in synchronous and asynchronous
-// runs.
+// their problems' indices in the tasks, and trajectories without
+// log-probabilities, with the node loss and the expansions, in
+// synchronous and asynchronous runs.
 func TestSolutionIndex(t *testing.T) {
 	tasks := mazes(12, 3)
 	for _, async := range []bool{false, true} {

@@ -13,10 +13,11 @@ import (
 	crand "crypto/rand"
 	"errors"
 	"fmt"
-	"log/slog"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/phs-go/phs/search"
@@ -30,6 +31,15 @@ import (
 // every env.CheckpointEvery, and when it stops; Resume continues the run
 // from there with nothing but the directory and the environment. It
 // returns ctx.Err() if interrupted, after writing the checkpoint.
+//
+// A checkpoint holds, besides the learner as it was after its last
+// update, the searches that ended since then (state.json's group: for
+// each, its position, its counts and its solution's actions): when ctx
+// is done or the time limit passes in the middle of a group, the
+// searches under way stop at once and those that ended are kept, and a
+// resumed run does not run them again; it replays their solutions from
+// the problems' start states to rebuild their trajectories (Solution).
+// Progress records (env.Logger) count them as attempted.
 //
 // Train refuses a configuration out of range, a learner that cannot guide
 // the algorithm (AlgorithmChecker), tasks that the learner's evaluator
@@ -54,8 +64,10 @@ import (
 // published last (it publishes after each group's update). The groups,
 // their updates and the schedule are as above; the snapshot a search used
 // may be a few updates old (its staleness, in the metrics), so the run
-// depends on the timing of the searches. An interruption or a checkpoint
-// keeps only the groups already learned from; searches under way are lost.
+// depends on the timing of the searches. A checkpoint keeps the searches
+// that ended and were not learned from, of the group under way and of
+// the next ones, with their staleness; a resumed run submits no job for
+// them.
 // The searches run on env.Workers goroutines, or on env.Pool: the learner
 // counts one report per problem and iteration, checks each solution by
 // replaying it, and counts one that does not reach the goal as unsolved.
@@ -134,6 +146,9 @@ func Resume[S comparable](ctx context.Context, dir string, tasks []search.Task[S
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := r.restore(); err != nil {
+		return nil, nil, fmt.Errorf("bootstrap: resume: %s: %w", filepath.Join(cp, stateFile), err)
+	}
 	err = r.loop(ctx)
 	return l, st.Metrics, err
 }
@@ -162,6 +177,11 @@ type run[S comparable] struct {
 	evs     []*Evaluator[S]
 	// version counts the updates of the run under way (one per group).
 	version int64
+	// done holds, by position in the iteration's order, the searches
+	// that ended and that the learner has not learned from yet: the
+	// group's under way and, in an asynchronous run, some of the next
+	// groups'. The checkpoints keep them (state.Group).
+	done map[int]*finished[S]
 	// id tells the jobs of this process from those of earlier ones.
 	id string
 	// nodeLoss is the loss of a node in the searches.
@@ -181,7 +201,7 @@ func newRun[S comparable](dir string, tasks []search.Task[S], l Learner[S], env 
 			return nil, fmt.Errorf("bootstrap: %w", err)
 		}
 	}
-	r := &run[S]{dir: dir, tasks: tasks, cfg: cfg, env: env, l: l, st: st, id: crand.Text(), clock: newClock(st)}
+	r := &run[S]{dir: dir, tasks: tasks, cfg: cfg, env: env, l: l, st: st, id: crand.Text(), clock: newClock(st), done: map[int]*finished[S]{}}
 	snap := l.Snapshot()
 	for range env.Workers {
 		ev := NewEvaluator(snap)
@@ -264,23 +284,34 @@ func (r *run[S]) loop(ctx context.Context) error {
 
 // iteration attempts the problems of order from st.Next on, a group at a
 // time: the searches of a group run in parallel, then the learner updates
-// the model on their solutions. It returns when the iteration is done, or
-// with st.Done at the time limit, or with ctx's error after a checkpoint.
+// the model on their solutions. The searches of the group that ended
+// before a checkpoint that the run resumed from are not run again. It
+// returns when the iteration is done, or with st.Done at the time limit,
+// or with ctx's error, after a checkpoint.
 func (r *run[S]) iteration(ctx context.Context, order []int) error {
 	st := r.st
 	for st.Next < len(order) {
 		if r.timeUp() {
 			return r.checkpoint()
 		}
-		group := order[st.Next:min(st.Next+r.cfg.ProblemsPerUpdate, len(order))]
-		gt := r.groupTasks(group)
-		results := make([]search.Result[S], len(group))
-		err := search.SolveAll(ctx, gt, r.solvers, func(i int, res search.Result[S]) error {
-			results[i] = res
-			return nil
+		from := st.Next
+		group := order[from:min(from+r.cfg.ProblemsPerUpdate, len(order))]
+		var todo []int // the positions in group of the searches to run
+		var gt []search.Task[S]
+		for i, k := range group {
+			if r.done[from+i] == nil {
+				todo = append(todo, i)
+				gt = append(gt, r.tasks[k])
+			}
+		}
+		gctx, stop := r.withTimeLimit(ctx)
+		err := search.SolveEach(gctx, gt, r.solvers, func(j int, res search.Result[S]) error {
+			i := todo[j]
+			r.done[from+i] = &finished[S]{problem: group[i], res: res, version: r.version}
+			return r.searchEnded(len(order))
 		})
 		if err == nil {
-			err = r.learn(ctx, group, results, nil)
+			err = r.learn(ctx, group, false)
 		}
 		if err == nil {
 			snap := r.l.Snapshot()
@@ -288,11 +319,37 @@ func (r *run[S]) iteration(ctx context.Context, order []int) error {
 				ev.Set(snap)
 			}
 		}
-		if err := r.afterGroup(ctx, len(order), err); err != nil {
+		err = r.afterGroup(ctx, gctx, len(order), err)
+		stop()
+		if err != nil || st.Done {
 			return err
 		}
 	}
 	return nil
+}
+
+// A finished search is one that ended, and that the learner has not
+// learned from yet.
+type finished[S comparable] struct {
+	problem int // its index in the tasks
+	res     search.Result[S]
+	// version is that of the snapshot the search used, in the count of
+	// run.version: negative if it was before the run's process started.
+	version int64
+}
+
+// errTimeUp is the cause of the cancellation of the searches under way at
+// the run's time limit.
+var errTimeUp = errors.New("bootstrap: time limit reached")
+
+// withTimeLimit returns ctx, cancelled with the cause errTimeUp at the
+// run's time limit, if it has one, and the function that releases it.
+func (r *run[S]) withTimeLimit(ctx context.Context) (context.Context, context.CancelFunc) {
+	if r.cfg.TimeLimit <= 0 {
+		return context.WithCancel(ctx)
+	}
+	left := r.cfg.TimeLimit - time.Duration(r.clock.elapsed()*float64(time.Second))
+	return context.WithTimeoutCause(ctx, left, errTimeUp)
 }
 
 // timeUp reports whether the run's time limit has passed, and then marks
@@ -304,27 +361,41 @@ func (r *run[S]) timeUp() bool {
 	return r.st.Done
 }
 
-// groupTasks returns the tasks of group.
-func (r *run[S]) groupTasks(group []int) []search.Task[S] {
-	gt := make([]search.Task[S], len(group))
-	for i, k := range group {
-		gt[i] = r.tasks[k]
+// searchEnded follows the end of a search of an iteration of n problems,
+// which joined r.done: it logs progress and writes a checkpoint, when
+// they are due.
+func (r *run[S]) searchEnded(n int) error {
+	if time.Since(r.lastCheckpoint) >= r.env.CheckpointEvery {
+		if err := r.checkpoint(); err != nil {
+			return err
+		}
 	}
-	return gt
+	r.logProgress(n)
+	if r.env.afterSearch != nil {
+		r.env.afterSearch(r.st, len(r.done))
+	}
+	return nil
 }
 
 // afterGroup ends the attempt of a group, of an iteration of n problems,
-// that ended with err: on an interruption it writes the checkpoint of the
-// state before the group; otherwise it writes one if it is time, logs
-// progress, and returns ctx's error after a checkpoint if ctx is done.
-func (r *run[S]) afterGroup(ctx context.Context, n int, err error) error {
+// that ended with err; gctx is the context of its searches. If gctx was
+// done first (an interruption or the time limit), it writes the
+// checkpoint of the state before the group and of the group's searches
+// that ended, marks the run done at the time limit, and returns ctx's
+// error. Otherwise it writes a checkpoint if it is time, logs progress,
+// and returns ctx's error after a checkpoint if ctx is done.
+func (r *run[S]) afterGroup(ctx, gctx context.Context, n int, err error) error {
 	st := r.st
 	if err != nil {
 		var lf learnerFailed
-		if ctx.Err() == nil || errors.As(err, &lf) {
+		if gctx.Err() == nil || errors.As(err, &lf) {
 			return err // the learner may be half updated: no checkpoint
 		}
-		// The group is lost; the state is still that of its start.
+		if ctx.Err() == nil {
+			st.Done = true // the time limit stopped the searches
+		}
+		// The state is still that of the group's start; r.done holds
+		// the searches that ended.
 		if cerr := r.checkpoint(); cerr != nil {
 			return cerr
 		}
@@ -337,10 +408,7 @@ func (r *run[S]) afterGroup(ctx context.Context, n int, err error) error {
 		}
 		checkpointed = true
 	}
-	if r.env.Logger != nil && time.Since(r.lastLog) >= r.env.LogEvery {
-		r.lastLog = time.Now()
-		st.logProgress(r.env.Logger, n, r.clock.iteration(), r.clock.elapsed())
-	}
+	r.logProgress(n)
 	if r.env.afterChunk != nil {
 		r.env.afterChunk(st, checkpointed)
 	}
@@ -354,16 +422,21 @@ func (r *run[S]) afterGroup(ctx context.Context, n int, err error) error {
 }
 
 // learn updates the learner on the solutions of the searches of group
-// (indices into the tasks), counts their results and moves st.Next past
-// the group. versions, if not nil, holds the version of the snapshot each
-// search used, for the staleness. If the learner fails, the state is as
-// it was.
-func (r *run[S]) learn(ctx context.Context, group []int, results []search.Result[S], versions []int64) error {
+// (indices into the tasks), the problems of r.done from position st.Next
+// on, counts their results and moves st.Next past the group. With
+// stale, it counts the staleness of their snapshots. If the learner
+// fails, the state is as it was.
+func (r *run[S]) learn(ctx context.Context, group []int, stale bool) error {
 	st := r.st
+	from := st.Next
 	var batch []Solution[S]
-	for i, res := range results {
-		if res.Solved {
-			batch = append(batch, Solution[S]{Index: group[i], Problem: r.tasks[group[i]].Problem, Trajectory: res.Trajectory})
+	for i, k := range group {
+		if res := &r.done[from+i].res; res.Solved {
+			// The same trajectory whether the search ran now, in a
+			// pool or before a resumption (Solution).
+			tr := *res.Trajectory
+			tr.LogPi = nil
+			batch = append(batch, Solution[S]{Index: k, Problem: r.tasks[k].Problem, Trajectory: &tr})
 		}
 	}
 	cur := &st.Current
@@ -379,13 +452,15 @@ func (r *run[S]) learn(ctx context.Context, group []int, results []search.Result
 		cur.PolicyLoss += u.PolicyLoss
 		cur.HeuristicLoss += u.HeuristicLoss
 	}
-	for i, res := range results {
-		k := group[i]
+	for i, k := range group {
+		f := r.done[from+i]
+		delete(r.done, from+i)
+		res := &f.res
 		cur.Attempted++
 		cur.Expansions += res.Expansions
 		cur.Evaluations += res.Evaluations
-		if versions != nil {
-			stale := int(max(r.version-versions[i], 0))
+		if stale {
+			stale := int(max(r.version-f.version, 0))
 			cur.MeanStaleness += float64(stale)
 			cur.MaxStaleness = max(cur.MaxStaleness, stale)
 		}
@@ -468,14 +543,60 @@ func (r *run[S]) checkpoint() error {
 	st := r.st
 	st.ElapsedS = r.clock.elapsed()
 	st.Current.IterationS = r.clock.iteration()
+	st.Group = st.Group[:0]
+	for _, pos := range slices.Sorted(maps.Keys(r.done)) {
+		f := r.done[pos]
+		st.Group = append(st.Group, searchRecord{
+			Pos: pos, Problem: f.problem, Solved: f.res.Solved,
+			Expansions: f.res.Expansions, Evaluations: f.res.Evaluations, Actions: f.res.Actions,
+			Staleness: max(r.version-f.version, 0),
+		})
+	}
 	r.lastCheckpoint = time.Now()
 	return writeCheckpoint(r.dir, r.l, st)
 }
 
-// logProgress logs the progress of the iteration under way, which attempts
-// n problems, after iterS seconds of it and elapsed seconds of the run.
-func (st *state) logProgress(l *slog.Logger, n int, iterS, elapsed float64) {
-	l.Info("progress", "iteration", st.Iteration, "attempted", st.Next, "of", n,
-		"solved", st.Current.Solved, "new", st.Current.New, "solved_so_far", st.totalSolved(), "budget", st.Budget,
-		"expansions_per_s", math.Round(float64(st.Current.Expansions)/max(iterS, 1e-9)), "elapsed_s", math.Round(elapsed))
+// restore takes into r.done the searches that st.Group holds, their
+// solutions replayed from their problems' start states; it fails on a
+// record that is not a search of the run's within its budget.
+func (r *run[S]) restore() error {
+	st := r.st
+	for _, g := range st.Group {
+		p := r.tasks[g.Problem]
+		rep := Report{
+			Job:    Job{Pos: g.Pos, Problem: g.Problem, Budget: st.Budget},
+			Solved: g.Solved, Expansions: g.Expansions, Evaluations: g.Evaluations, Actions: g.Actions,
+		}
+		res, err := result(p.Problem, &rep, st.Budget, r.nodeLoss)
+		if err != nil {
+			return fmt.Errorf("group: position %d (%s): %w", g.Pos, p.ID, err)
+		}
+		r.done[g.Pos] = &finished[S]{problem: g.Problem, res: res, version: -g.Staleness}
+	}
+	st.Group = nil
+	return nil
+}
+
+// logProgress logs, if the run has a logger and LogEvery has passed since
+// the last time, the progress of the iteration under way, which attempts
+// n problems: the searches that ended count, learned from or not.
+func (r *run[S]) logProgress(n int) {
+	if r.env.Logger == nil || time.Since(r.lastLog) < r.env.LogEvery {
+		return
+	}
+	r.lastLog = time.Now()
+	st := r.st
+	solved, fresh, expansions := st.Current.Solved, st.Current.New, st.Current.Expansions
+	for _, f := range r.done {
+		expansions += f.res.Expansions
+		if f.res.Solved {
+			solved++
+			if st.Solved[f.problem] == 0 {
+				fresh++
+			}
+		}
+	}
+	r.env.Logger.Info("progress", "iteration", st.Iteration, "attempted", st.Next+len(r.done), "of", n,
+		"solved", solved, "new", fresh, "solved_so_far", st.totalSolved()+fresh, "budget", st.Budget,
+		"expansions_per_s", math.Round(float64(expansions)/max(r.clock.iteration(), 1e-9)), "elapsed_s", math.Round(r.clock.elapsed()))
 }
