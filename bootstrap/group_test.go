@@ -208,6 +208,45 @@ func TestTimeLimitMidGroup(t *testing.T) {
 	}
 }
 
+// TestKilledMidGroup simulates kill -9 in the middle of a group, right
+// after a periodic checkpoint: the checkpoint holds the group's searches
+// that ended, and a resumption from its copy ends as the uninterrupted
+// run.
+func TestKilledMidGroup(t *testing.T) {
+	tasks := mazes(16, 3)
+	cfg := Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 8}, ProblemsPerUpdate: len(tasks), Limits: Limits{MaxIterations: 3}}
+	dir, snapshot := t.TempDir(), t.TempDir()
+	env := Env{Workers: 2, CheckpointEvery: 1, afterSearch: func(st *state, ended int) {
+		if st.Iteration == 2 && ended == 5 {
+			if err := os.CopyFS(snapshot, os.DirFS(dir)); err != nil {
+				t.Error(err)
+			}
+		}
+	}}
+	ref := &counts{table: map[int32][]int64{}}
+	refMetrics, err := Train(context.Background(), dir, tasks, ref, cfg, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, st, err := loadState(snapshot, len(tasks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Iteration != 2 || st.Next != 0 || len(st.Group) != 5 {
+		t.Fatalf("the checkpoint after 5 searches of iteration 2: iteration %d, position %d, %d searches", st.Iteration, st.Next, len(st.Group))
+	}
+	l, metrics, err := Resume(context.Background(), snapshot, tasks, loadCounts, Env{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(withoutTimes(metrics), withoutTimes(refMetrics)) {
+		t.Errorf("resumed metrics\n%+v\nwant\n%+v", withoutTimes(metrics), withoutTimes(refMetrics))
+	}
+	if !reflect.DeepEqual(l.(*counts).table, ref.table) {
+		t.Error("the resumed run ends with another table than the uninterrupted one")
+	}
+}
+
 // A recordHandler keeps the attributes of the progress records logged.
 type recordHandler struct {
 	mu       sync.Mutex
