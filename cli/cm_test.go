@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -190,6 +191,48 @@ func TestTrainContextModelRubiks(t *testing.T) {
 	}
 }
 
+// TestTrainContextModelFrom trains a context model on cubes of 1–3
+// turns, then starts a second run from it (-model) on cubes of 3–6
+// turns: its first iteration solves more of them in fewer expansions than
+// a fresh model's; and a table of another domain is refused.
+func TestTrainContextModelFrom(t *testing.T) {
+	dir := t.TempDir()
+	easy, hard := filepath.Join(dir, "easy.txt"), filepath.Join(dir, "hard.txt")
+	for _, g := range []struct{ file, scramble, seed string }{{easy, "1:3", "4"}, {hard, "3:6", "5"}} {
+		if _, _, err := runPHS(t, "generate", "rubiks", "-scramble", g.scramble, "-n", "40", "-seed", g.seed, "-out", g.file); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := filepath.Join(dir, "first")
+	if _, errOut, err := runPHS(t, "train", "-domain", "rubiks", "-learner", "context", "-iterations", "2", "-budget", "2000", "-dir", first, easy); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut)
+	}
+	iteration := func(args ...string) bootstrap.Iteration {
+		run := filepath.Join(dir, fmt.Sprint("run", len(args)))
+		args = append([]string{"train", "-domain", "rubiks", "-learner", "context", "-iterations", "1", "-budget", "3000", "-dir", run}, append(args, hard)...)
+		if _, errOut, err := runPHS(t, args...); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, errOut)
+		}
+		its := readMetrics(t, run)
+		if len(its) != 1 {
+			t.Fatalf("%v: metrics %+v; want 1 iteration", args, its)
+		}
+		return its[0]
+	}
+	fresh, from := iteration(), iteration("-model", first)
+	t.Logf("first iteration on 3–6 turns: fresh %d solved, %d expansions; from the 1–3 model %d solved, %d expansions", fresh.Solved, fresh.Expansions, from.Solved, from.Expansions)
+	if from.Solved <= fresh.Solved || from.Expansions >= fresh.Expansions {
+		t.Errorf("from the 1–3 model: %d solved in %d expansions; fresh: %d in %d; want more in fewer", from.Solved, from.Expansions, fresh.Solved, fresh.Expansions)
+	}
+
+	wit := trainingSet(t, dir)
+	wrun := filepath.Join(dir, "witness-run")
+	_, _, err := runPHS(t, "train", "-domain", "witness", "-learner", "context", "-model", first, "-dir", wrun, wit)
+	if err == nil || !strings.Contains(err.Error(), "rubiks v1") {
+		t.Errorf("a rubiks table for witness puzzles: %v; want an error naming its context set", err)
+	}
+}
+
 // TestContextModelMismatch checks that solve and test refuse a context
 // model for problems of another domain, board size or context layout,
 // domains without contexts, and algorithms that read a heuristic.
@@ -256,7 +299,7 @@ func TestContextTrainFlags(t *testing.T) {
 		{append(ctxTrain, "-arch", "resnet", wit), "-arch resnet: -learner context trains a context model, which does not read it"},
 		{append(ctxTrain, "-passes", "2", wit), "-passes 2"},
 		{append(ctxTrain, "-learner-threads", "65", wit), "-learner-threads 65"},
-		{append(ctxTrain, "-model", dir, wit), "a context model starts empty"},
+		{append(ctxTrain, "-model", dir, wit), "-model " + dir + ": not a context model"},
 		{append(ctxTrain, "-budget", "-1", wit), "-budget -1"},
 		{[]string{"train", "-domain", "witness", "-cm-lambda", "3", "-dir", filepath.Join(dir, "run"), wit}, "-cm-lambda 3: -learner network trains a network"},
 	} {

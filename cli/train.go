@@ -61,7 +61,7 @@ type trainConfig struct {
 	// CM is the settings of a context model's learner (-cm-*).
 	CM cm.LearnerConfig `json:"-"`
 	// Init is the model the run started from (-model), if not a fresh
-	// network.
+	// network or an empty context model.
 	Init string `json:"init,omitempty"`
 	// CheckpointEvery is -checkpoint, kept for -resume unless given again.
 	CheckpointEvery duration `json:"checkpoint_every,omitempty"`
@@ -177,8 +177,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	switch cfg.Learner {
 	case learnerNetwork:
 	case learnerContext:
-		if cfg.Init != "" {
-			return usagef("train: -model %s: a context model starts empty; -model starts a network from another", cfg.Init)
+		if _, ok := contextModelFile(cfg.Init); cfg.Init != "" && !ok {
+			return usagef("train: -model %s: not a context model (its table file, or the run or directory that holds one)", cfg.Init)
 		}
 		if cfg.Alg == "" {
 			cfg.Alg = search.LevinTS().String()
@@ -293,7 +293,7 @@ func (cfg *trainConfig) settings() []setting[trainSetup] {
 // networkOnly and contextOnly are the flags of train that only one kind
 // of learner reads.
 var (
-	networkOnly = []string{"model", "seed", "lr", "l2", "passes", "step-trajectories", "arch", "units", "blocks"}
+	networkOnly = []string{"seed", "lr", "l2", "passes", "step-trajectories", "arch", "units", "blocks"}
 	contextOnly = []string{"cm-mix", "cm-eps-low", "cm-lambda", "cm-steps", "cm-growth"}
 )
 
@@ -623,19 +623,42 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	return nil
 }
 
-// newContextLearner returns an empty context model for tasks, of the
-// layout of their first problem (bootstrap.Train refuses the problems of
-// another, naming them).
+// newContextLearner returns the context model of a new run for tasks:
+// empty, of the layout of their first problem (bootstrap.Train refuses
+// the problems of another, naming them), or the table of -model, whose
+// εlow it keeps unless -cm-eps-low says otherwise.
 func newContextLearner[S comparable](cfg *trainConfig, tasks []search.Task[S]) (*cm.Learner[S], error) {
-	layout, err := cm.LayoutOf(tasks[0].Problem)
-	if err != nil {
-		return nil, fmt.Errorf("train: %s: %w", tasks[0].ID, err)
-	}
 	c := cfg.CM
 	c.Threads = cfg.learnerThreads
-	l, err := cm.NewLearner[S](layout, c)
+	if cfg.Init == "" {
+		layout, err := cm.LayoutOf(tasks[0].Problem)
+		if err != nil {
+			return nil, fmt.Errorf("train: %s: %w", tasks[0].ID, err)
+		}
+		l, err := cm.NewLearner[S](layout, c)
+		if err != nil {
+			return nil, fmt.Errorf("train: %w", err)
+		}
+		return l, nil
+	}
+	file, _ := contextModelFile(cfg.Init)
+	t, err := cm.ReadTable(file)
 	if err != nil {
-		return nil, fmt.Errorf("train: %w", err)
+		return nil, fmt.Errorf("train: -model: %w", err)
+	}
+	ev, err := cm.NewEvaluator[S](t, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := ev.Check(tasks[0].Problem); err != nil {
+		return nil, fmt.Errorf("train: -model %s: %s: %w", cfg.Init, tasks[0].ID, err)
+	}
+	if c.EpsLow == 0 {
+		c.EpsLow = t.EpsLow()
+	}
+	l, err := cm.NewLearnerFrom[S](t, c)
+	if err != nil {
+		return nil, fmt.Errorf("train: -model %s: %w", cfg.Init, err)
 	}
 	return l, nil
 }

@@ -108,6 +108,21 @@ func NewLearner[S comparable](l Layout, cfg LearnerConfig) (*Learner[S], error) 
 	return &Learner[S]{cfg: cfg, table: t, trajs: map[int]trajectory{}}, nil
 }
 
+// NewLearnerFrom returns a Learner that starts from the parameters of
+// table t, which it does not change, with no solution kept: to go on
+// from a trained model on other problems (a curriculum), as LTS+CM's
+// reference does from one training file to the next. cfg's εlow (0:
+// DefaultEpsLow) must be t's.
+func NewLearnerFrom[S comparable](t *Table, cfg LearnerConfig) (*Learner[S], error) {
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("cm: learner: %w", err)
+	}
+	if math.Abs(t.EpsLow()-cfg.EpsLow) > 1e-15*cfg.EpsLow {
+		return nil, fmt.Errorf("cm: learner: εlow %g, the table's %g", cfg.EpsLow, t.EpsLow())
+	}
+	return &Learner[S]{cfg: cfg, table: t.Clone(), trajs: map[int]trajectory{}}, nil
+}
+
 // Config returns the learner's settings, with the defaults filled in.
 func (l *Learner[S]) Config() LearnerConfig { return l.cfg }
 

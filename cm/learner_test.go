@@ -279,6 +279,44 @@ func TestLearnerSaveLoad(t *testing.T) {
 	}
 }
 
+// TestNewLearnerFrom checks that a learner started from a table has its
+// parameters and no solution, leaves it as it was when it learns, and
+// refuses another εlow.
+func TestNewLearnerFrom(t *testing.T) {
+	tasks := grids(6, 16)
+	first := newGridLearner(t, tasks, LearnerConfig{OptimizerConfig: OptimizerConfig{MaxSteps: 5}})
+	s, _ := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{})
+	var batch []bootstrap.Solution[int32]
+	for i, task := range tasks {
+		r, err := s.Solve(context.Background(), task.Problem)
+		if err != nil || !r.Solved {
+			t.Fatal(r, err)
+		}
+		batch = append(batch, bootstrap.Solution[int32]{Index: i, Problem: task.Problem, Trajectory: r.Trajectory})
+	}
+	if _, err := first.Learn(context.Background(), batch[:3]); err != nil {
+		t.Fatal(err)
+	}
+	tb := first.Table()
+	want := tableBytes(t, tb)
+	lr, err := NewLearnerFrom[int32](tb, LearnerConfig{OptimizerConfig: OptimizerConfig{MaxSteps: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lr.Solutions() != 0 || !bytes.Equal(tableBytes(t, lr.Table()), want) {
+		t.Fatalf("a learner from a table: %d solutions, same table %v", lr.Solutions(), bytes.Equal(tableBytes(t, lr.Table()), want))
+	}
+	if u, err := lr.Learn(context.Background(), batch[3:]); err != nil || u.Steps == 0 {
+		t.Fatal(u, err)
+	}
+	if !bytes.Equal(tableBytes(t, tb), want) {
+		t.Error("learning changed the table the learner started from")
+	}
+	if _, err := NewLearnerFrom[int32](tb, LearnerConfig{EpsLow: 1e-3}); err == nil || !strings.Contains(err.Error(), "εlow") {
+		t.Errorf("another εlow: %v", err)
+	}
+}
+
 // TestLearnerWrongLayout checks that a learner refuses problems of
 // another layout, in Train and in Learn, and that loading files of
 // another layout or with a field out of range is an error.
