@@ -277,23 +277,32 @@ func (h *recordHandler) Handle(_ context.Context, r slog.Record) error {
 // synchronous and asynchronous runs.
 func TestProgressMidGroup(t *testing.T) {
 	tasks := mazes(24, 2)
-	for _, async := range []bool{false, true} {
-		cfg := Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 50}, ProblemsPerUpdate: len(tasks), Async: async, Limits: Limits{MaxIterations: 1}}
-		h := &recordHandler{}
-		env := Env{Workers: 2, Logger: slog.New(h), LogEvery: time.Nanosecond}
-		if _, err := Train(context.Background(), t.TempDir(), tasks, &counts{table: map[int32][]int64{}}, cfg, env); err != nil {
-			t.Fatal(err)
-		}
-		var attempted []int64
-		for _, r := range h.progress {
-			attempted = append(attempted, r["attempted"].(int64))
-			if r["of"].(int64) != int64(len(tasks)) || r["solved"].(int64) > r["attempted"].(int64) {
-				t.Errorf("async %v: progress record %v", async, r)
+	for _, perUpdate := range []int{len(tasks), 8} {
+		for _, async := range []bool{false, true} {
+			cfg := Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 50}, ProblemsPerUpdate: perUpdate, Async: async, Limits: Limits{MaxIterations: 1}}
+			h := &recordHandler{}
+			env := Env{Workers: 2, Logger: slog.New(h), LogEvery: time.Nanosecond}
+			metrics, err := Train(context.Background(), t.TempDir(), tasks, &counts{table: map[int32][]int64{}}, cfg, env)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		// A record per search, then one after the update.
-		if len(attempted) != len(tasks)+1 || attempted[0] != 1 || attempted[len(tasks)-1] != int64(len(tasks)) {
-			t.Errorf("async %v: progress records attempted %v; want 1 to %d, and %[3]d after the update", async, attempted, len(tasks))
+			var attempted []int64
+			for _, r := range h.progress {
+				attempted = append(attempted, r["attempted"].(int64))
+				// In the first iteration, every problem solved is new.
+				if r["of"].(int64) != int64(len(tasks)) || r["solved"].(int64) > r["attempted"].(int64) ||
+					r["new"] != r["solved"] || r["solved_so_far"] != r["solved"] {
+					t.Errorf("%d per update, async %v: progress record %v", perUpdate, async, r)
+				}
+			}
+			last := h.progress[len(h.progress)-1]
+			if got := last["solved_so_far"].(int64); got != int64(metrics[0].TotalSolved) {
+				t.Errorf("%d per update, async %v: last progress record solved_so_far %d, metrics %d", perUpdate, async, got, metrics[0].TotalSolved)
+			}
+			// A record per search, then one after the update.
+			if perUpdate == len(tasks) && (len(attempted) != len(tasks)+1 || attempted[0] != 1 || attempted[len(tasks)-1] != int64(len(tasks))) {
+				t.Errorf("async %v: progress records attempted %v; want 1 to %d, and %[3]d after the update", async, attempted, len(tasks))
+			}
 		}
 	}
 }

@@ -586,17 +586,19 @@ func (r *run[S]) logProgress(n int) {
 	}
 	r.lastLog = time.Now()
 	st := r.st
-	solved, fresh, expansions := st.Current.Solved, st.Current.New, st.Current.Expansions
+	// pending counts the problems first solved by the searches not yet
+	// learned from, which st does not count yet.
+	solved, pending, expansions := st.Current.Solved, 0, st.Current.Expansions
 	for _, f := range r.done {
 		expansions += f.res.Expansions
 		if f.res.Solved {
 			solved++
 			if st.Solved[f.problem] == 0 {
-				fresh++
+				pending++
 			}
 		}
 	}
 	r.env.Logger.Info("progress", "iteration", st.Iteration, "attempted", st.Next+len(r.done), "of", n,
-		"solved", solved, "new", fresh, "solved_so_far", st.totalSolved()+fresh, "budget", st.Budget,
+		"solved", solved, "new", st.Current.New+pending, "solved_so_far", st.totalSolved()+pending, "budget", st.Budget,
 		"expansions_per_s", math.Round(float64(expansions)/max(r.clock.iteration(), 1e-9)), "elapsed_s", math.Round(r.clock.elapsed()))
 }
