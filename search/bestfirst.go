@@ -57,6 +57,10 @@ type bestFirst[S comparable] struct {
 	// sqrt: the algorithm is √LTS, whose own state sq holds.
 	sqrt bool
 	sq   sqrtState[S]
+	// lazy: a node is evaluated when it is expanded, not when it is
+	// generated (LevinTS with batches of 1: its priorities need no
+	// evaluation of the node itself).
+	lazy bool
 }
 
 // chunkBits is the log2 of the number of nodes in a chunk of the arena.
@@ -112,6 +116,7 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 	e.atExp = opts.GoalTest.atExpansion(alg)
 	e.reopen = e.atExp && alg.kind == aStar
 	e.sqrt = alg.kind == sqrtLTS
+	e.lazy = alg.kind == levinTS && opts.BatchSize == 1
 	if e.sqrt {
 		e.setRerooter(alg)
 		e.sq.batches, e.sq.rooted = 0, false
@@ -186,6 +191,11 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 		res.Expansions++
 		if e.sqrt {
 			e.sqrtExpanded(top.index)
+		}
+		if e.lazy {
+			if err := e.evaluate(top.index, res); err != nil {
+				return err
+			}
 		}
 		goal, err := e.expand(top.index, res)
 		if err != nil {
@@ -329,10 +339,21 @@ func (e *bestFirst[S]) reset(batch int) {
 	}
 }
 
-// flush evaluates the pending nodes and pushes them onto the open list.
+// flush evaluates the pending nodes and pushes them onto the open list;
+// a lazy search pushes them, to be evaluated when expanded.
 func (e *bestFirst[S]) flush(res *Result[S]) error {
 	k, A := e.n-e.pending, e.A
 	if k == 0 {
+		return nil
+	}
+	if e.lazy {
+		loss := e.opts.NodeLoss
+		for i := e.pending; i < e.n; i++ {
+			n := e.node(int32(i))
+			d := n.depth()
+			e.open.push(heapEntry{priority: e.alg.priority(float64(d)*loss, n.logPi, 0), depth: d, index: int32(i)})
+		}
+		e.pending = e.n
 		return nil
 	}
 	e.states = e.states[:0]
@@ -375,6 +396,28 @@ func (e *bestFirst[S]) flush(res *Result[S]) error {
 	if e.sqrt && e.sq.rooted {
 		e.sq.batches++
 		e.sq.rr.batchEvaluated(e)
+	}
+	return nil
+}
+
+// evaluate evaluates node i alone and keeps its policy, for a lazy search.
+func (e *bestFirst[S]) evaluate(i int32, res *Result[S]) error {
+	A := e.A
+	e.states = append(e.states[:0], e.node(i).state)
+	logPi, h := e.logPi[:A], e.h[:1]
+	if err := e.ev.Evaluate(e.p, e.states, logPi, h); err != nil {
+		return fmt.Errorf("search: evaluate: %w", err)
+	}
+	if t := e.opts.Temperature; t != 1 {
+		temper(logPi, A, t)
+	}
+	res.Evaluations++
+	for c := int(i >> chunkBits); c >= len(e.policies); {
+		e.policies = append(e.policies, make([]float32, chunkSize*A))
+	}
+	dst := e.policy(i, A)
+	for a, l := range logPi {
+		dst[a] = float32(l)
 	}
 	return nil
 }

@@ -187,7 +187,10 @@ type Options struct {
 	// the search may end it earlier.
 	Timeout time.Duration `json:"timeout,omitempty"`
 	// BatchSize is the number of states evaluated per Evaluator call, from
-	// 0 to MaxBatchSize; 0 means 32. 1 evaluates every child on its own.
+	// 0 to MaxBatchSize; 0 means 32. 1 evaluates every child on its own;
+	// LevinTS, whose priorities need no evaluation of the node itself,
+	// then evaluates a node only when it expands it: the same search, with
+	// as many evaluations as expansions instead of one per node generated.
 	BatchSize int `json:"batch_size,omitempty"`
 	// Renormalize renormalises the policy over the legal actions of each
 	// state. The reference implementation used the network's full softmax
