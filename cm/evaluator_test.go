@@ -3,6 +3,7 @@ package cm
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,6 +218,73 @@ func TestTableIndex(t *testing.T) {
 		}
 	}()
 	tb.addRow(0, 5)
+}
+
+// TestTablePrune checks that a pruned table keeps exactly the rows that
+// spread by more than tol, with their parameters, and that in every state
+// the log-ratio of two actions' probabilities moves by at most the
+// spreads of the dropped rows of its contexts; rows of equal parameters
+// change no policy.
+func TestTablePrune(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 21))
+	p := grids(1, 21)[0].Problem.(*grid)
+	tb := randomTable(t, p, rng)
+	A := tb.layout.Actions
+	// A third of the rows with equal parameters, a third nearly equal.
+	for r := range tb.Rows() {
+		row := tb.beta[r*A : (r+1)*A]
+		switch r % 3 {
+		case 0:
+			for a := range row {
+				row[a] = row[0]
+			}
+		case 1:
+			for a := range row {
+				row[a] = row[0] - 0.05*rng.Float64()
+			}
+		}
+	}
+	codes := make([]uint64, len(tb.layout.Sizes))
+	z, out, zp, outp := make([]float64, A), make([]float64, A), make([]float64, A), make([]float64, A)
+	for _, tol := range []float64{0, 0.05, 0.5} {
+		pr := tb.Prune(tol)
+		kept := 0
+		for r := range tb.Rows() {
+			b := tb.Beta(r)
+			set, code := tb.Context(r)
+			pr := pr.Row(set, code)
+			if spread := slices.Max(b) - slices.Min(b); spread > tol {
+				kept++
+				if pr < 0 || !slices.Equal(tb.Beta(r), b) {
+					t.Fatalf("tol %g: row %d (spread %g) lost or changed", tol, r, spread)
+				}
+			} else if pr >= 0 {
+				t.Fatalf("tol %g: row %d of spread %g kept", tol, r, spread)
+			}
+		}
+		if pr.Rows() != kept || pr.EpsLow() != tb.EpsLow() || !pr.layout.equal(tb.layout) {
+			t.Fatalf("tol %g: %d rows, want %d; εlow %g; layout %+v", tol, pr.Rows(), kept, pr.EpsLow(), pr.layout)
+		}
+		for s := range int32(p.W * p.H) {
+			p.Contexts(s, codes)
+			bound := 1e-12
+			for set, code := range codes {
+				if r := tb.Row(set, code); r >= 0 && pr.Row(set, code) < 0 {
+					b := tb.Beta(r)
+					bound += slices.Max(b) - slices.Min(b)
+				}
+			}
+			tb.logPolicy(codes, 0, z, out)
+			pr.logPolicy(codes, 0, zp, outp)
+			for a := range A {
+				for b := range A {
+					if d := math.Abs((out[a] - out[b]) - (outp[a] - outp[b])); d > bound {
+						t.Fatalf("tol %g, state %d: log π(%d)/π(%d) moved by %g, more than %g", tol, s, a, b, d, bound)
+					}
+				}
+			}
+		}
+	}
 }
 
 // TestEvaluatorAllocs checks that Evaluate allocates nothing once warm.

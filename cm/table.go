@@ -158,6 +158,27 @@ func (t *Table) Clone() *Table {
 	return c
 }
 
+// Prune returns a table of the rows of t whose parameters spread by more
+// than tol (max β − min β > tol), in order, with the same layout and
+// εlow. A row dropped adds at most tol to the log-probability ratios of
+// any two actions in a state where its context occurs (it shifts the sum
+// of every action by its own β, the softmax only by their differences):
+// Prune(0) drops only the rows that change no policy, and a larger tol
+// trades the policy's accuracy for a smaller table.
+func (t *Table) Prune(tol float64) *Table {
+	A := t.layout.Actions
+	p := &Table{layout: t.Layout(), logLow: t.logLow, index: make([]setIndex, len(t.index))}
+	for r := range t.Rows() {
+		b := t.Beta(r)
+		if slices.Max(b)-slices.Min(b) <= tol {
+			continue
+		}
+		nr := p.addRow(int(t.rowSet[r]), t.rowCode[r])
+		copy(p.beta[int(nr)*A:int(nr+1)*A], b)
+	}
+	return p
+}
+
 // logPolicy writes to out (len A) the log-policy of a state with context
 // codes codes (len M): the normalised product of the experts of its
 // known contexts, mixed with the uniform policy with weight mix. z is
