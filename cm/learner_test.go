@@ -515,3 +515,81 @@ func TestLearnerAsync(t *testing.T) {
 		t.Errorf("%d of %d solved, %d solutions kept", last.TotalSolved, len(tasks), lr.Solutions())
 	}
 }
+
+// A wide problem walks a line of states 0, 1, 2, … (action 0 goes on,
+// the others are illegal) whose M mutex sets have 2^40 codes each,
+// pseudo-random functions of the state: a table of a million rows
+// without a search.
+type wide struct{ sets int }
+
+func (w wide) Root() int32                        { return 0 }
+func (w wide) NumActions() int                    { return 4 }
+func (w wide) Apply(s int32, a int) (int32, bool) { return s + 1, a == 0 }
+func (w wide) IsGoal(s int32) bool                { return false }
+
+func (w wide) ContextLayout() (string, []uint64) {
+	sizes := make([]uint64, w.sets)
+	for i := range sizes {
+		sizes[i] = 1 << 40
+	}
+	return "wide test", sizes
+}
+
+func (w wide) Contexts(s int32, dst []uint64) {
+	for i := range dst {
+		x := uint64(s)*uint64(len(dst)) + uint64(i) + 1
+		x ^= x >> 33
+		x *= 0xff51afd7ed558ccd
+		x ^= x >> 33
+		dst[i] = x & (1<<40 - 1)
+	}
+}
+
+// newWideLearner returns a learner with Growth 1 of a table of the
+// contexts of the first states of w, rows rows in all, that has covered
+// covered solutions at its last optimisation.
+func newWideLearner(tb testing.TB, w wide, rows, covered int) *Learner[int32] {
+	l, err := LayoutOf[int32](w)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lr, err := NewLearner[int32](l, LearnerConfig{Growth: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	codes := make([]uint64, w.sets)
+	for s := int32(0); lr.table.Rows() < rows; s++ {
+		w.Contexts(s, codes)
+		for set, c := range codes {
+			lr.table.addRow(set, c)
+		}
+	}
+	lr.opt.Covered = covered
+	return lr
+}
+
+// wideSolution returns the solution of problem index of w of n steps
+// from state from.
+func wideSolution(w wide, index int, from int32, n int) bootstrap.Solution[int32] {
+	tr := &search.Trajectory[int32]{}
+	for s := from; s < from+int32(n); s++ {
+		tr.States = append(tr.States, s)
+		tr.Actions = append(tr.Actions, 0)
+	}
+	return bootstrap.Solution[int32]{Index: index, Problem: w, Trajectory: tr}
+}
+
+// BenchmarkLearnWithoutOptimising measures an update that does not
+// optimise (Growth 1, many solutions covered) of a solution of 50 steps
+// to a table of 2^20 rows of 8 mutex sets.
+func BenchmarkLearnWithoutOptimising(b *testing.B) {
+	w := wide{sets: 8}
+	lr := newWideLearner(b, w, 1<<20, 1<<20)
+	batch := []bootstrap.Solution[int32]{wideSolution(w, 0, 1<<20, 50)}
+	for b.Loop() {
+		u, err := lr.Learn(context.Background(), batch)
+		if err != nil || u.Steps > 0 {
+			b.Fatal(u, err)
+		}
+	}
+}
