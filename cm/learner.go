@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/internal/atomicfile"
@@ -66,13 +68,23 @@ func (c *LearnerConfig) check() error {
 
 // A Learner trains a context model by LTS+CM's procedure, as a
 // bootstrap.Learner: it keeps the latest solution of each problem solved
-// (by bootstrap.Solution.Index), and each update creates rows at β0 for
-// the new contexts of its solutions' states, then minimises the LTS loss
+// (by bootstrap.Solution.Index), and its updates minimise the LTS loss
 // of all the solutions kept (Optimize's objective) from the current
-// parameters, at every update or as LearnerConfig.Growth spaces them. The
-// reference optimises once per pass over the problems:
+// parameters, at every update or as LearnerConfig.Growth spaces them.
+// The reference optimises once per pass over the problems:
 // bootstrap.Config.ProblemsPerUpdate equal to the number of problems
 // does the same.
+//
+// An update that does not optimise leaves the table as it is: it keeps
+// its solutions pending, as their actions and the context codes of
+// their states. One that optimises copies the table, creates in the copy
+// at β0 the rows of the pending solutions' contexts that it lacks, in
+// the order of their problems' indices and then of their steps (so that
+// the table of a run depends only on its solutions, not on when it was
+// checkpointed), then optimises the copy over the solutions kept, a
+// pending solution replacing the one kept of its problem. Rows at β0
+// change no prediction: the policy over a pending solution is the same
+// before and after its rows are created.
 //
 // Its snapshots are tables that nothing changes (an update changes a
 // copy), whose evaluators mix the policy with weight Mix; they marshal
@@ -80,11 +92,23 @@ func (c *LearnerConfig) check() error {
 type Learner[S comparable] struct {
 	cfg   LearnerConfig
 	table *Table
-	// trajs holds the latest solution of each problem, by index.
-	trajs map[int]trajectory
+	// trajs holds the latest solution of each problem optimised over, by
+	// index, and pending those received since the last optimisation
+	// (each replacing the one of trajs of its problem, if any).
+	trajs   map[int]trajectory
+	pending map[int]pendingSolution
 	// opt counts the solutions of the last optimisation, and changed the
 	// solutions new or replaced since (LearnerConfig.Growth).
 	opt counts
+}
+
+// A pendingSolution is a solution that no optimisation has covered yet:
+// for each step t, the action taken and the codes of the M contexts of
+// the state it was taken in (codes[t·M : (t+1)·M]), each in its mutex
+// set's range.
+type pendingSolution struct {
+	actions []uint8
+	codes   []uint64
 }
 
 // counts are a learner's counts of solutions for LearnerConfig.Growth.
@@ -105,7 +129,7 @@ func NewLearner[S comparable](l Layout, cfg LearnerConfig) (*Learner[S], error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Learner[S]{cfg: cfg, table: t, trajs: map[int]trajectory{}}, nil
+	return &Learner[S]{cfg: cfg, table: t, trajs: map[int]trajectory{}, pending: map[int]pendingSolution{}}, nil
 }
 
 // NewLearnerFrom returns a Learner that starts from the parameters of
@@ -120,7 +144,7 @@ func NewLearnerFrom[S comparable](t *Table, cfg LearnerConfig) (*Learner[S], err
 	if math.Abs(t.EpsLow()-cfg.EpsLow) > 1e-15*cfg.EpsLow {
 		return nil, fmt.Errorf("cm: learner: εlow %g, the table's %g", cfg.EpsLow, t.EpsLow())
 	}
-	return &Learner[S]{cfg: cfg, table: t.Clone(), trajs: map[int]trajectory{}}, nil
+	return &Learner[S]{cfg: cfg, table: t.Clone(), trajs: map[int]trajectory{}, pending: map[int]pendingSolution{}}, nil
 }
 
 // Config returns the learner's settings, with the defaults filled in.
@@ -130,8 +154,16 @@ func (l *Learner[S]) Config() LearnerConfig { return l.cfg }
 func (l *Learner[S]) Table() *Table { return l.table }
 
 // Solutions returns the number of problems whose latest solution the
-// learner keeps.
-func (l *Learner[S]) Solutions() int { return len(l.trajs) }
+// learner keeps, pending or not.
+func (l *Learner[S]) Solutions() int {
+	n := len(l.trajs)
+	for k := range l.pending {
+		if _, ok := l.trajs[k]; !ok {
+			n++
+		}
+	}
+	return n
+}
 
 // CheckAlgorithm returns an error unless alg reads a policy: a context
 // model has no heuristic (h = 0), which suits LevinTS.
@@ -143,79 +175,103 @@ func (l *Learner[S]) CheckAlgorithm(alg search.Algorithm) error {
 }
 
 // Learn replaces the kept solution of each problem of batch by the new
-// one, creates the rows of their new contexts and, unless Growth says to
-// wait (the update then has no steps), optimises. It returns ctx's error,
-// changing nothing, if ctx is done before the optimisation ends. The
-// update's PolicyLoss is log F at the end times its steps, so that the
-// metrics' mean is log F.
+// one and, unless Growth says to wait (the update then has no steps and
+// leaves the table and the snapshots as they were), optimises. It returns
+// an error, changing nothing, if a solution is not one of a problem of
+// the table's layout, and ctx's error, changing nothing, if ctx is done
+// before the optimisation ends. The update's PolicyLoss is log F at the
+// end times its steps, so that the metrics' mean is log F.
 func (l *Learner[S]) Learn(ctx context.Context, batch []bootstrap.Solution[S]) (bootstrap.Update, error) {
 	if err := ctx.Err(); err != nil {
 		return bootstrap.Update{}, err
 	}
-	t := l.table.Clone()
-	fresh := map[int]trajectory{}
+	fresh := make(map[int]pendingSolution, len(batch))
 	for _, s := range batch {
-		tr, err := trajectoryOf(t, s)
+		p, err := pendingOf(l.table.layout, s)
 		if err != nil {
 			return bootstrap.Update{}, err
 		}
-		if len(tr.actions) > 0 { // else the start is a goal: nothing to learn
-			fresh[s.Index] = tr
+		if len(p.actions) > 0 { // else the start is a goal: nothing to learn
+			fresh[s.Index] = p
 		}
-	}
-	trajs := make(map[int]trajectory, len(l.trajs)+len(fresh))
-	for k, v := range l.trajs {
-		trajs[k] = v
-	}
-	for k, v := range fresh {
-		trajs[k] = v
 	}
 	opt := counts{l.opt.Covered, l.opt.Changed + len(fresh)}
 	if opt.Covered > 0 && float64(opt.Changed) < l.cfg.Growth*float64(opt.Covered) || opt.Changed == 0 {
-		l.table, l.trajs, l.opt = t, trajs, opt // new rows at β0 change no prediction
+		maps.Copy(l.pending, fresh)
+		l.opt = opt
 		return bootstrap.Update{}, nil
 	}
+	pending := maps.Clone(l.pending)
+	maps.Copy(pending, fresh)
+	t := l.table.Clone()
+	trajs := l.merge(t, pending)
 	res, err := optimize(ctx, l.objective(t, trajs), t.beta, t.logLow, l.cfg.OptimizerConfig)
 	if err != nil {
 		return bootstrap.Update{}, err
 	}
-	l.table, l.trajs, l.opt = t, trajs, counts{Covered: len(trajs)}
+	l.table, l.trajs, l.pending, l.opt = t, trajs, map[int]pendingSolution{}, counts{Covered: len(trajs)}
 	return bootstrap.Update{Steps: res.Steps, PolicyLoss: res.LogF * float64(res.Steps)}, nil
 }
 
-// trajectoryOf returns the trajectory of solution s over t, creating the
-// rows of its new contexts.
-func trajectoryOf[S comparable](t *Table, s bootstrap.Solution[S]) (trajectory, error) {
+// merge returns the solutions kept with those of pending in their place
+// as trajectories over t, creating in t the rows of pending's new
+// contexts, by problem index and then step. Without pending solutions it
+// returns l.trajs itself.
+func (l *Learner[S]) merge(t *Table, pending map[int]pendingSolution) map[int]trajectory {
+	if len(pending) == 0 {
+		return l.trajs
+	}
+	trajs := make(map[int]trajectory, len(l.trajs)+len(pending))
+	maps.Copy(trajs, l.trajs)
+	for _, k := range slices.Sorted(maps.Keys(pending)) {
+		trajs[k] = pending[k].trajectory(t)
+	}
+	return trajs
+}
+
+// pendingOf returns the actions and context codes of solution s, which
+// must be a solution of a problem of layout l.
+func pendingOf[S comparable](l Layout, s bootstrap.Solution[S]) (pendingSolution, error) {
 	pl, err := LayoutOf(s.Problem)
 	if err != nil {
-		return trajectory{}, err
+		return pendingSolution{}, err
 	}
-	if err := t.layout.match(pl); err != nil {
-		return trajectory{}, err
+	if err := l.match(pl); err != nil {
+		return pendingSolution{}, err
 	}
 	cp := s.Problem.(Contexter[S])
-	M, A := len(t.layout.Sizes), t.layout.Actions
+	M, A := len(l.Sizes), l.Actions
 	tr := s.Trajectory
 	if tr == nil || len(tr.States) != len(tr.Actions) {
-		return trajectory{}, fmt.Errorf("cm: problem %d: a trajectory without as many states as actions", s.Index)
+		return pendingSolution{}, fmt.Errorf("cm: problem %d: a trajectory without as many states as actions", s.Index)
 	}
-	nt := trajectory{actions: make([]uint8, len(tr.Actions)), rows: make([]int32, 0, len(tr.Actions)*M)}
-	codes := make([]uint64, M)
+	p := pendingSolution{actions: make([]uint8, len(tr.Actions)), codes: make([]uint64, len(tr.Actions)*M)}
 	for i, st := range tr.States {
 		a := tr.Actions[i]
 		if a < 0 || a >= A {
-			return trajectory{}, fmt.Errorf("cm: problem %d, step %d: action %d out of range", s.Index, i, a)
+			return pendingSolution{}, fmt.Errorf("cm: problem %d, step %d: action %d out of range", s.Index, i, a)
 		}
-		nt.actions[i] = uint8(a)
+		p.actions[i] = uint8(a)
+		codes := p.codes[i*M : (i+1)*M]
 		cp.Contexts(st, codes)
 		for set, code := range codes {
-			if code >= t.layout.Sizes[set] {
-				return trajectory{}, fmt.Errorf("cm: problem %d, step %d: code %d of mutex set %d out of its range %d", s.Index, i, code, set, t.layout.Sizes[set])
+			if code >= l.Sizes[set] {
+				return pendingSolution{}, fmt.Errorf("cm: problem %d, step %d: code %d of mutex set %d out of its range %d", s.Index, i, code, set, l.Sizes[set])
 			}
-			nt.rows = append(nt.rows, t.addRow(set, code))
 		}
 	}
-	return nt, nil
+	return p, nil
+}
+
+// trajectory returns p as a trajectory over t, creating the rows of its
+// new contexts, step by step.
+func (p pendingSolution) trajectory(t *Table) trajectory {
+	M := len(t.layout.Sizes)
+	tr := trajectory{actions: p.actions, rows: make([]int32, len(p.codes))}
+	for i, code := range p.codes {
+		tr.rows[i] = t.addRow(i%M, code)
+	}
+	return tr
 }
 
 // objective returns the objective of trajs over t, the trajectories in
@@ -233,8 +289,16 @@ func (l *Learner[S]) objective(t *Table, trajs map[int]trajectory) *objective {
 	return newObjective(t.layout.Actions, len(t.layout.Sizes), l.cfg.Lambda, t.Beta0(), list, l.cfg.Threads)
 }
 
-// Loss returns log F of the current table over the solutions kept.
-func (l *Learner[S]) Loss() float64 { return l.objective(l.table, l.trajs).logValue(l.table.beta) }
+// Loss returns log F of the current table over the solutions kept,
+// pending or not: what the next optimisation starts from. With pending
+// solutions it computes it on a copy of the table with their rows.
+func (l *Learner[S]) Loss() float64 {
+	t := l.table
+	if len(l.pending) > 0 {
+		t = t.Clone()
+	}
+	return l.objective(t, l.merge(t, l.pending)).logValue(t.beta)
+}
 
 // Snapshot returns the current table, with the training mix.
 func (l *Learner[S]) Snapshot() bootstrap.Snapshot[S] {
@@ -298,25 +362,38 @@ type learnerState struct {
 
 // Save writes the learner to directory dir, which exists: its settings
 // and layout to cm.json, its table to table.safetensors and the
-// solutions it keeps to trajectories.safetensors (see
+// solutions it keeps, pending or not, to trajectories.safetensors (see
 // docs/MODEL_FORMAT.md), each file replaced atomically.
 func (l *Learner[S]) Save(dir string) error {
-	tb, err := marshalTable(l.table, nil)
+	js, tb, tj, err := l.encode()
 	if err != nil {
 		return fmt.Errorf("cm: %w", err)
 	}
-	keys := make([]int, 0, len(l.trajs))
-	for k := range l.trajs {
-		keys = append(keys, k)
+	for _, f := range []struct {
+		name string
+		b    []byte
+	}{{TableFile, tb}, {TrajectoriesFile, tj}, {LearnerFile, js}} {
+		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), f.b); err != nil {
+			return fmt.Errorf("cm: %w", err)
+		}
 	}
-	slices.Sort(keys)
+	return nil
+}
+
+// encode returns the contents of the learner's files: cm.json,
+// table.safetensors and trajectories.safetensors.
+func (l *Learner[S]) encode() (js, tb, tj []byte, err error) {
+	tb, err = marshalTable(l.table, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	var (
 		index   []int64
 		lengths []int32
 		actions []uint8
 		rows    []int32
 	)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(l.trajs)) {
 		tr := l.trajs[k]
 		index = append(index, int64(k))
 		lengths = append(lengths, int32(len(tr.actions)))
@@ -324,28 +401,40 @@ func (l *Learner[S]) Save(dir string) error {
 		rows = append(rows, tr.rows...)
 	}
 	M := len(l.table.layout.Sizes)
-	tj, err := safetensors.Encode(map[string]safetensors.Tensor{
+	ts := map[string]safetensors.Tensor{
 		"index":  safetensors.I64([]int{len(index)}, index),
 		"length": safetensors.I32([]int{len(lengths)}, lengths),
 		"action": safetensors.U8([]int{len(actions)}, actions),
 		"rows":   safetensors.I32([]int{len(actions), M}, rows),
-	}, map[string]string{"format": formatName})
-	if err != nil {
-		return fmt.Errorf("cm: %w", err)
 	}
-	js, err := json.MarshalIndent(learnerState{Config: l.cfg, Layout: l.table.layout, Solutions: l.opt}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("cm: %w", err)
-	}
-	for _, f := range []struct {
-		name string
-		b    []byte
-	}{{TableFile, tb}, {TrajectoriesFile, tj}, {LearnerFile, append(js, '\n')}} {
-		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), f.b); err != nil {
-			return fmt.Errorf("cm: %w", err)
+	if len(l.pending) > 0 {
+		var (
+			index   []int64
+			lengths []int32
+			actions []uint8
+			codes   []uint64
+		)
+		for _, k := range slices.Sorted(maps.Keys(l.pending)) {
+			p := l.pending[k]
+			index = append(index, int64(k))
+			lengths = append(lengths, int32(len(p.actions)))
+			actions = append(actions, p.actions...)
+			codes = append(codes, p.codes...)
 		}
+		ts["pending_index"] = safetensors.I64([]int{len(index)}, index)
+		ts["pending_length"] = safetensors.I32([]int{len(lengths)}, lengths)
+		ts["pending_action"] = safetensors.U8([]int{len(actions)}, actions)
+		ts["pending_codes"] = safetensors.U64([]int{len(actions), M}, codes)
 	}
-	return nil
+	tj, err = safetensors.Encode(ts, map[string]string{"format": formatName})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	js, err = json.MarshalIndent(learnerState{Config: l.cfg, Layout: l.table.layout, Solutions: l.opt}, "", "  ")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return append(js, '\n'), tb, tj, nil
 }
 
 // LoadLearner reads the learner that Learner.Save wrote to dir, whose
@@ -405,72 +494,117 @@ func decodeLearner[S comparable](js, tb, tj []byte) (*Learner[S], error) {
 	if math.Abs(t.EpsLow()-cfg.EpsLow) > 1e-15*cfg.EpsLow {
 		return nil, fmt.Errorf("%s: εlow %g, %s says %g", TableFile, t.EpsLow(), LearnerFile, cfg.EpsLow)
 	}
-	trajs, err := decodeTrajectories(tj, t)
+	trajs, pending, err := decodeTrajectories(tj, t)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", TrajectoriesFile, err)
 	}
-	if c := st.Solutions; c.Covered < 0 || c.Changed < 0 || c.Covered > len(trajs) {
-		return nil, fmt.Errorf("%s: solutions %+v: want counts ≥ 0, covered at most the %d solutions kept", LearnerFile, c, len(trajs))
+	if c := st.Solutions; c.Covered < 0 || c.Changed < 0 || c.Covered > len(trajs) || c.Changed < len(pending) {
+		return nil, fmt.Errorf("%s: solutions %+v: want counts ≥ 0, covered at most the %d solutions optimised over, changed at least the %d pending", LearnerFile, c, len(trajs), len(pending))
 	}
-	return &Learner[S]{cfg: cfg, table: t, trajs: trajs, opt: st.Solutions}, nil
+	return &Learner[S]{cfg: cfg, table: t, trajs: trajs, pending: pending, opt: st.Solutions}, nil
 }
 
-// decodeTrajectories reads the solutions of trajectories.safetensors,
-// whose rows must be those of t, of their mutex sets in order.
-func decodeTrajectories(b []byte, t *Table) (map[int]trajectory, error) {
+// decodeTrajectories reads the solutions of trajectories.safetensors:
+// those optimised over, whose rows must be those of t, of their mutex
+// sets in order, and those pending, whose codes must be in their mutex
+// sets' ranges.
+func decodeTrajectories(b []byte, t *Table) (map[int]trajectory, map[int]pendingSolution, error) {
 	ts, meta, err := safetensors.Decode(b)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if meta["format"] != formatName {
-		return nil, fmt.Errorf("format %q, want %q", meta["format"], formatName)
+		return nil, nil, fmt.Errorf("format %q, want %q", meta["format"], formatName)
 	}
 	M, A := len(t.layout.Sizes), t.layout.Actions
-	it, err := get(ts, "index", "I64", -1)
+	trajs := map[int]trajectory{}
+	err = decodeSolutions(ts, "", "rows", "I32", M, safetensors.Tensor.I32s, func(k, index int, actions []uint8, rows []int32) error {
+		if _, dup := trajs[index]; dup {
+			return fmt.Errorf("solution %d: a second solution of problem %d", k, index)
+		}
+		tr := trajectory{actions: actions, rows: rows}
+		for i, a := range tr.actions {
+			if int(a) >= A {
+				return fmt.Errorf("solution %d, step %d: action %d out of range", k, i, a)
+			}
+			for set, r := range tr.rows[i*M : (i+1)*M] {
+				if r < 0 || int(r) >= t.Rows() || t.rowSet[r] != int32(set) {
+					return fmt.Errorf("solution %d, step %d: row %d is no context of mutex set %d", k, i, r, set)
+				}
+			}
+		}
+		trajs[index] = tr
+		return nil
+	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	pending := map[int]pendingSolution{}
+	if !slices.ContainsFunc([]string{"index", "length", "action", "codes"}, func(name string) bool { _, ok := ts["pending_"+name]; return ok }) {
+		return trajs, pending, nil
+	}
+	err = decodeSolutions(ts, "pending_", "codes", "U64", M, safetensors.Tensor.U64s, func(k, index int, actions []uint8, codes []uint64) error {
+		if _, dup := pending[index]; dup {
+			return fmt.Errorf("pending solution %d: a second pending solution of problem %d", k, index)
+		}
+		p := pendingSolution{actions: actions, codes: codes}
+		for i, a := range p.actions {
+			if int(a) >= A {
+				return fmt.Errorf("pending solution %d, step %d: action %d out of range", k, i, a)
+			}
+			for set, code := range p.codes[i*M : (i+1)*M] {
+				if code >= t.layout.Sizes[set] {
+					return fmt.Errorf("pending solution %d, step %d: code %d of mutex set %d out of its range %d", k, i, code, set, t.layout.Sizes[set])
+				}
+			}
+		}
+		pending[index] = p
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return trajs, pending, nil
+}
+
+// decodeSolutions reads the tensors prefix+"index", prefix+"length",
+// prefix+"action" and prefix+values (dtype, [steps, M], read by conv) of
+// ts and calls f on each solution in turn: its number k in the file, its
+// problem's index, its actions and its steps' values. It checks the
+// indices, the lengths and the shapes, f the rest.
+func decodeSolutions[T any](ts map[string]safetensors.Tensor, prefix, values, dtype string, M int, conv func(safetensors.Tensor) []T, f func(k, index int, actions []uint8, values []T) error) error {
+	it, err := get(ts, prefix+"index", "I64", -1)
+	if err != nil {
+		return err
 	}
 	N := it.Shape[0]
-	lt, err := get(ts, "length", "I32", N)
+	lt, err := get(ts, prefix+"length", "I32", N)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	at, err := get(ts, "action", "U8", -1)
+	at, err := get(ts, prefix+"action", "U8", -1)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	steps := at.Shape[0]
-	rt, err := get(ts, "rows", "I32", steps, M)
+	vt, err := get(ts, prefix+values, dtype, steps, M)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	index, lengths, actions, rows := it.I64s(), lt.I32s(), at.Data, rt.I32s()
-	trajs := make(map[int]trajectory, N)
+	index, lengths, actions, vs := it.I64s(), lt.I32s(), at.Data, conv(vt)
 	pos := 0
 	for k := range N {
 		n := int(lengths[k])
 		if index[k] < 0 || index[k] > math.MaxInt32 || n < 1 || n > steps-pos {
-			return nil, fmt.Errorf("solution %d: index %d, %d steps: out of range", k, index[k], n)
+			return fmt.Errorf("%ssolution %d: index %d, %d steps: out of range", strings.ReplaceAll(prefix, "_", " "), k, index[k], n)
 		}
-		if _, dup := trajs[int(index[k])]; dup {
-			return nil, fmt.Errorf("solution %d: a second solution of problem %d", k, index[k])
+		if err := f(k, int(index[k]), slices.Clone(actions[pos:pos+n]), vs[pos*M:(pos+n)*M]); err != nil {
+			return err
 		}
-		tr := trajectory{actions: slices.Clone(actions[pos : pos+n]), rows: rows[pos*M : (pos+n)*M]}
-		for i, a := range tr.actions {
-			if int(a) >= A {
-				return nil, fmt.Errorf("solution %d, step %d: action %d out of range", k, i, a)
-			}
-			for set, r := range tr.rows[i*M : (i+1)*M] {
-				if r < 0 || int(r) >= t.Rows() || t.rowSet[r] != int32(set) {
-					return nil, fmt.Errorf("solution %d, step %d: row %d is no context of mutex set %d", k, i, r, set)
-				}
-			}
-		}
-		trajs[int(index[k])] = tr
 		pos += n
 	}
 	if pos != steps {
-		return nil, fmt.Errorf("%d steps, the solutions have %d", steps, pos)
+		return fmt.Errorf("%d %ssteps, the solutions have %d", steps, strings.ReplaceAll(prefix, "_", " "), pos)
 	}
-	return trajs, nil
+	return nil
 }

@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/internal/safetensors"
 	"github.com/phs-go/phs/search"
 )
 
@@ -78,7 +81,8 @@ func tableBytes(t *testing.T, tb *Table) []byte {
 // bootstrap.Train, optimising at every update and as Growth 1 spaces
 // them: it then solves them with far fewer expansions than the uniform
 // policy, and a run interrupted an iteration before its end and resumed
-// ends exactly as the uninterrupted run.
+// ends exactly as the uninterrupted run (with Growth 1, from a
+// checkpoint with solutions pending).
 func TestLearnerBootstrap(t *testing.T) {
 	for _, growth := range []float64{0, 1} {
 		t.Run(fmt.Sprint("growth=", growth), func(t *testing.T) { testLearnerBootstrap(t, LearnerConfig{Growth: growth}) })
@@ -89,7 +93,7 @@ func testLearnerBootstrap(t *testing.T, lc LearnerConfig) {
 	tasks := openGrids(24, 10, 11)
 	// Batches of 1: in searches of a few dozen expansions, batches of
 	// 32 children evaluated before any is pushed would hide the policy.
-	cfg := bootstrap.Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 50, BatchSize: 1}, ProblemsPerUpdate: 8, Limits: bootstrap.Limits{MaxIterations: 10}}
+	cfg := bootstrap.Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 50, BatchSize: 1}, ProblemsPerUpdate: 6, Limits: bootstrap.Limits{MaxIterations: 10}}
 	ref := newGridLearner(t, tasks, lc)
 	refMetrics, err := bootstrap.Train(context.Background(), t.TempDir(), tasks, ref, cfg, bootstrap.Env{Workers: 2})
 	if err != nil {
@@ -116,6 +120,13 @@ func testLearnerBootstrap(t *testing.T, lc LearnerConfig) {
 	if _, err := bootstrap.Train(context.Background(), dir, tasks, newGridLearner(t, tasks, lc), cfg, bootstrap.Env{Workers: 1}); err != nil {
 		t.Fatal(err)
 	}
+	cp, err := LoadLearner[int32](filepath.Join(dir, "checkpoint"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lc.Growth > 0 && len(cp.pending) == 0 {
+		t.Fatalf("no solution pending at the checkpoint (%d optimised over, counts %+v): the resumed run does not check them", len(cp.trajs), cp.opt)
+	}
 	load := func(dir string) (bootstrap.Learner[int32], error) { return LoadLearner[int32](dir, 0) }
 	l, metrics, err := bootstrap.Resume(context.Background(), dir, tasks, load, bootstrap.Env{Workers: 2, Limits: &bootstrap.Limits{MaxIterations: 10}})
 	if err != nil {
@@ -125,7 +136,7 @@ func testLearnerBootstrap(t *testing.T, lc LearnerConfig) {
 		t.Errorf("resumed metrics\n%+v\nwant\n%+v", got, want)
 	}
 	res := l.(*Learner[int32])
-	if !bytes.Equal(tableBytes(t, res.Table()), tableBytes(t, ref.Table())) || !reflect.DeepEqual(res.trajs, ref.trajs) || res.opt != ref.opt {
+	if !bytes.Equal(tableBytes(t, res.Table()), tableBytes(t, ref.Table())) || !reflect.DeepEqual(res.trajs, ref.trajs) || !reflect.DeepEqual(res.pending, ref.pending) || res.opt != ref.opt {
 		t.Error("the resumed run ends with another table, other solutions or other counts than the uninterrupted one")
 	}
 }
@@ -199,6 +210,276 @@ func TestLearnerGrowth(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// solveGrids returns the solutions of tasks by LevinTS with the uniform
+// policy, the one of task i of index i.
+func solveGrids(t *testing.T, tasks []search.Task[int32]) []bootstrap.Solution[int32] {
+	t.Helper()
+	s, _ := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{})
+	var sols []bootstrap.Solution[int32]
+	for i, task := range tasks {
+		r, err := s.Solve(context.Background(), task.Problem)
+		if err != nil || !r.Solved {
+			t.Fatal(r, err)
+		}
+		sols = append(sols, bootstrap.Solution[int32]{Index: i, Problem: task.Problem, Trajectory: r.Trajectory})
+	}
+	return sols
+}
+
+// bruteLoss returns log F of table tb over solutions with regulariser
+// weight lambda, from the policies of an evaluator of tb: it skips the
+// contexts that tb lacks, as rows at β0 would add the same to every
+// action.
+func bruteLoss(t *testing.T, tb *Table, lambda float64, solutions []bootstrap.Solution[int32]) float64 {
+	t.Helper()
+	ev, err := NewEvaluator[int32](tb, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	A := tb.layout.Actions
+	var terms []float64
+	for _, s := range solutions {
+		n := len(s.Trajectory.States)
+		logPi := make([]float64, n*A)
+		if err := ev.Evaluate(s.Problem, s.Trajectory.States, logPi, make([]float64, n)); err != nil {
+			t.Fatal(err)
+		}
+		l := math.Log(float64(n))
+		for i, a := range s.Trajectory.Actions {
+			l -= logPi[i*A+a]
+		}
+		terms = append(terms, l)
+	}
+	reg := 0.0
+	for r := range tb.Rows() {
+		for _, b := range tb.Beta(r) {
+			reg += (b - tb.Beta0()) * (b - tb.Beta0())
+		}
+	}
+	return lse(append(terms, math.Log(lambda/2*reg)))
+}
+
+// TestLearnerPending checks that an update that does not optimise
+// leaves the table and the snapshots as they were and keeps its
+// solutions pending: they count in Solutions and Loss, a bad solution
+// changes nothing, they survive Save and LoadLearner exactly, and the
+// next optimisation creates their rows by problem index and step,
+// whatever the order of the batches.
+func TestLearnerPending(t *testing.T) {
+	tasks := grids(8, 17)
+	sols := solveGrids(t, tasks)
+	// Problem 1's new solution, another path.
+	other := sols[5]
+	other.Index = 1
+	cfg := LearnerConfig{Growth: 1, OptimizerConfig: OptimizerConfig{MaxSteps: 5}}
+	learn := func(lr *Learner[int32], batch ...bootstrap.Solution[int32]) bootstrap.Update {
+		t.Helper()
+		u, err := lr.Learn(context.Background(), batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+
+	lr := newGridLearner(t, tasks, cfg)
+	if u := learn(lr, sols[0], sols[1], sols[2], sols[3]); u.Steps == 0 {
+		t.Fatal("the first update does not optimise")
+	}
+	tb := lr.Table()
+	want := tableBytes(t, tb)
+	if u := learn(lr, sols[4], other); u.Steps > 0 {
+		t.Fatalf("2 solutions changed of 4 covered, growth 1: the update optimises")
+	}
+	if lr.Table() != tb || lr.Snapshot().(*Snapshot[int32]).Table() != tb || !bytes.Equal(tableBytes(t, tb), want) {
+		t.Error("an update without optimisation changed the table or the snapshot")
+	}
+	if len(lr.pending) != 2 || lr.Solutions() != 5 || lr.opt != (counts{Covered: 4, Changed: 2}) {
+		t.Errorf("%d pending, %d solutions, counts %+v; want 2, 5, {4 2}", len(lr.pending), lr.Solutions(), lr.opt)
+	}
+	kept := []bootstrap.Solution[int32]{sols[0], other, sols[2], sols[3], sols[4]}
+	if got, want := lr.Loss(), bruteLoss(t, tb, lr.cfg.Lambda, kept); math.Abs(got-want) > 1e-9*math.Abs(want) {
+		t.Errorf("loss %g with solutions pending, want %g", got, want)
+	}
+
+	bad := sols[6]
+	bad.Trajectory = &search.Trajectory[int32]{States: bad.Trajectory.States, Actions: slices.Clone(bad.Trajectory.Actions)}
+	bad.Trajectory.Actions[1] = 4
+	pending, opt := maps.Clone(lr.pending), lr.opt
+	if _, err := lr.Learn(context.Background(), []bootstrap.Solution[int32]{sols[7], bad}); err == nil || !strings.Contains(err.Error(), "action 4 out of range") {
+		t.Errorf("Learn of a solution with action 4: %v", err)
+	}
+	if !reflect.DeepEqual(lr.pending, pending) || lr.opt != opt || lr.Table() != tb {
+		t.Error("a Learn that failed changed the learner")
+	}
+
+	dir := t.TempDir()
+	if err := lr.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	ld, err := LoadLearner[int32](dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ld.trajs, lr.trajs) || !reflect.DeepEqual(ld.pending, lr.pending) || ld.opt != lr.opt || ld.Solutions() != lr.Solutions() || !bytes.Equal(tableBytes(t, ld.table), want) {
+		t.Error("the loaded learner differs from the saved one")
+	}
+	if ld.Loss() != lr.Loss() {
+		t.Errorf("loss %g after loading, %g before", ld.Loss(), lr.Loss())
+	}
+
+	// The contexts that the optimisation must create, by problem index,
+	// step and mutex set.
+	type setCode struct {
+		set  int
+		code uint64
+	}
+	var created []setCode
+	seen := map[setCode]bool{}
+	for _, s := range []bootstrap.Solution[int32]{other, sols[4], sols[6], sols[7]} {
+		codes := make([]uint64, len(tb.layout.Sizes))
+		for _, st := range s.Trajectory.States {
+			s.Problem.(Contexter[int32]).Contexts(st, codes)
+			for set, code := range codes {
+				if c := (setCode{set, code}); tb.Row(set, code) < 0 && !seen[c] {
+					seen[c] = true
+					created = append(created, c)
+				}
+			}
+		}
+	}
+
+	// Changed 4 of 4 covered: both optimise, to the same table.
+	for _, l := range []*Learner[int32]{lr, ld} {
+		if u := learn(l, sols[6], sols[7]); u.Steps == 0 {
+			t.Fatal("4 solutions changed of 4 covered, growth 1: no optimisation")
+		}
+	}
+	if len(lr.pending) != 0 || lr.Solutions() != 7 || lr.opt != (counts{Covered: 7}) {
+		t.Errorf("after the optimisation: %d pending, %d solutions, counts %+v; want 0, 7, {7 0}", len(lr.pending), lr.Solutions(), lr.opt)
+	}
+	if !bytes.Equal(tableBytes(t, ld.Table()), tableBytes(t, lr.Table())) || !reflect.DeepEqual(ld.trajs, lr.trajs) {
+		t.Error("the learner saved and loaded with solutions pending goes on to another table")
+	}
+	if got := lr.Table().Rows() - tb.Rows(); got != len(created) || len(created) == 0 {
+		t.Fatalf("%d rows created, want %d", got, len(created))
+	}
+	for i, c := range created {
+		if set, code := lr.Table().Context(tb.Rows() + i); set != c.set || code != c.code {
+			t.Fatalf("new row %d is the context (%d, %d), want (%d, %d)", i, set, code, c.set, c.code)
+		}
+	}
+	// The same solutions, batches in other orders.
+	rev := newGridLearner(t, tasks, cfg)
+	learn(rev, sols[3], sols[2], sols[1], sols[0])
+	learn(rev, other, sols[4])
+	learn(rev, sols[7], sols[6])
+	if !bytes.Equal(tableBytes(t, rev.Table()), tableBytes(t, lr.Table())) {
+		t.Error("the same solutions in batches of another order give another table")
+	}
+}
+
+// TestLearnWithoutOptimisingAllocates checks that an update that does
+// not optimise allocates far less than a copy of a table of 2^16 rows.
+func TestLearnWithoutOptimisingAllocates(t *testing.T) {
+	w := wide{sets: 8}
+	lr := newWideLearner(t, w, 1<<16, 1000)
+	tb := lr.Table()
+	batch := []bootstrap.Solution[int32]{wideSolution(w, 0, 1<<16, 50)}
+	const n = 20
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	for range n {
+		if u, err := lr.Learn(context.Background(), batch); err != nil || u.Steps > 0 {
+			t.Fatal(u, err)
+		}
+	}
+	runtime.ReadMemStats(&m1)
+	perCall, beta := (m1.TotalAlloc-m0.TotalAlloc)/n, uint64(8*tb.layout.Actions*tb.Rows())
+	if perCall > beta/32 || lr.Table() != tb {
+		t.Errorf("an update without optimisation allocates %d bytes (the table's parameters take %d), same table %v", perCall, beta, lr.Table() == tb)
+	}
+}
+
+// TestDecodePending checks that loading corrupted pending solutions is
+// an error, and that a file without them loads with none.
+func TestDecodePending(t *testing.T) {
+	js, tb, tj, _ := seedFiles(t)
+	ts, meta, err := safetensors.Decode(tj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, lengths, codes := ts["pending_index"].I64s(), ts["pending_length"].I32s(), ts["pending_codes"].U64s()
+	steps, M := int(lengths[0]+lengths[1]), len(codes)/int(lengths[0]+lengths[1])
+	for _, tc := range []struct {
+		name   string
+		change func(ts map[string]safetensors.Tensor)
+		want   string // "" for none
+	}{
+		{"unchanged", func(map[string]safetensors.Tensor) {}, ""},
+		{"no pending tensors", func(ts map[string]safetensors.Tensor) {
+			for _, n := range []string{"index", "length", "action", "codes"} {
+				delete(ts, "pending_"+n)
+			}
+		}, ""},
+		{"no codes", func(ts map[string]safetensors.Tensor) { delete(ts, "pending_codes") }, `no tensor "pending_codes"`},
+		{"negative index", func(ts map[string]safetensors.Tensor) {
+			ts["pending_index"] = safetensors.I64([]int{2}, []int64{-1, index[1]})
+		}, "pending solution 0: index -1, "},
+		{"a problem twice", func(ts map[string]safetensors.Tensor) {
+			ts["pending_index"] = safetensors.I64([]int{2}, []int64{index[1], index[1]})
+		}, "a second pending solution of problem"},
+		{"no step", func(ts map[string]safetensors.Tensor) {
+			ts["pending_length"] = safetensors.I32([]int{2}, []int32{0, lengths[1]})
+		}, "pending solution 0: index"},
+		{"steps left over", func(ts map[string]safetensors.Tensor) {
+			ts["pending_length"] = safetensors.I32([]int{2}, []int32{lengths[0], lengths[1] - 1})
+		}, "pending steps, the solutions have"},
+		{"lengths", func(ts map[string]safetensors.Tensor) {
+			ts["pending_length"] = safetensors.I32([]int{1}, lengths[:1])
+		}, `tensor "pending_length" has shape`},
+		{"action", func(ts map[string]safetensors.Tensor) {
+			a := slices.Clone(ts["pending_action"].Data)
+			a[steps-1] = 4
+			ts["pending_action"] = safetensors.U8([]int{steps}, a)
+		}, "action 4 out of range"},
+		{"code", func(ts map[string]safetensors.Tensor) {
+			c := slices.Clone(codes)
+			c[M+1] = gridCells.Size(gridBase)
+			ts["pending_codes"] = safetensors.U64([]int{steps, M}, c)
+		}, "step 1: code 3 of mutex set 1 out of its range 3"},
+		{"codes dtype", func(ts map[string]safetensors.Tensor) {
+			ts["pending_codes"] = safetensors.I64([]int{steps, M}, make([]int64, steps*M))
+		}, `tensor "pending_codes" is I64`},
+		{"codes shape", func(ts map[string]safetensors.Tensor) {
+			ts["pending_codes"] = safetensors.U64([]int{steps, M - 1}, codes[:steps*(M-1)])
+		}, `tensor "pending_codes" has shape`},
+	} {
+		c := maps.Clone(ts)
+		tc.change(c)
+		b, err := safetensors.Encode(c, meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lr, err := decodeLearner[int32](js, tb, b)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v; want an error with %q", tc.name, err, tc.want)
+		case tc.name == "unchanged" && len(lr.pending) != 2, tc.name == "no pending tensors" && len(lr.pending) != 0:
+			t.Errorf("%s: %d solutions pending", tc.name, len(lr.pending))
+		}
+	}
+	// Two pending, counted as one change.
+	bad := bytes.Replace(js, []byte(`"changed": 2`), []byte(`"changed": 1`), 1)
+	if bytes.Equal(bad, js) {
+		t.Fatalf("cm.json counts no 2 changed: %s", js)
+	}
+	if _, err := decodeLearner[int32](bad, tb, tj); err == nil || !strings.Contains(err.Error(), "changed at least the 2 pending") {
+		t.Errorf("1 changed, 2 pending: %v", err)
 	}
 }
 
@@ -370,11 +651,12 @@ func TestLearnerWrongLayout(t *testing.T) {
 	}
 }
 
-// seedFiles returns the files of a small trained learner.
+// seedFiles returns the files of a small trained learner with two
+// solutions pending, one of them of a problem also optimised over.
 func seedFiles(t testing.TB) (js, tb, tj, snap []byte) {
-	tasks := grids(3, 14)
+	tasks := grids(4, 14)
 	l, _ := LayoutOf(tasks[0].Problem)
-	lr, err := NewLearner[int32](l, LearnerConfig{OptimizerConfig: OptimizerConfig{MaxSteps: 5}})
+	lr, err := NewLearner[int32](l, LearnerConfig{Growth: 1, OptimizerConfig: OptimizerConfig{MaxSteps: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,8 +666,11 @@ func seedFiles(t testing.TB) (js, tb, tj, snap []byte) {
 		r, _ := s.Solve(context.Background(), task.Problem)
 		batch = append(batch, bootstrap.Solution[int32]{Index: i, Problem: task.Problem, Trajectory: r.Trajectory})
 	}
-	if _, err := lr.Learn(context.Background(), batch); err != nil {
+	if _, err := lr.Learn(context.Background(), batch[:3]); err != nil {
 		t.Fatal(err)
+	}
+	if u, err := lr.Learn(context.Background(), []bootstrap.Solution[int32]{batch[3], batch[0]}); err != nil || u.Steps > 0 || len(lr.pending) != 2 {
+		t.Fatal(u, err, len(lr.pending))
 	}
 	dir := t.TempDir()
 	if err := lr.Save(dir); err != nil {
@@ -422,14 +707,24 @@ func FuzzDecodeTrajectories(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tj []byte) { decodeFuzzed(t, js, tb, tj) })
 }
 
+// decodeFuzzed checks that a learner that decodeLearner accepts computes
+// its loss, and encodes to files that decode to the same learner.
 func decodeFuzzed(t *testing.T, js, tb, tj []byte) {
 	lr, err := decodeLearner[int32](js, tb, tj)
 	if err != nil {
 		return
 	}
 	lr.Loss()
-	if _, err := marshalTable(lr.table, nil); err != nil {
+	js2, tb2, tj2, err := lr.encode()
+	if err != nil {
 		t.Fatal(err)
+	}
+	got, err := decodeLearner[int32](js2, tb2, tj2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.cfg != lr.cfg || got.opt != lr.opt || !reflect.DeepEqual(got.trajs, lr.trajs) || !reflect.DeepEqual(got.pending, lr.pending) || !bytes.Equal(tableBytes(t, got.table), tb2) {
+		t.Error("the learner's files decode to another learner")
 	}
 }
 

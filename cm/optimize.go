@@ -68,20 +68,26 @@ func (c *OptimizerConfig) check() error {
 // place, by LTS+CM's iso-GD with a Δ-Secant line search. t must not be in
 // use by searches meanwhile (Learner optimises a Clone). It returns ctx's
 // error if ctx is done before the end, with t's parameters at the last
-// step. Solutions of no step (a start that is a goal) are skipped.
+// step, and an error, leaving t as it was, if a solution is not one of a
+// problem of t's layout. Solutions of no step (a start that is a goal)
+// are skipped.
 func Optimize[S comparable](ctx context.Context, t *Table, solutions []bootstrap.Solution[S], cfg OptimizerConfig) (OptimizeResult, error) {
 	if err := cfg.check(); err != nil {
 		return OptimizeResult{}, fmt.Errorf("cm: %w", err)
 	}
-	var trajs []trajectory
+	var ps []pendingSolution
 	for _, s := range solutions {
-		tr, err := trajectoryOf(t, s)
+		p, err := pendingOf(t.layout, s)
 		if err != nil {
 			return OptimizeResult{}, err
 		}
-		if len(tr.actions) > 0 {
-			trajs = append(trajs, tr)
+		if len(p.actions) > 0 {
+			ps = append(ps, p)
 		}
+	}
+	trajs := make([]trajectory, len(ps))
+	for i, p := range ps {
+		trajs[i] = p.trajectory(t)
 	}
 	o := newObjective(t.layout.Actions, len(t.layout.Sizes), cfg.Lambda, t.Beta0(), trajs, cfg.Threads)
 	return optimize(ctx, o, t.beta, t.logLow, cfg)
