@@ -41,6 +41,10 @@ type Iteration struct {
 	// iteration's searches. 0 in synchronous training.
 	MeanStaleness float64 `json:"mean_staleness,omitempty"`
 	MaxStaleness  int     `json:"max_staleness,omitempty"`
+	// LearnS is the wall time of the learner's updates (Learner.Learn) in
+	// the iteration, in seconds: in synchronous training, the part of
+	// IterationS that no search ran.
+	LearnS float64 `json:"learn_s"`
 	// IterationS is the iteration's wall time, WallS the run's total wall
 	// time at its end, both in seconds.
 	IterationS float64 `json:"iteration_s"`
@@ -58,7 +62,7 @@ const (
 
 var metricsHeader = []string{"iteration", "budget", "attempted", "solved", "new", "total_solved",
 	"expansions", "solved_expansions", "total_expansions", "evaluations", "updates", "policy_loss", "heuristic_loss",
-	"mean_staleness", "max_staleness", "iteration_s", "wall_s", "partial"}
+	"mean_staleness", "max_staleness", "learn_s", "iteration_s", "wall_s", "partial"}
 
 func (it Iteration) csvRecord() []string {
 	i := strconv.Itoa
@@ -67,7 +71,7 @@ func (it Iteration) csvRecord() []string {
 	return []string{i(it.Iteration), i64(it.Budget), i(it.Attempted), i(it.Solved), i(it.New),
 		i(it.TotalSolved), i64(it.Expansions), i64(it.SolvedExpansions), i64(it.TotalExpansions), i64(it.Evaluations),
 		i(it.Updates), f(it.PolicyLoss), f(it.HeuristicLoss), f(it.MeanStaleness), i(it.MaxStaleness),
-		f(it.IterationS), f(it.WallS),
+		f(it.LearnS), f(it.IterationS), f(it.WallS),
 		strconv.FormatBool(it.Partial)}
 }
 

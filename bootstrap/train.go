@@ -441,6 +441,7 @@ func (r *run[S]) learn(ctx context.Context, group []int, stale bool) error {
 	}
 	cur := &st.Current
 	if len(batch) > 0 {
+		start := time.Now()
 		u, err := r.l.Learn(ctx, batch)
 		if err != nil {
 			if ctx.Err() != nil && errors.Is(err, ctx.Err()) && !errors.Is(err, ErrUpdateInterrupted) {
@@ -448,6 +449,7 @@ func (r *run[S]) learn(ctx context.Context, group []int, stale bool) error {
 			}
 			return learnerFailed{err}
 		}
+		cur.LearnS += time.Since(start).Seconds()
 		cur.Updates += u.Steps
 		cur.PolicyLoss += u.PolicyLoss
 		cur.HeuristicLoss += u.HeuristicLoss

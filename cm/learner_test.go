@@ -63,7 +63,7 @@ func newGridLearner(t *testing.T, tasks []search.Task[int32], cfg LearnerConfig)
 func withoutTimes(ms []bootstrap.Iteration) []bootstrap.Iteration {
 	out := slices.Clone(ms)
 	for i := range out {
-		out[i].IterationS, out[i].WallS = 0, 0
+		out[i].IterationS, out[i].WallS, out[i].LearnS = 0, 0, 0
 	}
 	return out
 }
