@@ -120,7 +120,7 @@ func TestCurriculum(t *testing.T) {
 		t.Fatalf("resumed curriculum: %v\n%s", err, log)
 	}
 	out := log.String()
-	for _, want := range []string{"stage 01-1-3: done", "stage 02-3-5: resumed", "curriculum: done; the network: " + filepath.Join(stage2, "checkpoint")} {
+	for _, want := range []string{"stage 01-1-3: done", "stage 02-3-5: resumed", "curriculum: done; the model: " + filepath.Join(stage2, "checkpoint")} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the resumed curriculum did not say %q:\n%s", want, out)
 		}
@@ -153,6 +153,32 @@ func TestCurriculum(t *testing.T) {
 	}
 }
 
+// TestCurriculumContext runs a tiny curriculum of context models: the
+// second stage starts from the first's table (-model) and ends with a
+// context model.
+func TestCurriculumContext(t *testing.T) {
+	work := t.TempDir()
+	s := tiny()
+	s.Network = nil
+	s.Train = []string{"-learner", "context", "-batch", "1", "-budget", "2000", "-iterations", "2", "-progress", "0"}
+	log := &cancelWriter{}
+	r := &runner{s: s, work: work, extra: []string{"-workers", "1"}, stdout: log, stderr: log}
+	if err := r.run(context.Background()); err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	stage1, stage2 := filepath.Join(work, "01-1-3"), filepath.Join(work, "02-3-5")
+	var run struct{ Init string }
+	if b, err := os.ReadFile(filepath.Join(stage2, "run.json")); err != nil || json.Unmarshal(b, &run) != nil || run.Init != stage1 {
+		t.Errorf("stage 2 started from %q, want %q", run.Init, stage1)
+	}
+	if !exists(filepath.Join(stage2, "checkpoint", "cm.json")) {
+		t.Error("the last stage's checkpoint holds no context model")
+	}
+	if _, solved := iterations(t, stage2); solved == 0 {
+		t.Error("stage 2 solved nothing")
+	}
+}
+
 func TestSettingsCheck(t *testing.T) {
 	for _, tc := range []struct {
 		edit func(*Settings)
@@ -178,9 +204,11 @@ func TestSettingsCheck(t *testing.T) {
 	if err := tiny().check(); err != nil {
 		t.Errorf("the tiny curriculum: %v", err)
 	}
-	if s, err := readSettings(filepath.Join("..", "..", "rubiks-curriculum", "curriculum.json")); err != nil {
-		t.Errorf("the lab's curriculum: %v", err)
-	} else if len(s.Stages) != 11 {
-		t.Errorf("the lab's curriculum has %d stages, want 11", len(s.Stages))
+	for name, stages := range map[string]int{"curriculum.json": 11, "ltscm.json": 13} {
+		if s, err := readSettings(filepath.Join("..", "..", "rubiks-curriculum", name)); err != nil {
+			t.Errorf("the lab's curriculum %s: %v", name, err)
+		} else if len(s.Stages) != stages {
+			t.Errorf("the lab's curriculum %s has %d stages, want %d", name, len(s.Stages), stages)
+		}
 	}
 }
