@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/report"
 )
 
@@ -115,6 +116,22 @@ var Rows = []Row{
 	{Domain: "stp", Algorithm: "puct", Dir: "stp-puct", Training: []string{"stp-puct/run"}, Rounds: 2},
 }
 
+// A Successor is a model of a method that came after the paper (LTS+CM's
+// context models), trained from scratch on a domain's training set and
+// tested as the rows of Table 1 are: Dir holds the metrics of its
+// training runs (Training, relative to the lab), its model and the
+// per-problem results of its Bootstrap test on the test set
+// (test.jsonl).
+type Successor struct {
+	Domain, Method, Dir string
+	Training            []string
+}
+
+// Successors are the successors' models, in the order of the pages.
+var Successors = []Successor{
+	{Domain: "witness", Method: "LTS+CM: a context model, LevinTS", Dir: "witness-ltscm", Training: []string{"witness-ltscm/run"}},
+}
+
 // FixedNetworkRounds are the rounds of the Bootstrap tests of each
 // domain's PHS* network under the other algorithms (DOMAIN-phsstar/
 // test-ALG.jsonl), by domain and algorithm; 0 or missing: until every
@@ -202,6 +219,31 @@ func Summarize(dir, name string) (report.Summary, error) {
 		s.Add(r)
 	}
 	return s, nil
+}
+
+// A Cost is what a training run cost: its wall time and its expansions.
+type Cost struct {
+	WallS      float64
+	Expansions int64
+}
+
+// ReadCost returns the cost of the training run in dir, from its
+// metrics.jsonl.
+func ReadCost(dir string) (Cost, error) {
+	name := filepath.Join(dir, bootstrap.MetricsJSONL)
+	f, err := os.Open(name)
+	if err != nil {
+		return Cost{}, fmt.Errorf("lab: %w", err)
+	}
+	defer f.Close()
+	its, err := bootstrap.ReadMetricsJSONL(f, name)
+	if err != nil {
+		return Cost{}, fmt.Errorf("lab: %w", err)
+	}
+	if len(its) == 0 {
+		return Cost{}, fmt.Errorf("lab: %s: no iteration", name)
+	}
+	return Cost{WallS: its[len(its)-1].WallS, Expansions: its[len(its)-1].TotalExpansions}, nil
 }
 
 // TrainingSeconds returns the wall time of a training run: the wall_s of

@@ -3,10 +3,12 @@ package lab_test
 import (
 	"encoding/binary"
 	"encoding/json"
+	"github.com/phs-go/phs/cm"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/phs-go/phs/lab"
@@ -55,5 +57,31 @@ func TestNetworks(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSuccessors checks that each successor's directory has its README,
+// its Bootstrap test, the metrics of its training runs, and a context
+// model of its domain's layout.
+func TestSuccessors(t *testing.T) {
+	for _, sc := range lab.Successors {
+		if _, err := os.Stat(filepath.Join(sc.Dir, "README.md")); err != nil {
+			t.Error(err)
+		}
+		if _, err := lab.ResultFile(sc.Dir, "test"); err != nil {
+			t.Error(err)
+		}
+		for _, d := range sc.Training {
+			if _, err := lab.ReadCost(d); err != nil {
+				t.Error(err)
+			}
+		}
+		tb, err := cm.ReadTable(filepath.Join(sc.Dir, "model.safetensors"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name := tb.Layout().Name; !strings.HasPrefix(name, sc.Domain+" ") {
+			t.Errorf("%s: a context model of %q", sc.Dir, name)
+		}
 	}
 }

@@ -292,6 +292,7 @@ paper's 30 minutes of its Python code; the paper's appendix table
 		cells(b, ours(g.summary(r.Final, "fixed")), paper(p))
 		b.WriteString("\n")
 	}
+	g.successors(b)
 	b.WriteString(`
 ## Learning curves
 
@@ -336,6 +337,57 @@ reproduce-out/, or over the lab's own with -out .); the second writes
 this page and the README's table from the lab. How each network was
 trained: the README.md of its row's directory.
 `)
+}
+
+// successors writes the section of the successors' models, each beside
+// the networks of its domain's LevinTS and PHS* rows and the paper's
+// LevinTS, and the table of √LTS with the shipped Sokoban network.
+func (g *gen) successors(b *bytes.Buffer) {
+	b.WriteString(`
+## Successors: context models (LTS+CM)
+
+Context models (package cm; Orseau, Hutter and Lelis, IJCAI 2023)
+trained from scratch on each domain's training set with LTS+CM's budget
+rule (` + "`-schedule ltscm-ref`" + `) and tested with the paper's Bootstrap test,
+beside the networks of Table 1's LevinTS and PHS* rows of the domain and
+the paper's LevinTS. Training: wall time on one core and expansions
+(the row's README says how much of the time was the learner's).
+
+| domain | model | solved | length | expansions | time (s) | training | row |
+|---|---|---:|---:|---:|---:|---:|---|
+`)
+	for _, sc := range lab.Successors {
+		o := ours(g.summary(sc.Dir, "test"))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | [%s](../lab/%s) |\n", lab.DomainNames[sc.Domain], sc.Method,
+			o[0], o[1], o[2], o[3], g.successorTraining(sc), sc.Dir, sc.Dir)
+		for _, alg := range []string{"levints", "phsstar"} {
+			r, _ := lab.FindRow(sc.Domain, alg)
+			o := ours(g.summary(r.Final, "test"))
+			fmt.Fprintf(b, "| %s | network, %s (Table 1) | %s | %s | %s | %s | %s | [%s](../lab/%s) |\n", lab.DomainNames[sc.Domain], lab.AlgorithmNames[alg],
+				o[0], o[1], o[2], o[3], g.training(r), r.Dir, r.Dir)
+		}
+		p, _ := lab.PaperTable(lab.Paper, sc.Domain, "levints")
+		pp := paper(p)
+		fmt.Fprintf(b, "| %s | the paper's LevinTS | %s | %s | %s | %s | 7 days, 6 CPUs | |\n", lab.DomainNames[sc.Domain], pp[0], pp[1], pp[2], pp[3])
+	}
+}
+
+// successorTraining returns the training cost of sc: wall time and
+// expansions.
+func (g *gen) successorTraining(sc lab.Successor) string {
+	var wall float64
+	var exp int64
+	for _, d := range sc.Training {
+		c, err := lab.ReadCost(filepath.Join(g.dir, d))
+		if err != nil {
+			if g.err == nil {
+				g.err = err
+			}
+			return ""
+		}
+		wall, exp = wall+c.WallS, exp+c.Expansions
+	}
+	return duration(wall) + ", " + num(float64(exp)/1e6, 1) + " M exp."
 }
 
 func (g *gen) readme(b *bytes.Buffer) {
