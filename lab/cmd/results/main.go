@@ -419,6 +419,14 @@ and a Sokoban PHS* network trained and searched with simple deadlocks
 pruned: %s · %s. Lengths, times, training costs, the fixed-network and
 fixed-limit tables and learning curves: [docs/RESULTS.md](docs/RESULTS.md).
 `, s[0], s[2])
+	b.WriteString("Context models of LTS+CM, trained from scratch:")
+	for i, sc := range lab.Successors {
+		if i > 0 {
+			b.WriteString(";")
+		}
+		fmt.Fprintf(b, " %s %s", lab.DomainNames[sc.Domain], short(ours(g.summary(sc.Dir, "test"))))
+	}
+	b.WriteString(".\n")
 }
 
 // short returns "solved · expansions" from the cells of a row.
