@@ -132,6 +132,17 @@ var Successors = []Successor{
 	{Domain: "witness", Method: "LTS+CM: a context model, LevinTS", Dir: "witness-ltscm", Training: []string{"witness-ltscm/run"}},
 }
 
+// SqrtLTSDir holds the Bootstrap tests of the shipped Sokoban network
+// under PHS* and √LTS, test-NAME.jsonl.gz for each of SqrtLTSTests.
+const SqrtLTSDir = "experiments/sokoban-sqrtlts"
+
+// SqrtLTSTests are the names of those tests and of their algorithms on
+// the pages.
+var SqrtLTSTests = []struct{ Name, Algorithm string }{
+	{"phsstar", "PHS*"},
+	{"sqrtlts-h", "√LTS-H, α = 1"},
+}
+
 // FixedNetworkRounds are the rounds of the Bootstrap tests of each
 // domain's PHS* network under the other algorithms (DOMAIN-phsstar/
 // test-ALG.jsonl), by domain and algorithm; 0 or missing: until every

@@ -293,6 +293,7 @@ paper's 30 minutes of its Python code; the paper's appendix table
 		b.WriteString("\n")
 	}
 	g.successors(b)
+	g.sqrtLTS(b)
 	b.WriteString(`
 ## Learning curves
 
@@ -369,6 +370,26 @@ the paper's LevinTS. Training: wall time on one core and expansions
 		p, _ := lab.PaperTable(lab.Paper, sc.Domain, "levints")
 		pp := paper(p)
 		fmt.Fprintf(b, "| %s | the paper's LevinTS | %s | %s | %s | %s | 7 days, 6 CPUs | |\n", lab.DomainNames[sc.Domain], pp[0], pp[1], pp[2], pp[3])
+	}
+}
+
+// sqrtLTS writes the table of the shipped Sokoban network under PHS* and
+// √LTS.
+func (g *gen) sqrtLTS(b *bytes.Buffer) {
+	b.WriteString(`
+## √LTS with the shipped Sokoban network
+
+The shipped Sokoban network (models/sokoban) under PHS* and rerooted
+Levin tree search (√LTS), one node at a time (-batch 1), the Bootstrap
+test of the 1,000 test levels; the runs shared the machine, so only the
+expansions and lengths compare ([` + lab.SqrtLTSDir + `](../lab/` + lab.SqrtLTSDir + `)).
+
+| algorithm | solved | length | expansions |
+|---|---:|---:|---:|
+`)
+	for _, t := range lab.SqrtLTSTests {
+		o := ours(g.summary(lab.SqrtLTSDir, "test-"+t.Name))
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", t.Algorithm, o[0], o[1], o[2])
 	}
 }
 
