@@ -1,6 +1,10 @@
 package lab_test
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/mod/module"
@@ -31,5 +35,35 @@ func TestModuleZipSize(t *testing.T) {
 	t.Logf("module zip of %s: %d bytes (%.2f MiB)", v.Path, n, float64(n)/(1<<20))
 	if n > maxModuleZip {
 		t.Errorf("module zip of %d bytes; want at most %d (5 MiB)", n, maxModuleZip)
+	}
+}
+
+// maxTree bounds the working tree of a clone without .git, as "du -sb"
+// measures it: its files and, at 4,096 bytes each, its directories.
+const maxTree = 30_000_000
+
+// TestTreeSize sums the sizes of the repository's files that git tracks
+// and of their directories, and fails above maxTree.
+func TestTreeSize(t *testing.T) {
+	out, err := exec.Command("git", "-C", "..", "ls-files", "-z").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	var size int64
+	dirs := map[string]bool{".": true}
+	for _, name := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+		fi, err := os.Lstat(filepath.Join("..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+		for d := filepath.Dir(name); !dirs[d]; d = filepath.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	size += 4096 * int64(len(dirs))
+	t.Logf("working tree: %d bytes in %d directories", size, len(dirs))
+	if size > maxTree {
+		t.Errorf("working tree of %d bytes; want at most %d (30 MB)", size, maxTree)
 	}
 }
