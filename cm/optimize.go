@@ -200,8 +200,7 @@ func optimize(ctx context.Context, o *objective, beta []float64, lo float64, cfg
 func deltaSecant(f func(float64) float64, xL, xq, yL, yq, c float64) (float64, float64) {
 	inf := math.Inf(1)
 	xR := 2 * xq
-	var p [5]pt
-	p = [5]pt{{xL, inf}, {xL, inf}, {xL, yL}, {xR, inf}, {xR, inf}}
+	p := [5]pt{{xL, inf}, {xL, inf}, {xL, yL}, {xR, inf}, {xR, inf}}
 	if yq > yL {
 		insert(&p, pt{xR, inf})
 	} else {
