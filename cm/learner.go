@@ -387,20 +387,8 @@ func (l *Learner[S]) encode() (js, tb, tj []byte, err error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var (
-		index   []int64
-		lengths []int32
-		actions []uint8
-		rows    []int32
-	)
-	for _, k := range slices.Sorted(maps.Keys(l.trajs)) {
-		tr := l.trajs[k]
-		index = append(index, int64(k))
-		lengths = append(lengths, int32(len(tr.actions)))
-		actions = append(actions, tr.actions...)
-		rows = append(rows, tr.rows...)
-	}
 	M := len(l.table.layout.Sizes)
+	index, lengths, actions, rows := columns(l.trajs, func(tr trajectory) ([]uint8, []int32) { return tr.actions, tr.rows })
 	ts := map[string]safetensors.Tensor{
 		"index":  safetensors.I64([]int{len(index)}, index),
 		"length": safetensors.I32([]int{len(lengths)}, lengths),
@@ -408,19 +396,7 @@ func (l *Learner[S]) encode() (js, tb, tj []byte, err error) {
 		"rows":   safetensors.I32([]int{len(actions), M}, rows),
 	}
 	if len(l.pending) > 0 {
-		var (
-			index   []int64
-			lengths []int32
-			actions []uint8
-			codes   []uint64
-		)
-		for _, k := range slices.Sorted(maps.Keys(l.pending)) {
-			p := l.pending[k]
-			index = append(index, int64(k))
-			lengths = append(lengths, int32(len(p.actions)))
-			actions = append(actions, p.actions...)
-			codes = append(codes, p.codes...)
-		}
+		index, lengths, actions, codes := columns(l.pending, func(p pendingSolution) ([]uint8, []uint64) { return p.actions, p.codes })
 		ts["pending_index"] = safetensors.I64([]int{len(index)}, index)
 		ts["pending_length"] = safetensors.I32([]int{len(lengths)}, lengths)
 		ts["pending_action"] = safetensors.U8([]int{len(actions)}, actions)
@@ -435,6 +411,21 @@ func (l *Learner[S]) encode() (js, tb, tj []byte, err error) {
 		return nil, nil, nil, err
 	}
 	return append(js, '\n'), tb, tj, nil
+}
+
+// columns returns the solutions of m, in the order of their problems'
+// indices, as the columns of trajectories.safetensors: their indices,
+// their lengths, and their actions and per-step values (of which steps
+// returns those of a solution) end to end.
+func columns[E, V any](m map[int]E, steps func(E) ([]uint8, []V)) (index []int64, lengths []int32, actions []uint8, values []V) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		a, v := steps(m[k])
+		index = append(index, int64(k))
+		lengths = append(lengths, int32(len(a)))
+		actions = append(actions, a...)
+		values = append(values, v...)
+	}
+	return index, lengths, actions, values
 }
 
 // LoadLearner reads the learner that Learner.Save wrote to dir, whose

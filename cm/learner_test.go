@@ -160,14 +160,8 @@ func policy(t *testing.T, lr *Learner[int32], p search.Problem[int32]) []float64
 // between two updates goes on as it would have.
 func TestLearnerGrowth(t *testing.T) {
 	tasks := grids(12, 15)
-	s, _ := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{})
-	sol := func(i int) bootstrap.Solution[int32] {
-		r, err := s.Solve(context.Background(), tasks[i].Problem)
-		if err != nil || !r.Solved {
-			t.Fatal(r, err)
-		}
-		return bootstrap.Solution[int32]{Index: i, Problem: tasks[i].Problem, Trajectory: r.Trajectory}
-	}
+	sols := solveGrids(t, tasks)
+	sol := func(i int) bootstrap.Solution[int32] { return sols[i] }
 	for _, tc := range []struct {
 		growth float64
 		// batches of problem indices, and whether each update optimises
@@ -488,14 +482,9 @@ func TestDecodePending(t *testing.T) {
 func TestLearnerSaveLoad(t *testing.T) {
 	tasks := grids(10, 12)
 	lr := newGridLearner(t, tasks, LearnerConfig{OptimizerConfig: OptimizerConfig{Lambda: 3, MaxSteps: 30}, Mix: 0.01})
-	var batch []bootstrap.Solution[int32]
-	s, _ := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{})
-	for i, task := range tasks {
-		r, err := s.Solve(context.Background(), task.Problem)
-		if err != nil || !r.Solved {
-			t.Fatal(r, err)
-		}
-		batch = append(batch, bootstrap.Solution[int32]{Index: 3 * i, Problem: task.Problem, Trajectory: r.Trajectory})
+	batch := solveGrids(t, tasks)
+	for i := range batch {
+		batch[i].Index = 3 * i
 	}
 	if _, err := lr.Learn(context.Background(), batch[:6]); err != nil {
 		t.Fatal(err)
@@ -566,15 +555,7 @@ func TestLearnerSaveLoad(t *testing.T) {
 func TestNewLearnerFrom(t *testing.T) {
 	tasks := grids(6, 16)
 	first := newGridLearner(t, tasks, LearnerConfig{OptimizerConfig: OptimizerConfig{MaxSteps: 5}})
-	s, _ := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{})
-	var batch []bootstrap.Solution[int32]
-	for i, task := range tasks {
-		r, err := s.Solve(context.Background(), task.Problem)
-		if err != nil || !r.Solved {
-			t.Fatal(r, err)
-		}
-		batch = append(batch, bootstrap.Solution[int32]{Index: i, Problem: task.Problem, Trajectory: r.Trajectory})
-	}
+	batch := solveGrids(t, tasks)
 	if _, err := first.Learn(context.Background(), batch[:3]); err != nil {
 		t.Fatal(err)
 	}
@@ -751,15 +732,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 // new learner's first update does, and lowers the loss.
 func TestOptimizeIsLearn(t *testing.T) {
 	tasks := grids(8, 15)
-	s, _ := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{})
-	var batch []bootstrap.Solution[int32]
-	for i, task := range tasks {
-		r, err := s.Solve(context.Background(), task.Problem)
-		if err != nil || !r.Solved {
-			t.Fatal(r, err)
-		}
-		batch = append(batch, bootstrap.Solution[int32]{Index: i, Problem: task.Problem, Trajectory: r.Trajectory})
-	}
+	batch := solveGrids(t, tasks)
 	lr := newGridLearner(t, tasks, LearnerConfig{})
 	if _, err := lr.Learn(context.Background(), batch); err != nil {
 		t.Fatal(err)
