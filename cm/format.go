@@ -3,6 +3,7 @@ package cm
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -15,8 +16,9 @@ import (
 const formatName = "phs-cm/1"
 
 // marshalTable returns t in the format of table.safetensors, with meta
-// added to its metadata.
-func marshalTable(t *Table, meta map[string]string) ([]byte, error) {
+// added to its metadata: β as F64, exactly, or with f32 as F32 (see
+// betaF32).
+func marshalTable(t *Table, meta map[string]string, f32 bool) ([]byte, error) {
 	lj, err := json.Marshal(t.layout)
 	if err != nil {
 		return nil, err
@@ -30,15 +32,36 @@ func marshalTable(t *Table, meta map[string]string) ([]byte, error) {
 		m[k] = v
 	}
 	R, A := t.Rows(), t.layout.Actions
+	beta := safetensors.F64([]int{R, A}, t.beta)
+	if f32 {
+		beta = safetensors.F32([]int{R, A}, betaF32(t.beta, t.logLow))
+	}
 	return safetensors.Encode(map[string]safetensors.Tensor{
-		"beta": safetensors.F64([]int{R, A}, t.beta),
+		"beta": beta,
 		"set":  safetensors.I32([]int{R}, t.rowSet),
 		"code": safetensors.U64([]int{R}, t.rowCode),
 	}, m)
 }
 
-// unmarshalTable reads a table that marshalTable wrote, checking every
-// field, and returns it with the file's metadata.
+// betaF32 returns the parameters beta, each in the box [lo, 0], as
+// float32s that are still in the box: each the nearest float32, or the
+// next float32 toward 0 when the nearest is below lo. (No float32
+// rounding of a number ≤ 0 is above 0.)
+func betaF32(beta []float64, lo float64) []float32 {
+	out := make([]float32, len(beta))
+	for i, v := range beta {
+		f := float32(v)
+		if float64(f) < lo {
+			f = math.Nextafter32(f, 0)
+		}
+		out[i] = f
+	}
+	return out
+}
+
+// unmarshalTable reads a table that marshalTable wrote, β as F64 or F32
+// (each float32 converted exactly to a float64), checking every field,
+// each β in the box, and returns it with the file's metadata.
 func unmarshalTable(b []byte) (*Table, map[string]string, error) {
 	ts, meta, err := safetensors.Decode(b)
 	if err != nil {
@@ -74,7 +97,14 @@ func unmarshalTable(b []byte) (*Table, map[string]string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	bt, err := get(ts, "beta", "F64", R, A)
+	dtype := "F64"
+	if bt, ok := ts["beta"]; ok {
+		if bt.DType != "F64" && bt.DType != "F32" {
+			return nil, nil, fmt.Errorf("tensor \"beta\" is %s; want F64 or F32", bt.DType)
+		}
+		dtype = bt.DType
+	}
+	bt, err := get(ts, "beta", dtype, R, A)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,7 +118,14 @@ func unmarshalTable(b []byte) (*Table, map[string]string, error) {
 			return nil, nil, fmt.Errorf("row %d: context (%d, %d) is row %d's too", i, set, code, r)
 		}
 	}
-	t.beta = bt.F64s()
+	if dtype == "F64" {
+		t.beta = bt.F64s()
+	} else {
+		t.beta = make([]float64, R*A)
+		for i, v := range bt.F32s() {
+			t.beta[i] = float64(v)
+		}
+	}
 	lo, hi := t.Bounds()
 	for i, v := range t.beta {
 		if !(v >= lo && v <= hi) {
@@ -100,9 +137,12 @@ func unmarshalTable(b []byte) (*Table, map[string]string, error) {
 
 // WriteTable writes t to the file name in the format of a learner's
 // table.safetensors, replacing it atomically: a trained model for test
-// searches, without the learner's solutions.
+// searches, without the learner's solutions. It writes β as F32, each
+// parameter the nearest float32 in the box [ln εlow, 0] (the next one
+// toward 0 when the nearest is below ln εlow): half the bytes of the F64
+// that Learner.Save and Snapshot.MarshalBinary write exactly.
 func WriteTable(name string, t *Table) error {
-	b, err := marshalTable(t, nil)
+	b, err := marshalTable(t, nil, true)
 	if err == nil {
 		err = atomicfile.WriteFile(name, b)
 	}
@@ -113,8 +153,8 @@ func WriteTable(name string, t *Table) error {
 }
 
 // ReadTable reads a table from the file name, such as the
-// table.safetensors of a learner's directory (Learner.Save) or a file of
-// WriteTable, checking every field.
+// table.safetensors of a learner's directory (Learner.Save, β as F64) or
+// a file of WriteTable (β as F32), checking every field.
 func ReadTable(name string) (*Table, error) {
 	b, err := os.ReadFile(name)
 	if err != nil {

@@ -325,9 +325,10 @@ func (s *Snapshot[S]) NewEvaluator() search.Evaluator[S] {
 }
 
 // MarshalBinary returns the table in the format of table.safetensors,
-// with the mix in its metadata "mix".
+// β as F64 (exactly, so that a search gives the same result on any
+// worker), with the mix in its metadata "mix".
 func (s *Snapshot[S]) MarshalBinary() ([]byte, error) {
-	return marshalTable(s.t, map[string]string{"mix": strconv.FormatFloat(s.mix, 'g', -1, 64)})
+	return marshalTable(s.t, map[string]string{"mix": strconv.FormatFloat(s.mix, 'g', -1, 64)}, false)
 }
 
 // DecodeSnapshot returns the snapshot that Snapshot.MarshalBinary wrote
@@ -361,7 +362,8 @@ type learnerState struct {
 }
 
 // Save writes the learner to directory dir, which exists: its settings
-// and layout to cm.json, its table to table.safetensors and the
+// and layout to cm.json, its table to table.safetensors (β as F64,
+// exactly) and the
 // solutions it keeps, pending or not, to trajectories.safetensors (see
 // docs/MODEL_FORMAT.md), each file replaced atomically.
 func (l *Learner[S]) Save(dir string) error {
@@ -383,7 +385,7 @@ func (l *Learner[S]) Save(dir string) error {
 // encode returns the contents of the learner's files: cm.json,
 // table.safetensors and trajectories.safetensors.
 func (l *Learner[S]) encode() (js, tb, tj []byte, err error) {
-	tb, err = marshalTable(l.table, nil)
+	tb, err = marshalTable(l.table, nil, false)
 	if err != nil {
 		return nil, nil, nil, err
 	}
