@@ -141,6 +141,7 @@ const SqrtLTSDir = "experiments/sokoban-sqrtlts"
 var SqrtLTSTests = []struct{ Name, Algorithm string }{
 	{"phsstar", "PHS*"},
 	{"sqrtlts-h", "√LTS-H, α = 1"},
+	{"sqrtlts-l", "√LTS-L (stopped after 5 rounds, 2 levels unsolved)"},
 }
 
 // FixedNetworkRounds are the rounds of the Bootstrap tests of each
