@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -306,5 +307,16 @@ func BenchmarkSqrtLTS(b *testing.B) {
 			opts.Budget = 1e4
 		}
 		b.Run(text, func(b *testing.B) { benchSearch(b, alg, false, opts) })
+	}
+}
+
+// BenchmarkLevinTSBatch1 measures LevinTS one node at a time, which
+// evaluates a node when it expands it (batch=1), beside batches of 32,
+// which evaluate every node generated, on the puzzle of benchSearch.
+func BenchmarkLevinTSBatch1(b *testing.B) {
+	for _, batch := range []int{1, 32} {
+		b.Run(fmt.Sprint("batch=", batch), func(b *testing.B) {
+			benchSearch(b, search.LevinTS(), false, search.Options{Budget: 1e5, BatchSize: batch})
+		})
 	}
 }
