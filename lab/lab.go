@@ -1,8 +1,8 @@
 // Package lab describes the experiments behind docs/RESULTS.md: one
 // directory per row of the paper's Table 1 (Orseau and Lelis, AAAI 2021),
 // named DOMAIN-ALGORITHM, with the row's network, the metrics and logs of
-// the training runs that made it, and the per-problem results (JSONL,
-// gzipped when large) of its tests; experiments that are no row are under
+// the training runs that made it, and the per-problem results (gzipped
+// JSONL) of its tests; experiments that are no row are under
 // experiments/. The lab is a Go module of its own, so that fetching the
 // library (github.com/phs-go/phs) does not fetch it.
 //
@@ -66,9 +66,9 @@ type Row struct {
 	// Dir is the row's directory, DOMAIN-ALGORITHM.
 	Dir string
 	// Final is the directory of the tests of the row's network:
-	// test.jsonl (the paper's Bootstrap test) and fixed.jsonl (the
-	// fixed-limit test), each possibly gzipped. It is Dir, or the
-	// directory of the last training pass inside it.
+	// test.jsonl.gz (the paper's Bootstrap test) and fixed.jsonl.gz
+	// (the fixed-limit test), or the same plain (ResultFile). It is Dir,
+	// or the directory of the last training pass inside it.
 	Final string
 	// Model is the row's network: Final/model, or a shipped model.
 	Model string
