@@ -1,10 +1,10 @@
 // Command reproduce runs the tests behind docs/RESULTS.md again from the
 // lab's networks and writes each row's per-problem results in the lab's
 // layout: for each row of Table 1 (package lab), the paper's Bootstrap
-// test of its network (ROW/test.jsonl) and the fixed-limit test
-// (ROW/fixed.jsonl), and for each PHS* row its network under the other
-// algorithms (ROW/test-ALG.jsonl). A file larger than 64 KiB is gzipped
-// (FILE.jsonl.gz), as in the lab. Run it in the lab's directory:
+// test of its network (ROW/test.jsonl.gz) and the fixed-limit test
+// (ROW/fixed.jsonl.gz), and for each PHS* row its network under the
+// other algorithms (ROW/test-ALG.jsonl.gz), gzipped as the lab stores
+// them. Run it in the lab's directory:
 //
 //	go run ./cmd/reproduce [-root ..] [-data DIR] [-out DIR] [-workers N] [-limit D] [-first N] [DOMAIN...]
 //
@@ -17,8 +17,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -30,10 +32,7 @@ import (
 	"github.com/phs-go/phs/lab"
 )
 
-// gzipAbove is the size above which a results file is gzipped.
-const gzipAbove = 64 << 10
-
-// A job is one phs test whose results go to Out (without .jsonl).
+// A job is one phs test whose results go to Out (without .jsonl.gz).
 type job struct {
 	Out string
 	// Cmd is the phs command, test or solve (the fixed-limit test), and
@@ -164,18 +163,15 @@ func run(ctx context.Context, c config, domains []string) error {
 	return nil
 }
 
-// finish moves the results tmp to out.jsonl, or gzips them to
-// out.jsonl.gz if they are larger than gzipAbove, and removes the other.
+// finish gzips the results tmp to out.jsonl.gz (no name nor time in the
+// header, as gzip -n), removes tmp, and removes out.jsonl, which
+// lab.ResultFile would read before out.jsonl.gz.
 func finish(tmp, out string) error {
 	b, err := os.ReadFile(tmp)
 	if err != nil {
 		return err
 	}
 	plain, gz := out+".jsonl", out+".jsonl.gz"
-	if len(b) <= gzipAbove {
-		os.Remove(gz)
-		return os.Rename(tmp, plain)
-	}
 	var z bytes.Buffer
 	w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
 	if _, err := w.Write(b); err != nil {
@@ -187,6 +183,8 @@ func finish(tmp, out string) error {
 	if err := os.WriteFile(gz, z.Bytes(), 0o644); err != nil {
 		return err
 	}
-	os.Remove(plain)
+	if err := os.Remove(plain); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	return os.Remove(tmp)
 }

@@ -1,6 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -42,6 +47,54 @@ func TestJobs(t *testing.T) {
 		astar := slices.Contains(j.Args, "astar")
 		if i := slices.Index(j.Args, "-goal-test"); astar != (i >= 0 && j.Args[i+1] == "generation") {
 			t.Errorf("%s: %v", j.Out, j.Args)
+		}
+	}
+}
+
+// TestFinish checks that finish gzips the results, as the lab stores
+// them, with no name nor time in the header (gzip -n), and leaves no
+// temporary file and no stale plain out.jsonl, which lab.ResultFile would
+// read first.
+func TestFinish(t *testing.T) {
+	results := []byte(`{"problem":"a#0"}` + "\n" + `{"problem":"a#1"}` + "\n")
+	for _, stale := range []bool{false, true} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "fixed")
+		tmp := out + ".jsonl.tmp"
+		if err := os.WriteFile(tmp, results, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if stale {
+			if err := os.WriteFile(out+".jsonl", []byte("old\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := finish(tmp, out); err != nil {
+			t.Fatalf("stale %v: %v", stale, err)
+		}
+		for _, gone := range []string{tmp, out + ".jsonl"} {
+			if _, err := os.Stat(gone); err == nil {
+				t.Errorf("stale %v: %s left", stale, gone)
+			}
+		}
+		f, err := os.Open(out + ".jsonl.gz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(z)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, results) {
+			t.Errorf("stale %v: gunzipped %q; want %q", stale, got, results)
+		}
+		if z.Name != "" || !z.ModTime.IsZero() {
+			t.Errorf("stale %v: header name %q, time %v; want neither", stale, z.Name, z.ModTime)
 		}
 	}
 }
