@@ -67,3 +67,40 @@ func TestTreeSize(t *testing.T) {
 		t.Errorf("working tree of %d bytes; want at most %d (30 MB)", size, maxTree)
 	}
 }
+
+// maxPlainLog is the size above which a committed log is gzipped.
+const maxPlainLog = 8 << 10
+
+// TestCommittedGzipped checks that the lab commits its per-problem
+// results (test*.jsonl, fixed*.jsonl) gzipped, as ./cmd/reproduce writes
+// them, and its logs (*.log) gzipped when larger than maxPlainLog, which
+// keeps the working tree under maxTree.
+func TestCommittedGzipped(t *testing.T) {
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	names := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	results := 0
+	for _, name := range names {
+		base := filepath.Base(name)
+		switch {
+		case resultName.MatchString(base):
+			results++
+			if !strings.HasSuffix(base, ".gz") {
+				t.Errorf("%s: per-problem results committed plain; want %[1]s.gz (gzip -9 -n)", name)
+			}
+		case strings.HasSuffix(base, ".log"):
+			fi, err := os.Lstat(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Size() > maxPlainLog {
+				t.Errorf("%[1]s: a log of %[2]d bytes committed plain; want %[1]s.gz (gzip -9 -n) above %[3]d bytes", name, fi.Size(), maxPlainLog)
+			}
+		}
+	}
+	if results == 0 {
+		t.Error("no committed per-problem results")
+	}
+}
