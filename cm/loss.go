@@ -35,13 +35,18 @@ type objective struct {
 	// trajectory ℓ_k.
 	z, zl, zd, zs, ell []float64
 	parts              []part
+	// lastC is the C of the last gradient, NaN before the first.
+	lastC float64
 }
 
 // A part is a run of consecutive trajectories, trajs[k0:k1], whose steps
-// are t0..t1−1, and, for a part but the first, its own gradient buffer.
+// are t0..t1−1, with its buffer of the gradient: for each row r of the
+// parameters, xg[2rA : (2r+1)A] holds x's row and xg[(2r+1)A : (2r+2)A]
+// the part's sum of its terms of the gradient's row, scaled by e^(−s).
 type part struct {
 	k0, k1, t0, t1 int
-	g              []float64
+	xg             []float64
+	s              float64
 }
 
 // minPartSteps is the fewest steps of a part: below it, a goroutine costs
@@ -53,7 +58,7 @@ const minPartSteps = 4096
 // regulariser weight lambda and centre beta0, whose sums run on up to
 // threads goroutines (0 meaning 1).
 func newObjective(A, M int, lambda, beta0 float64, trajs []trajectory, threads int) *objective {
-	o := &objective{A: A, M: M, lambda: lambda, beta0: beta0, trajs: trajs}
+	o := &objective{A: A, M: M, lambda: lambda, beta0: beta0, trajs: trajs, lastC: math.NaN()}
 	for _, tr := range trajs {
 		o.steps += len(tr.actions)
 	}
@@ -180,9 +185,18 @@ func (o *objective) logValue(x []float64) float64 {
 // gradient writes to g the gradient of F at x scaled by e^(−C), C =
 // max_k ℓ_k (0 without trajectories), and returns log F(x) and C. It
 // leaves in o.z the step sums at x (see newLine).
+//
+// Each part sums and scatters in one pass over its trajectories, one
+// trajectory at a time: it sums the rows of x of a trajectory's steps,
+// computes its ℓ_k, then adds its terms to the gradient's rows, which the
+// sums just brought into the cache, as x and the part's gradient are
+// interleaved, row by row, in the part's buffer (partBuffer). As C is not
+// known before every ℓ_k is, a part scales its gradient by e^(−s), s
+// the C of the previous call and raised whenever a trajectory's ℓ_k
+// exceeds it by more than maxScaleGap (the part's sums are then scaled
+// down to the new s); the parts' sums are scaled to e^(−C) at the end.
 func (o *objective) gradient(x, g []float64) (logF, C float64) {
-	o.sumRows(x, o.z)
-	logL := o.losses(o.z)
+	o.each(func(p *part) { o.gradientPart(p, x) })
 	C = 0.0
 	if len(o.ell) > 0 {
 		C = math.Inf(-1)
@@ -190,62 +204,110 @@ func (o *objective) gradient(x, g []float64) (logF, C float64) {
 			C = max(C, l)
 		}
 	}
+	for _, p := range o.parts {
+		if p.s-C > maxScaleGap {
+			// The previous C was so much larger than this one that
+			// the part's terms may have underflowed: once more from C.
+			o.lastC = C
+			return o.gradient(x, g)
+		}
+	}
+	o.lastC = C
 	scale := o.lambda * math.Exp(-C)
 	for i, b := range x {
 		g[i] = scale * (b - o.beta0)
 	}
-	o.each(func(p *part) {
-		if p == &o.parts[0] {
-			o.gradientPart(p, C, g) // the first part adds to g itself
-			return
-		}
-		if len(p.g) != len(g) {
-			p.g = make([]float64, len(g))
-		} else {
-			clear(p.g)
-		}
-		o.gradientPart(p, C, p.g)
-	})
-	for _, p := range o.parts[1:] {
-		for i, v := range p.g {
-			g[i] += v
+	A := o.A
+	for _, p := range o.parts {
+		f := math.Exp(p.s - C)
+		for r := range len(x) / A {
+			gr := p.xg[(2*r+1)*A : (2*r+2)*A]
+			for a, v := range gr {
+				g[r*A+a] += f * v
+			}
 		}
 	}
-	return lse2(logL, math.Log(o.reg(x))), C
+	return lse2(lse(o.ell), math.Log(o.reg(x))), C
 }
 
-// gradientPart adds to g the gradient of the loss terms of part p, scaled
-// by e^(−C), from the step sums in o.z and the losses in o.ell.
-func (o *objective) gradientPart(p *part, C float64, g []float64) {
+// maxScaleGap bounds ℓ_k − s for the terms a part adds to its gradient,
+// e^(ℓ_k − s) (see gradient), and s − C.
+const maxScaleGap = 64
+
+// gradientPart sets, for the trajectories of part p, the step sums of x
+// in o.z and the losses ℓ_k in o.ell, and in p.xg the sum of their
+// terms of the gradient scaled by e^(−p.s).
+func (o *objective) gradientPart(p *part, x []float64) {
 	A, M := o.A, o.M
+	stride := 2 * A
+	if n := len(x) * 2; len(p.xg) != n {
+		p.xg = make([]float64, n)
+	}
+	for r := range len(x) / A {
+		copy(p.xg[r*stride:r*stride+A], x[r*A:(r+1)*A])
+		clear(p.xg[r*stride+A : (r+1)*stride])
+	}
+	p.s = math.NaN()
 	var pr [MaxActions]float64
 	t := p.t0
 	for k := p.k0; k < p.k1; k++ {
 		tr := o.trajs[k]
-		e := math.Exp(o.ell[k] - C)
+		// The step sums and the loss of trajectory k.
+		l := math.Log(float64(len(tr.actions)))
+		for i, act := range tr.actions {
+			zt := o.z[(t+i)*A : (t+i+1)*A]
+			clear(zt)
+			for _, r := range tr.rows[i*M : (i+1)*M] {
+				for a, b := range p.xg[int(r)*stride : int(r)*stride+A] {
+					zt[a] += b
+				}
+			}
+			l += lse(zt) - zt[act]
+		}
+		o.ell[k] = l
+		switch {
+		case math.IsNaN(p.s):
+			p.s = o.lastC
+			if math.IsNaN(p.s) || l > p.s+maxScaleGap {
+				p.s = l
+			}
+		case l > p.s+maxScaleGap:
+			f := math.Exp(p.s - l)
+			for r := range len(x) / A {
+				for a := range A {
+					p.xg[r*stride+A+a] *= f
+				}
+			}
+			p.s = l
+		}
+		// Its terms of the gradient.
+		e := math.Exp(l - p.s)
 		for i, act := range tr.actions {
 			zt := o.z[t*A : (t+1)*A]
 			m := math.Inf(-1)
 			for _, v := range zt {
 				m = max(m, v)
 			}
-			s := 0.0
+			sum := 0.0
 			for a, v := range zt {
 				pr[a] = math.Exp(v - m)
-				s += pr[a]
+				sum += pr[a]
 			}
 			for a := range zt {
-				pr[a] = e * pr[a] / s
+				pr[a] = e * pr[a] / sum
 			}
 			pr[act] -= e
 			for _, r := range tr.rows[i*M : (i+1)*M] {
-				gr := g[int(r)*A : int(r)*A+A]
+				gr := p.xg[int(r)*stride+A : int(r+1)*stride]
 				for a := range gr {
 					gr[a] += pr[a]
 				}
 			}
 			t++
 		}
+	}
+	if math.IsNaN(p.s) { // no trajectory
+		p.s = math.Inf(-1)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -59,6 +60,56 @@ func TestGradient(t *testing.T) {
 			got := g[i] * math.Exp(C)
 			if math.Abs(got-num) > 1e-4*math.Abs(num)+1e-6*math.Exp(o.logValue(x)) {
 				t.Fatalf("trial %d, parameter %d: gradient %g, finite differences %g", trial, i, got, num)
+			}
+		}
+	}
+}
+
+// TestGradientScales checks the gradient's scaling of the parts' sums
+// (objective.gradient) on losses ℓ_k far apart, with trajectories of 1
+// and of 150 steps in turn, against finite differences; and that it does
+// not depend on the C of the previous call, whether far below or far
+// above this one's.
+func TestGradientScales(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	o, x, _ := randomObjective(rng, 8, 4, 3, 6, 1)
+	for k := 1; k < len(o.trajs); k += 2 {
+		tr := &o.trajs[k]
+		for range 149 {
+			tr.actions = append(tr.actions, uint8(rng.IntN(4)))
+			tr.rows = append(tr.rows, int32(rng.IntN(8)), int32(rng.IntN(8)), int32(rng.IntN(8)))
+		}
+	}
+	o = newObjective(o.A, o.M, 0.1, o.beta0, o.trajs, 1)
+	g := make([]float64, len(x))
+	logF, C := o.gradient(x, g)
+	if lo, hi := slices.Min(o.ell), slices.Max(o.ell); hi-lo < 2*maxScaleGap {
+		t.Fatalf("losses from %g to %g: not far enough apart", lo, hi)
+	}
+	for i := range x {
+		const h = 1e-6
+		xi := x[i]
+		x[i] = xi + h
+		fp := o.logValue(x)
+		x[i] = xi - h
+		fm := o.logValue(x)
+		x[i] = xi
+		// (log F)' = F'/F = g·e^C/F.
+		num, got := (fp-fm)/(2*h), g[i]*math.Exp(C-logF)
+		if math.Abs(got-num) > 1e-5*(1+math.Abs(num)) {
+			t.Fatalf("parameter %d: (log F)' from the gradient %g, finite differences %g", i, got, num)
+		}
+	}
+	for _, last := range []float64{C - 10*maxScaleGap, C + 10*maxScaleGap, C + 1000} {
+		o.lastC = last
+		g2 := make([]float64, len(x))
+		logF2, C2 := o.gradient(x, g2)
+		if logF2 != logF || C2 != C {
+			t.Errorf("after C = %g: log F, C = %g, %g; want %g, %g", last, logF2, C2, logF, C)
+		}
+		for i := range g {
+			if math.Abs(g2[i]-g[i]) > 1e-12*(1+math.Abs(g[i])) {
+				t.Fatalf("after C = %g: g[%d] = %g, want %g", last, i, g2[i], g[i])
 			}
 		}
 	}

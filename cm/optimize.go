@@ -25,8 +25,9 @@ type OptimizerConfig struct {
 	// 0 means 0.5. The gap is measured every 20 steps.
 	GapFactor float64 `json:"gap_factor"`
 	// Threads is the number of goroutines of the sums over the
-	// solutions' steps, from 1 to MaxThreads; 0 means 1. It is not saved:
-	// the result depends on it only through rounding.
+	// solutions' steps, from 1 to MaxThreads; 0 means 1. Each keeps a
+	// buffer of twice the table's parameters. It is not saved: the result
+	// depends on it only through rounding.
 	Threads int `json:"-"`
 }
 
