@@ -103,17 +103,36 @@ func (o *objective) sumRows(x, z []float64) {
 
 func (o *objective) sumRowsPart(p *part, x, z []float64) {
 	A, M := o.A, o.M
-	clear(z[p.t0*A : p.t1*A])
 	t := p.t0
 	for _, tr := range o.trajs[p.k0:p.k1] {
 		for i := range tr.actions {
-			zt := z[t*A : (t+1)*A]
-			for _, r := range tr.rows[i*M : (i+1)*M] {
-				for a, b := range x[int(r)*A : int(r)*A+A] {
-					zt[a] += b
-				}
-			}
+			rowSum(x, A, A, tr.rows[i*M:(i+1)*M], z[t*A:(t+1)*A])
 			t++
+		}
+	}
+}
+
+// rowSum sets z to the sum of the rows of x of the given indices, row r
+// being x[r·stride : r·stride+A], A = len(z). With 4 actions it keeps
+// the sums in registers, so that the loads of the rows, which miss the
+// cache, do not wait on one another.
+func rowSum(x []float64, A, stride int, rows []int32, z []float64) {
+	if A == 4 {
+		var z0, z1, z2, z3 float64
+		for _, r := range rows {
+			row := x[int(r)*stride : int(r)*stride+4]
+			z0 += row[0]
+			z1 += row[1]
+			z2 += row[2]
+			z3 += row[3]
+		}
+		z[0], z[1], z[2], z[3] = z0, z1, z2, z3
+		return
+	}
+	clear(z)
+	for _, r := range rows {
+		for a, b := range x[int(r)*stride : int(r)*stride+A] {
+			z[a] += b
 		}
 	}
 }
@@ -256,12 +275,7 @@ func (o *objective) gradientPart(p *part, x []float64) {
 		l := math.Log(float64(len(tr.actions)))
 		for i, act := range tr.actions {
 			zt := o.z[(t+i)*A : (t+i+1)*A]
-			clear(zt)
-			for _, r := range tr.rows[i*M : (i+1)*M] {
-				for a, b := range p.xg[int(r)*stride : int(r)*stride+A] {
-					zt[a] += b
-				}
-			}
+			rowSum(p.xg, A, stride, tr.rows[i*M:(i+1)*M], zt)
 			l += lse(zt) - zt[act]
 		}
 		o.ell[k] = l
