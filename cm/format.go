@@ -3,6 +3,7 @@ package cm
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"strconv"
@@ -160,6 +161,21 @@ func ReadTable(name string) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cm: %w", err)
 	}
+	return decodeTable(b, name)
+}
+
+// ReadTableFS is ReadTable for the file name of the file system fsys,
+// such as a table embedded in a binary (embed.FS).
+func ReadTableFS(fsys fs.FS, name string) (*Table, error) {
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("cm: %w", err)
+	}
+	return decodeTable(b, name)
+}
+
+// decodeTable returns the table of b, the content of the file name.
+func decodeTable(b []byte, name string) (*Table, error) {
 	t, _, err := unmarshalTable(b)
 	if err != nil {
 		return nil, fmt.Errorf("cm: %s: %w", name, err)

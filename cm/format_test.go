@@ -5,8 +5,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/phs-go/phs/internal/safetensors"
 )
@@ -119,6 +121,47 @@ func TestWriteTableBounds(t *testing.T) {
 	}
 	if below == 0 {
 		t.Error("no εlow whose ln rounds down in float32")
+	}
+}
+
+// TestReadTableFS checks that ReadTableFS reads from a file system what
+// ReadTable reads from the file, and that its errors name the file.
+func TestReadTableFS(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	p := grids(1, 7)[0].Problem.(*grid)
+	tb := randomTable(t, p, rng)
+	dir := t.TempDir()
+	name := filepath.Join(dir, "model.safetensors")
+	if err := WriteTable(name, tb); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ReadTable(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{
+		"m/table.safetensors": {Data: b},
+		"m/bad.safetensors":   {Data: b[:len(b)-1]},
+	}
+	got, err := ReadTableFS(fsys, "m/table.safetensors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.layout.equal(want.layout) || got.logLow != want.logLow || !slices.Equal(got.rowSet, want.rowSet) ||
+		!slices.Equal(got.rowCode, want.rowCode) || !slices.Equal(got.beta, want.beta) {
+		t.Error("ReadTableFS reads another table than ReadTable")
+	}
+	for _, c := range []struct{ name, err string }{
+		{"m/bad.safetensors", "cm: m/bad.safetensors: "},
+		{"m/missing.safetensors", "cm: open m/missing.safetensors: "},
+	} {
+		if got, err := ReadTableFS(fsys, c.name); got != nil || err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("ReadTableFS(%q) = %v, %v; want an error with %q", c.name, got, err, c.err)
+		}
 	}
 }
 
