@@ -310,19 +310,7 @@ func TestPruneDeadlocks(t *testing.T) {
 		t.Errorf("a run without -prune-deadlocks from a network with it trains one with it:\n%s", cfg)
 	}
 	// A network of another domain that claims it is refused.
-	wit := t.TempDir()
-	for _, f := range []string{"config.json", "weights.safetensors"} {
-		b, err := os.ReadFile(filepath.Join("../models/witness", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f == "config.json" {
-			b = bytes.Replace(b, []byte(`"domain": "witness",`), []byte(`"domain": "witness", "prune_deadlocks": true,`), 1)
-		}
-		if err := os.WriteFile(filepath.Join(wit, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	wit := witnessNetwork(t, func(c *model.Config) { c.PruneDeadlocks = true })
 	if _, _, err := runPHS(t, "solve", "-domain", "witness", "-model", wit, "../examples/witness-4x4.txt"); err == nil || !strings.Contains(err.Error(), "trained with deadlocks pruned") {
 		t.Errorf("a witness network trained with deadlocks pruned: %v", err)
 	}
@@ -359,7 +347,10 @@ func TestTemperature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	temp := strconv.FormatFloat(shipped.Config().Temperature, 'g', -1, 64)
+	if shipped.Network == nil {
+		t.Fatal("the shipped Sokoban model is no network")
+	}
+	temp := strconv.FormatFloat(shipped.Network.Config().Temperature, 'g', -1, 64)
 	if temp == "0" {
 		t.Fatal("the shipped Sokoban model has no temperature")
 	}
@@ -399,7 +390,7 @@ func TestTemperature(t *testing.T) {
 			hotExp, temp, coldExp, solvedExp, temp)
 	}
 	var hotConfig model.Config
-	if cfg := checkpointConfig(t, hot); json.Unmarshal([]byte(cfg), &hotConfig) != nil || hotConfig.Temperature != shipped.Config().Temperature {
+	if cfg := checkpointConfig(t, hot); json.Unmarshal([]byte(cfg), &hotConfig) != nil || hotConfig.Temperature != shipped.Network.Config().Temperature {
 		t.Errorf("the network of a run with -temperature %s does not say so:\n%s", temp, cfg)
 	}
 	coldConfig := checkpointConfig(t, cold)
@@ -435,8 +426,8 @@ func TestInterruptedOnce(t *testing.T) {
 // domain before any search.
 func TestModelOfAnotherDomain(t *testing.T) {
 	tiles := writeFile(t, "tiles.txt", stpFixture)
-	_, _, err := runPHS(t, "solve", "-domain", "stp", "-model", "../models/witness", tiles)
-	if err == nil || !strings.Contains(err.Error(), "is a witness model, not a stp one") {
+	_, _, err := runPHS(t, "solve", "-domain", "stp", "-model", "../models/sokoban", tiles)
+	if err == nil || !strings.Contains(err.Error(), "is a sokoban model, not a stp one") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -527,8 +518,8 @@ func TestCheckAllProblemsFirst(t *testing.T) {
 	}
 	mixed := writeFile(t, "mixed.txt", string(b)+"\nSize: 3 3\nInit: 0 0\nGoal: 3 3\nColors: |0 0 1|2 2 2\n")
 	out, _, err := runPHS(t, "solve", "-domain", "witness", "-progress", "0", mixed)
-	if err == nil || !strings.Contains(err.Error(), "mixed.txt#8") || out != "" {
-		t.Errorf("err = %v, output %q; want an error naming mixed.txt#8 and no output", err, out)
+	if want := "mixed.txt#8: shipped witness context model: "; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "(-model none goes without it)") || out != "" {
+		t.Errorf("err = %v, output %q; want an error %q... (-model none goes without it), and no output", err, out, want)
 	}
 }
 

@@ -51,7 +51,7 @@ type options struct {
 	budget       int64
 	gen          Generator
 	noModelAlg   *search.Algorithm
-	defaultModel func() (*model.Model, error)
+	defaultModel func() (models.Model, error)
 }
 
 // ProblemID gives the ID of each problem read, such as "<file base
@@ -88,9 +88,13 @@ func NoModelAlgorithm(alg search.Algorithm) Option {
 }
 
 // DefaultModel gives the model that "phs solve" and "phs test" use without
-// -model: load returns it, or an error that wraps models.ErrNoModel for
-// none.
-func DefaultModel(load func() (*model.Model, error)) Option {
+// -model: load returns it, a network or a context model (exactly one of
+// the fields of models.Model), or an error that wraps models.ErrNoModel
+// for none. A network searches with the algorithm it was trained for, a
+// context model with LevinTS, as with -model; a context model needs
+// problems with contexts (cm.Contexter). "phs solve" and "phs test" call
+// load once, before any search, and stop on its other errors.
+func DefaultModel(load func() (models.Model, error)) Option {
 	return Option{func(o *options) { o.defaultModel = load }}
 }
 
@@ -202,7 +206,9 @@ func NewDomain[S comparable, P search.Problem[S]](name string, parse func(r io.R
 var domainName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // Shipped returns the domains of the module: Sokoban (Boxoban levels), the
-// sliding-tile puzzle and The Witness, each with its shipped model, and
+// sliding-tile puzzle and The Witness, each with its shipped model (package
+// models: a network of PHS* for Sokoban, of WA* for the sliding-tile
+// puzzle, a context model searched with LevinTS for The Witness), and
 // the Rubik's cube, without one. Without a model, Sokoban and the
 // sliding-tile puzzle search with GBFS (of 50 levels or puzzles, with
 // budgets of 100,000 and 200,000 expansions, it solved 50 where PHS*
@@ -210,7 +216,7 @@ var domainName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 // Rubik's cube with GBFS and its pattern-database heuristic.
 func Shipped() []Domain {
 	shipped := func(name string) Option {
-		return DefaultModel(func() (*model.Model, error) { return models.Default(name) })
+		return DefaultModel(func() (models.Model, error) { return models.Default(name) })
 	}
 	return []Domain{
 		NewDomain[sokoban.State]("sokoban", sokoban.Parse,
@@ -243,7 +249,7 @@ type capabilities struct {
 	budget                            int64
 	gen                               Generator
 	noModelAlg                        search.Algorithm
-	defaultModel                      func() (*model.Model, error)
+	defaultModel                      func() (models.Model, error)
 }
 
 // A domain is what the commands need of a problem domain, with its state

@@ -120,6 +120,7 @@ func TestSolveOutAndRender(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	sok := writeFile(t, "levels.txt", sokobanFixture)
 	bad := writeFile(t, "bad.txt", "; 0\n#####\n#@$x#\n#####\n")
+	witNet := witnessNetwork(t, nil) // a policy alone
 	for _, tc := range []struct {
 		args  []string
 		usage bool
@@ -134,9 +135,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"solve", "-domain", "sokoban", bad}, false, "bad.txt:3"},
 		{[]string{"solve", "-domain", "sokoban", "missing.txt"}, false, "missing.txt"},
 		// The shipped model takes 10x10 levels; these are smaller.
-		{[]string{"solve", "-domain", "sokoban", sok}, false, "levels.txt#0: shipped sokoban model: model: the model takes inputs of 4x10x10, the problems give 4x4x6 (-model none goes without it)"},
-		{[]string{"solve", "-domain", "witness", "-model", "../models/witness", "-alg", "phsh", "../examples/witness-4x4.txt"}, false, "phsh needs a heuristic"},
-		{[]string{"solve", "-domain", "witness", "-model", "../models/witness", "-alg", "gbfs", "../examples/witness-4x4.txt"}, false, "gbfs needs a heuristic"},
+		{[]string{"solve", "-domain", "sokoban", sok}, false, "levels.txt#0: shipped sokoban network: model: the model takes inputs of 4x10x10, the problems give 4x4x6 (-model none goes without it)"},
+		{[]string{"solve", "-domain", "witness", "-model", witNet, "-alg", "phsh", "../examples/witness-4x4.txt"}, false, "phsh needs a heuristic"},
+		{[]string{"solve", "-domain", "witness", "-model", witNet, "-alg", "gbfs", "../examples/witness-4x4.txt"}, false, "gbfs needs a heuristic"},
 		{[]string{"generate", "witness", "-size", "4by4"}, true, "bad -size"},
 		{[]string{"generate", "stp", "-walk", "9:3"}, true, "bad range"},
 		{[]string{"generate", "witness", "-size", "8x8"}, true, "more than 64 vertices"},
@@ -339,22 +340,41 @@ func TestTrainTestPlot(t *testing.T) {
 }
 
 // TestShippedModelFallback checks that an algorithm reading an output the
-// shipped model lacks runs without the model, and says so.
+// shipped model lacks runs without the model, as with -model none, and
+// says so: a heuristic with The Witness's context model (a policy alone),
+// a policy with the sliding-tile puzzle's network (a heuristic alone).
 func TestShippedModelFallback(t *testing.T) {
-	stdout, stderr, err := runPHS(t, "solve", "-domain", "witness", "-alg", "astar", "-progress", "0", "../examples/witness-4x4.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(stderr, "lacks the heuristic output that astar reads") {
-		t.Errorf("stderr lacks the note:\n%s", stderr)
-	}
-	recs := decodeRecords(t, stdout)
-	if len(recs) != 8 {
-		t.Fatalf("%d records, want 8", len(recs))
-	}
-	for _, r := range recs {
-		if !r.Solved || r.Algorithm != "astar" {
-			t.Errorf("%+v", r)
+	tiles := writeFile(t, "tiles.txt", stpFixture)
+	for _, tc := range []struct {
+		domain, alg, file, note string
+		n                       int
+	}{
+		{"witness", "astar", "../examples/witness-4x4.txt",
+			"the shipped witness context model is a policy alone, and astar reads a heuristic; using a uniform policy and the domain's heuristic", 8},
+		{"stp", "levints", tiles,
+			"the shipped stp network lacks the policy output that levints reads; using a uniform policy and the domain's heuristic", 2},
+	} {
+		args := []string{"solve", "-domain", tc.domain, "-alg", tc.alg, "-progress", "0", "-workers", "1", tc.file}
+		stdout, stderr, err := runPHS(t, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(stderr, tc.note) {
+			t.Errorf("%s: stderr lacks the note %q:\n%s", tc.domain, tc.note, stderr)
+		}
+		none, _, err := runPHS(t, append(args, "-model", "none")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, want := decodeRecords(t, stdout), decodeRecords(t, none)
+		if len(recs) != tc.n || len(want) != tc.n {
+			t.Fatalf("%s: %d records, %d with -model none; want %d", tc.domain, len(recs), len(want), tc.n)
+		}
+		for i, r := range recs {
+			w := want[i]
+			if !r.Solved || r.Algorithm != tc.alg || r.Expansions != w.Expansions || r.Generated != w.Generated || r.Solution != w.Solution {
+				t.Errorf("%s: %+v; want solved by %s as with -model none: %+v", tc.domain, r, tc.alg, w)
+			}
 		}
 	}
 }

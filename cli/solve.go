@@ -57,7 +57,8 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 // setup checks the flags and the files, loads the model and sets the
 // algorithm and the options: the one conversion of the flags of solve and
 // test into the library's configuration. Without -model, it takes the
-// domain's default model if it has the outputs the algorithm reads, and
+// domain's default model, a network or a context model, if it has the
+// outputs the algorithm reads (a context model: a policy alone), and
 // otherwise says on stderr that it goes without.
 func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []string) error {
 	if err := cfg.check(cmd, searchGroups, false); err != nil {
@@ -93,10 +94,18 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 		if caps.defaultModel != nil {
 			m, err := caps.defaultModel()
 			switch {
-			case err == nil:
-				cfg.model, cfg.modelName = m, "shipped "+cfg.domain+" model"
-			case !errors.Is(err, models.ErrNoModel):
-				return err
+			case errors.Is(err, models.ErrNoModel):
+			case err != nil:
+				return fmt.Errorf("%s: the %s domain's shipped model: %w", cmd, cfg.domain, err)
+			case m.Network != nil && m.Table == nil:
+				cfg.model, cfg.modelName = m.Network, "shipped "+cfg.domain+" network"
+			case m.Table != nil && m.Network == nil:
+				if !caps.contexts {
+					return fmt.Errorf("%s: the %s domain's shipped model is a context model, and the domain has no contexts (cm.Contexter)", cmd, cfg.domain)
+				}
+				cfg.table, cfg.modelName = m.Table, "shipped "+cfg.domain+" context model"
+			default:
+				return fmt.Errorf("%s: the %s domain's shipped model: want exactly one of a network and a context model", cmd, cfg.domain)
 			}
 		}
 	default:
@@ -169,6 +178,21 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 			return fmt.Errorf("%s: %s needs a policy, and %s has none", cmd, alg.Name(), cfg.modelName)
 		case missing&model.Heuristic != 0:
 			return fmt.Errorf("%s: %s needs a heuristic, and %s has none", cmd, alg.Name(), cfg.modelName)
+		}
+	}
+	if cfg.table != nil && cfg.modelPath == "" {
+		// A shipped context model is a policy alone: without it for an
+		// algorithm that reads a heuristic, or no policy.
+		reads := ""
+		switch {
+		case model.HeadsFor(alg)&model.Heuristic != 0:
+			reads = "a heuristic"
+		case !alg.NeedsPolicy():
+			reads = "no policy"
+		}
+		if reads != "" {
+			cfg.log.Warn(fmt.Sprintf("the %s is a policy alone, and %s reads %s; using a uniform policy and the domain's heuristic", cfg.modelName, alg.Name(), reads))
+			cfg.table, cfg.modelName = nil, ""
 		}
 	}
 	if cfg.table != nil {
@@ -260,7 +284,7 @@ func newSolvers[S comparable](cfg *searchConfig, budget int64) ([]*search.Solver
 func checkTasks[S comparable](cfg *searchConfig, solvers []*search.Solver[S], tasks []search.Task[S]) error {
 	for _, t := range tasks {
 		if err := solvers[0].Check(t.Problem); err != nil {
-			if cfg.model != nil && cfg.modelPath == "" {
+			if (cfg.model != nil || cfg.table != nil) && cfg.modelPath == "" {
 				return fmt.Errorf("%s: %s: %w (-model none goes without it)", t.ID, cfg.modelName, err)
 			}
 			if cfg.model != nil || cfg.table != nil {

@@ -104,7 +104,7 @@ func TestLargeBoards(t *testing.T) {
 			t.Errorf("%s: solved %v, %q: %v", r.Problem, r.Solved, r.Solution, err)
 		}
 	}
-	if _, _, err := runPHS(t, "solve", "-domain", "stp", "-progress", "0", files[0]); err == nil || !strings.Contains(err.Error(), "7x7.txt#0: shipped stp model: model: the model takes inputs of") {
+	if _, _, err := runPHS(t, "solve", "-domain", "stp", "-progress", "0", files[0]); err == nil || !strings.Contains(err.Error(), "7x7.txt#0: shipped stp network: model: the model takes inputs of") {
 		t.Errorf("7x7 with the shipped 5x5 model: %v", err)
 	}
 }

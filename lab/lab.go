@@ -88,7 +88,7 @@ type Row struct {
 var Rows = []Row{
 	{Domain: "witness", Algorithm: "phsstar", Dir: "witness-phsstar", Training: []string{"witness-phsstar"}},
 	{Domain: "witness", Algorithm: "phsh", Dir: "witness-phsh", Training: []string{"witness-phsh"}},
-	{Domain: "witness", Algorithm: "levints", Dir: "witness-levints", Model: "../models/witness", Training: []string{"witness-levints"}},
+	{Domain: "witness", Algorithm: "levints", Dir: "witness-levints", Training: []string{"witness-levints"}},
 	{Domain: "witness", Algorithm: "wastar", Dir: "witness-wastar", Training: []string{"witness-wastar"}},
 	{Domain: "witness", Algorithm: "astar", Dir: "witness-astar", Training: []string{"witness-astar"}},
 	{Domain: "witness", Algorithm: "gbfs", Dir: "witness-gbfs", Training: []string{"witness-gbfs"}},
@@ -119,17 +119,20 @@ var Rows = []Row{
 // A Successor is a model of a method that came after the paper (LTS+CM's
 // context models), trained from scratch on a domain's training set and
 // tested as the rows of Table 1 are: Dir holds the metrics of its
-// training runs (Training, relative to the lab), its model and the
-// per-problem results of its Bootstrap test on the test set
-// (test.jsonl).
+// training runs (Training, relative to the lab) and the per-problem
+// results of its Bootstrap test on the test set (test.jsonl).
 type Successor struct {
 	Domain, Method, Dir string
-	Training            []string
+	// Model is the context model's table file (cm.WriteTable):
+	// Dir/model.safetensors, or a shipped model's.
+	Model    string
+	Training []string
 }
 
 // Successors are the successors' models, in the order of the pages.
 var Successors = []Successor{
-	{Domain: "witness", Method: "LTS+CM: a context model, LevinTS", Dir: "witness-ltscm", Training: []string{"witness-ltscm/run"}},
+	{Domain: "witness", Method: "LTS+CM: a context model, LevinTS", Dir: "witness-ltscm", Model: "../models/witness/table.safetensors",
+		Training: []string{"witness-ltscm/run"}},
 }
 
 // SqrtLTSDir holds the Bootstrap tests of the shipped Sokoban network
@@ -162,6 +165,11 @@ func init() {
 		}
 		if r.Model == "" {
 			r.Model = r.Final + "/model"
+		}
+	}
+	for i := range Successors {
+		if s := &Successors[i]; s.Model == "" {
+			s.Model = s.Dir + "/model.safetensors"
 		}
 	}
 }

@@ -282,7 +282,9 @@ func TestLoadTrainerShapes(t *testing.T) {
 }
 
 // The golden files: encoded states of The Witness, and the outputs on them
-// of the shipped Witness model (a policy), of testdata/witness-both (a
+// of the Witness LevinTS network of the lab (a policy, the row of Table 1
+// in the repository's lab module: it is not in the library's module zip),
+// of testdata/witness-both (a
 // small untrained network with both heads, made by New with seed 1) and of
 // testdata/witness-resnet (a small untrained ResNet with both heads, 16
 // units and 2 blocks, made by New with seed 7, its biases then drawn
@@ -294,7 +296,7 @@ const (
 )
 
 // goldenModels are the model directories of the golden outputs.
-var goldenModels = []string{"../models/witness", "testdata/witness-both", "testdata/witness-resnet"}
+var goldenModels = []string{"../lab/witness-levints/model", "testdata/witness-both", "testdata/witness-resnet"}
 
 // golden is the content of goldenOutputs.
 type golden struct {

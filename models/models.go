@@ -1,5 +1,10 @@
 // Package models holds the trained models that ship with phs, embedded in
 // the binary: the default model of each domain that has one.
+//
+// A domain's shipped model is a network (package model) or a context
+// model (package cm), whichever searches its domain best: the network of
+// Sokoban (PHS*) and of the sliding-tile puzzle (WA*), the context model
+// of The Witness (LevinTS).
 package models
 
 import (
@@ -7,26 +12,43 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"slices"
 
+	"github.com/phs-go/phs/cm"
 	"github.com/phs-go/phs/model"
 )
 
 // files holds one directory per domain with a shipped model, named after
-// the domain, with the model's files as model.Save writes them.
+// the domain: a network's files as model.Save writes them
+// (model.ConfigFile and model.WeightsFile), or a context model's table as
+// cm.WriteTable writes it, in the file cm.TableFile.
 //
-//go:embed */config.json */weights.safetensors
+//go:embed */config.json */weights.safetensors */table.safetensors
 var files embed.FS
 
 // ErrNoModel is the error, wrapped, of Default for a domain without a
 // shipped model.
 var ErrNoModel = errors.New("no shipped model")
 
+// A Model is a shipped model: exactly one of Network and Table is set.
+type Model struct {
+	// Network is a network, whose configuration says its domain and the
+	// algorithm it was trained for; nil for a context model.
+	Network *model.Model
+	// Table is a context model's parameters, a policy alone for LevinTS
+	// (cm.NewEvaluator); nil for a network.
+	Table *cm.Table
+}
+
 // Domains lists the domains that have a shipped model, in increasing order.
-func Domains() []string {
+func Domains() []string { return domains(files) }
+
+// domains lists the directories at the root of fsys, in increasing order.
+func domains(fsys fs.FS) []string {
 	var ds []string
 	// The root of an embed.FS can always be read.
-	entries, _ := fs.ReadDir(files, ".")
+	entries, _ := fs.ReadDir(fsys, ".")
 	for _, e := range entries {
 		if e.IsDir() {
 			ds = append(ds, e.Name())
@@ -35,16 +57,43 @@ func Domains() []string {
 	return ds
 }
 
-// Default returns the shipped model of domain, one of Domains. For any other
-// domain, it returns an error that wraps ErrNoModel; it returns other errors
-// if the shipped model cannot be loaded.
-func Default(domain string) (*model.Model, error) {
-	if !slices.Contains(Domains(), domain) {
-		return nil, fmt.Errorf("models: %w for domain %q", ErrNoModel, domain)
+// Default returns the shipped model of domain, one of Domains: a network
+// or a context model, as Model says. For any other domain, it returns an
+// error that wraps ErrNoModel; it returns other errors if the shipped
+// model cannot be loaded.
+func Default(domain string) (Model, error) { return load(files, domain) }
+
+// load returns the model in the directory domain of fsys, which must be
+// one of domains(fsys): a network (model.ConfigFile and
+// model.WeightsFile) or a context model (cm.TableFile). A directory with
+// the files of both, or of neither, is an error.
+func load(fsys fs.FS, domain string) (Model, error) {
+	if !slices.Contains(domains(fsys), domain) {
+		return Model{}, fmt.Errorf("models: %w for domain %q", ErrNoModel, domain)
 	}
-	m, err := model.LoadFS(files, domain)
-	if err != nil {
-		return nil, fmt.Errorf("models: %s: %w", domain, err)
+	has := func(name string) bool {
+		_, err := fs.Stat(fsys, path.Join(domain, name))
+		return err == nil
 	}
-	return m, nil
+	network := has(model.ConfigFile) || has(model.WeightsFile)
+	table := has(cm.TableFile)
+	switch {
+	case network && table:
+		return Model{}, fmt.Errorf("models: %s: both a network (%s, %s) and a context model (%s)",
+			domain, model.ConfigFile, model.WeightsFile, cm.TableFile)
+	case table:
+		t, err := cm.ReadTableFS(fsys, path.Join(domain, cm.TableFile))
+		if err != nil {
+			return Model{}, fmt.Errorf("models: %w", err)
+		}
+		return Model{Table: t}, nil
+	case network:
+		m, err := model.LoadFS(fsys, domain)
+		if err != nil {
+			return Model{}, fmt.Errorf("models: %s: %w", domain, err)
+		}
+		return Model{Network: m}, nil
+	}
+	return Model{}, fmt.Errorf("models: %s: no model: neither a network (%s, %s) nor a context model (%s)",
+		domain, model.ConfigFile, model.WeightsFile, cm.TableFile)
 }

@@ -7,7 +7,7 @@ the network on encoded states and prints, for each state, the log-policy
 and the heuristic h. The file format and the two architectures (conv and
 resnet) are described in docs/MODEL_FORMAT.md.
 
-    scripts/model_reference.py models/witness model/testdata/witness-inputs.npy
+    scripts/model_reference.py lab/witness-levints/model model/testdata/witness-inputs.npy
     scripts/model_reference.py --torch --json lab/witness-phsh/model x.f32
 
 The input is a .npy file of float32 (or any real dtype), of shape

@@ -29,7 +29,7 @@ var allowed = map[string][]string{
 	"nn":                {},
 	"internal/":         {"internal/"},
 	"model":             {"nn", "search", "internal/"},
-	"models":            {"model"},
+	"models":            {"cm", "model"},
 	"report":            {"internal/"},
 	"chart":             {"internal/"},
 	"bootstrap":         {"model", "search", "internal/"},
