@@ -197,7 +197,7 @@ func trainingSet(t *testing.T, dir string) string {
 // TestSqrtLTSIsLevinTS checks that phs solve with sqrtlts:levin (√LTS
 // with the constant rerooter of weight 0 and the Levin cost) finds what
 // levints finds, with as many expansions and generated nodes, on
-// generated 4x4 Witness puzzles with the shipped LevinTS policy, and on
+// generated 4x4 Witness puzzles with the shipped context model, and on
 // Sokoban levels and sliding-tile puzzles with a uniform policy.
 func TestSqrtLTSIsLevinTS(t *testing.T) {
 	wit := filepath.Join(t.TempDir(), "w.txt")

@@ -2,9 +2,8 @@
 // the binary: the default model of each domain that has one.
 //
 // A domain's shipped model is a network (package model) or a context
-// model (package cm), whichever searches its domain best: the network of
-// Sokoban (PHS*) and of the sliding-tile puzzle (WA*), the context model
-// of The Witness (LevinTS).
+// model (package cm): networks for Sokoban (PHS*) and the sliding-tile
+// puzzle (WA*), a context model for The Witness (LevinTS).
 package models
 
 import (
