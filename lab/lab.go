@@ -131,7 +131,7 @@ type Successor struct {
 
 // Successors are the successors' models, in the order of the pages.
 var Successors = []Successor{
-	{Domain: "witness", Method: "LTS+CM: a context model, LevinTS", Dir: "witness-ltscm", Model: "../models/witness/table.safetensors",
+	{Domain: "witness", Method: "LTS+CM: a context model, LevinTS (shipped: models/witness)", Dir: "witness-ltscm", Model: "../models/witness/table.safetensors",
 		Training: []string{"witness-ltscm/run"}},
 }
 

@@ -249,9 +249,10 @@ or for the rounds the row says.
 	}
 	b.WriteString(`
 The shipped models (package models, used when no -model is given) are
-the networks of Witness LevinTS ([models/witness](../models/witness)),
-sliding-tile WA* ([models/stp](../models/stp)) and Sokoban PHS* trained
-and searched with simple deadlocks pruned, its policy at temperature 5
+the context model of The Witness ([models/witness](../models/witness);
+below, "Successors"), and the networks of sliding-tile WA*
+([models/stp](../models/stp)) and Sokoban PHS* trained and searched
+with simple deadlocks pruned, its policy at temperature 5
 ([models/sokoban](../models/sokoban)): pruning keeps every solution, but
 the domain is not the paper's, so that line is beside the paper's PHS*
 only for scale.
@@ -352,7 +353,11 @@ trained from scratch on each domain's training set with LTS+CM's budget
 rule (` + "`-schedule ltscm-ref`" + `) and tested with the paper's Bootstrap test,
 beside the networks of Table 1's LevinTS and PHS* rows of the domain and
 the paper's LevinTS. Training: wall time on one core and expansions
-(the row's README says how much of the time was the learner's).
+(the row's README says how much of the time was the learner's). The
+context models searched one node at a time (` + "`-batch 1`" + `), the networks
+in batches of 32, as in Table 1; at the same batch, the Witness's
+network expands fewer nodes and its context model searches faster
+([witness-ltscm](../lab/witness-ltscm)).
 
 | domain | model | solved | length | expansions | time (s) | training | row |
 |---|---|---:|---:|---:|---:|---:|---|
@@ -435,9 +440,9 @@ func (g *gen) readme(b *bytes.Buffer) {
 	fmt.Fprintf(b, `
 Test problems solved of 1,000 · mean expansions per solved problem, each
 algorithm with its own network (the paper's Table 1; "≥": a lower bound).
-The shipped models are the Witness LevinTS and sliding-tile WA* networks
-and a Sokoban PHS* network trained and searched with simple deadlocks
-pruned: %s · %s. Lengths, times, training costs, the fixed-network and
+The shipped models are the Witness context model (below), the
+sliding-tile WA* network and a Sokoban PHS* network trained and searched
+with simple deadlocks pruned: %s · %s. Lengths, times, training costs, the fixed-network and
 fixed-limit tables and learning curves: [docs/RESULTS.md](docs/RESULTS.md).
 `, s[0], s[2])
 	b.WriteString("Context models of LTS+CM, trained from scratch:")
