@@ -282,8 +282,6 @@ func TestLoadTrainerShapes(t *testing.T) {
 }
 
 // The golden files: encoded states of The Witness, and the outputs on them
-// of the Witness LevinTS network of the lab (a policy, the row of Table 1
-// in the repository's lab module: it is not in the library's module zip),
 // of testdata/witness-both (a
 // small untrained network with both heads, made by New with seed 1) and of
 // testdata/witness-resnet (a small untrained ResNet with both heads, 16
@@ -296,7 +294,7 @@ const (
 )
 
 // goldenModels are the model directories of the golden outputs.
-var goldenModels = []string{"../lab/witness-levints/model", "testdata/witness-both", "testdata/witness-resnet"}
+var goldenModels = []string{"testdata/witness-both", "testdata/witness-resnet"}
 
 // golden is the content of goldenOutputs.
 type golden struct {
