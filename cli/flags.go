@@ -76,7 +76,7 @@ func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []st
 		fs.Int64Var(&f.budget, "budget", 0, "expansion budget: solve: of every search (0: none); test and train: of the first round or iteration, then grown (0: the domain's)")
 		fs.DurationVar(&f.timeout, "timeout", 0, "wall-clock limit of each search (0: none)")
 		fs.TextVar(&f.goalTest, "goal-test", search.GoalTestDefault, "when the best-first algorithms test a node for the goal: generation, expansion, or default (expansion for astar, which then returns optimal solutions with an admissible heuristic; generation for the others, as the paper's experiments, its A* included)")
-		fs.IntVar(&f.batch, "batch", 0, fmt.Sprintf("states evaluated per evaluator call, 1 to %d (0: the library's, 32)", search.MaxBatchSize))
+		fs.IntVar(&f.batch, "batch", 0, fmt.Sprintf("states evaluated per evaluator call, 1 to %d (0: solve and test: 1 with a context model, else the library's 32; train: the library's)", search.MaxBatchSize))
 		fs.BoolVar(&f.renormalize, "renormalize", false, "renormalise the policy over legal actions")
 		fs.Float64Var(&f.temperature, "temperature", 0, "temperature T of the policy: the search uses pi^(1/T), normalised; T > 1 gives the heuristic and the path cost more weight (0: the model's, or 1); train records it in the network")
 		fs.BoolVar(&f.pruneDeadlocks, "prune-deadlocks", false, "refuse moves into dead ends the domain can see (sokoban: dead squares, frozen 2x2 blocks): the same solutions, shorter searches (always on with a model trained with it)")

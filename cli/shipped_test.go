@@ -45,7 +45,8 @@ func witnessNetwork(t *testing.T, edit func(*model.Config)) string {
 // search The Witness with the shipped context model: LevinTS on its
 // table, the same searches, node for node, as with -model naming the
 // table's file, solving every puzzle of the bundled sample and of the
-// first 40 test puzzles, every solution replaying; and far fewer
+// first 40 test puzzles, every solution replaying; one node at a time
+// unless -batch says otherwise; and far fewer
 // expansions than LevinTS without a model.
 func TestShippedContextModel(t *testing.T) {
 	table := filepath.Join("..", "models", "witness", cm.TableFile)
@@ -79,6 +80,20 @@ func TestShippedContextModel(t *testing.T) {
 			}
 			t.Logf("%s %s: %d solved, %.1f expansions on average", cmd, file, len(got), float64(exp)/float64(len(got)))
 		}
+	}
+	// A context model searches one node at a time unless -batch says
+	// otherwise.
+	sample := "../examples/witness-4x4.txt"
+	def, one, batched := records("solve", sample), records("solve", sample, "-batch", "1"), records("solve", sample, "-batch", "32")
+	same := true
+	for i := range def {
+		if def[i].Expansions != one[i].Expansions || def[i].Solution != one[i].Solution {
+			t.Errorf("%s: %+v by default, %+v with -batch 1; want the same", def[i].Problem, def[i], one[i])
+		}
+		same = same && def[i].Expansions == batched[i].Expansions
+	}
+	if same {
+		t.Error("the sample: the same expansions by default as with -batch 32")
 	}
 	// Without a model, LevinTS is breadth-first search: of the sample, it
 	// solves fewer in 2,000 expansions each, or the same in more.

@@ -209,6 +209,12 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 	if cfg.opts.Temperature == 0 && cfg.model != nil && alg.NeedsPolicy() {
 		cfg.opts.Temperature = cfg.model.Config().Temperature // 0 (1) if it has none
 	}
+	if cfg.opts.BatchSize == 0 && cfg.table != nil {
+		// A context model's evaluation is a few look-ups: batches
+		// would only cost expansions (LevinTS evaluates a node when it
+		// expands it at batch size 1).
+		cfg.opts.BatchSize = 1
+	}
 	cfg.workers = cfg.workerCount()
 	cfg.opts.MaxMemory = cfg.memoryBytes(cfg.workers)
 	return nil
