@@ -84,12 +84,16 @@ const DefaultAlpha = 1.0
 // shifts LevinTS's costs by a constant). Ties go as for the other
 // best-first algorithms (Solver.Solve). Ancestors of weight 0 play no
 // part (the reference implementation adds 1e−12 to every
-// weight instead). A node's cost is computed when it is evaluated, in
-// O(1) per ancestor of non-zero weight, from sums the node keeps of its
-// path; it holds those sums, its heuristic value and its weight: 56 bytes
-// more than for the other algorithms, which Options.MaxMemory counts (not
-// the graph of ClusterRerooter: 8 bytes per edge, and gonum's copy of it
-// while it clusters).
+// weight instead). A node's cost is computed when it is evaluated, from
+// sums the node keeps of its path and from its 4 candidate ancestors:
+// those of non-zero weight with the least log pi(n_k) − log w_k, which
+// bounds the term of n_k from below. Their terms settle the cost unless
+// the bound of another ancestor's term falls below the least of them;
+// then the cost, the same to the bit, takes O(1) per ancestor of
+// non-zero weight. A node holds those sums, its candidates, its heuristic
+// value and its weight: 104 bytes more than for the other algorithms,
+// which Options.MaxMemory counts (not the graph of ClusterRerooter: 8
+// bytes per edge, and gonum's copy of it while it clusters).
 //
 // √LTS reads the policy; the heuristic only through HeuristicRerooter and
 // ClusterHeuristicRerooter (NeedsHeuristic). Everything else is as
@@ -209,7 +213,12 @@ func (a Algorithm) sqrtLTSString() string {
 	return s
 }
 
-// A sqrtNode is what √LTS keeps of a node besides its arena entry.
+// sqrtCands is the number K of candidate ancestors a node of √LTS keeps
+// (see sqrtNode): 12 bytes each.
+const sqrtCands = 4
+
+// A sqrtNode is what √LTS keeps of a node besides its arena entry:
+// 56 + 12·sqrtCands bytes (104).
 type sqrtNode struct {
 	// logT is the log of the sum of 1/pi(n') over the nodes n' of the
 	// path from the root to the node, both included; logTParent is the
@@ -219,13 +228,44 @@ type sqrtNode struct {
 	logW  float64
 	logPi float64 // the arena entry's, here for the walk up the path
 	h     float64 // the evaluator's, clipped at 0
-	// minB is the least log pi(n_k) − log w_k over the proper ancestors
-	// n_k of non-zero weight (+Inf for the root).
-	minB float64
+	// cand holds the candidate ancestors: the indices of the sqrtCands
+	// proper ancestors n_k of non-zero weight with the least B_k =
+	// log pi(n_k) − log w_k, candB their B_k, in increasing order (−1
+	// and +Inf past the last). restB is the least B_k of the others
+	// (+Inf if none). Every B_k is in candB or went into restB: their
+	// min is the min over all of them, NaN if one is NaN.
+	candB [sqrtCands]float64
+	restB float64
+	cand  [sqrtCands]int32
 	// reroot is the nearest proper ancestor of non-zero weight, −1 for
 	// the root.
 	reroot int32
 	depth  uint32
+}
+
+// addCand adds ancestor k, of non-zero weight and with b = B_k, to x's
+// candidates, or folds it into restB.
+func (x *sqrtNode) addCand(k int32, b float64) {
+	j := sqrtCands - 1
+	if !(b < x.candB[j]) {
+		x.restB = min(x.restB, b)
+		return
+	}
+	x.restB = min(x.restB, x.candB[j])
+	for ; j > 0 && b < x.candB[j-1]; j-- {
+		x.candB[j], x.cand[j] = x.candB[j-1], x.cand[j-1]
+	}
+	x.candB[j], x.cand[j] = b, k
+}
+
+// minB returns the least B_k over x's proper ancestors of non-zero
+// weight (+Inf for the root).
+func (x *sqrtNode) minB() float64 {
+	m := x.restB
+	for _, b := range x.candB {
+		m = min(m, b)
+	}
+	return m
 }
 
 // sqrtState is the part of the best-first engine that only √LTS uses.
@@ -257,7 +297,10 @@ func (e *bestFirst[S]) sqrtGenerated(i int32) {
 	n := e.node(i)
 	x := e.ext(i)
 	if n.parent < 0 {
-		*x = sqrtNode{logT: -n.logPi, logTParent: math.Inf(-1), logPi: n.logPi, minB: math.Inf(1), reroot: -1}
+		*x = sqrtNode{logT: -n.logPi, logTParent: math.Inf(-1), logPi: n.logPi, restB: math.Inf(1), reroot: -1}
+		for j := range x.cand {
+			x.candB[j], x.cand[j] = math.Inf(1), -1
+		}
 		return
 	}
 	px := e.ext(n.parent)
@@ -265,10 +308,10 @@ func (e *bestFirst[S]) sqrtGenerated(i int32) {
 	x.logTParent = px.logT
 	x.logT = logAddExp(px.logT, -n.logPi)
 	x.logW = math.Inf(-1)
-	x.reroot, x.minB = px.reroot, px.minB
+	x.reroot, x.cand, x.candB, x.restB = px.reroot, px.cand, px.candB, px.restB
 	if !math.IsInf(px.logW, -1) {
 		x.reroot = n.parent
-		x.minB = min(x.minB, px.logPi-px.logW)
+		x.addCand(n.parent, px.logPi-px.logW)
 	}
 }
 
@@ -284,13 +327,15 @@ func logAddExp(a, b float64) float64 {
 // all expanded.
 //
 // The term of ancestor n_k is log(λ_k/pi(n|n_k)) − log w_k, λ_k the
-// slenderness (or d − d_k for the Levin cost), which lies in [1, d+1]: so
-// the term is at least b_k = −log pi(n|n_k) − log w_k, and at most b_k +
-// log(d+1). The node keeps the least b_k + log pi(n) of its path; the
-// walk up the path computes the exact term, a log and an exponential, only
-// for the ancestors whose b_k is below the least exact term so far, which
-// starts at the least b_k plus log(d+1) (+Inf with the root as the only
-// candidate).
+// slenderness, which lies in [1, d−d_k+1] (for the root too: S(n; root)
+// counts the root's 1/pi = 1), or d − d_k ≥ 1 for the Levin cost: so the
+// term is at least b_k = B_k − log pi(n), B_k = log pi(n_k) − log w_k,
+// and at most b_k + log(d+1). The cost starts at the least B_k − log pi(n)
+// plus log(d+1) (+Inf with the root as the only ancestor of non-zero
+// weight), and is the min of that and of exact terms: those of the
+// candidates (sqrtCandCost), if that settles it, and otherwise those of
+// the walk up the path (sqrtWalk). Both give the same float64: the min
+// of the same values.
 func (e *bestFirst[S]) sqrtCost(i int32) float64 {
 	x := e.ext(i)
 	d := x.depth
@@ -298,28 +343,78 @@ func (e *bestFirst[S]) sqrtCost(i int32) float64 {
 		return 0
 	}
 	cost := math.Inf(1)
-	if x.reroot > 0 { // more than one candidate ancestor
-		cost = x.minB - x.logPi + math.Log(float64(d)+1)
+	if x.reroot > 0 { // more than one ancestor of non-zero weight
+		cost = x.minB() - x.logPi + math.Log(float64(d)+1)
 	}
+	if c, ok := e.sqrtCandCost(x, cost); ok {
+		return c
+	}
+	return e.sqrtWalk(x, cost)
+}
+
+// sqrtSlack and sqrtMaxSlack bound the rounding error of the terms (see
+// sqrtCandCost).
+const (
+	sqrtSlack    = 0x1p-44
+	sqrtMaxSlack = 0x1p-8
+)
+
+// sqrtCandCost returns the min of cost and of the terms of x's candidate
+// ancestors, and whether that is x's cost: whether every other ancestor
+// n_j, of term at least b_j ≥ restB − log pi(n), has a term above it.
+//
+// It is the cost sqrtWalk returns, bit for bit, if every term t_k it
+// computes is at least its b_k (checked: the term is computed as sqrtWalk
+// computes it, and if t_k < b_k, which rounding could only cause for the
+// slenderness of an ancestor other than the root, or t_k is NaN, it
+// reports false) and the term of every ancestor it skips is above the
+// result. For the latter, it takes the rounding of a term into
+// account: the computed term, from sums and logs of the path's values,
+// is at least its lower bound minus s = (d+2)²·2^−44·(|lower bound| +
+// |log pi(n)| + d + 6), over a hundred times the first-order bound of
+// its rounding error, which grows as d² through log(−expm1(·)) of the
+// difference of two sums of the path. It reports false, for the walk,
+// when log pi(n) is not finite or when s could exceed 2^−8 in a place
+// where the first-order bound does not hold.
+func (e *bestFirst[S]) sqrtCandCost(x *sqrtNode, cost float64) (float64, bool) {
+	p := x.logPi
+	d := float64(x.depth) + 2
+	kappa, y := d*d*sqrtSlack, math.Abs(p)+d+4
+	if !(kappa*y <= sqrtMaxSlack) { // NaN too
+		return 0, false
+	}
+	for j, k := range x.cand {
+		if k < 0 {
+			break
+		}
+		// The terms of this and the later candidates are at least lb.
+		if lb := x.candB[j] - p; lb-kappa*(math.Abs(lb)+y) >= cost {
+			break
+		}
+		xk := e.ext(k)
+		b := xk.logPi - x.logPi - xk.logW
+		t := e.sqrtTerm(x, xk, k)
+		if !(t >= b) {
+			return 0, false
+		}
+		cost = min(cost, t)
+	}
+	if r := x.restB; r < math.Inf(1) {
+		if lb := r - p; !(lb-kappa*(math.Abs(lb)+y) >= cost) {
+			return 0, false
+		}
+	}
+	return cost, true
+}
+
+// sqrtWalk returns the min of cost and of the terms of x's ancestors
+// of non-zero weight whose b_k is below the least so far, walking up the
+// path; +Inf if that is NaN.
+func (e *bestFirst[S]) sqrtWalk(x *sqrtNode, cost float64) float64 {
 	for k := x.reroot; k >= 0; {
 		xk := e.ext(k)
 		if b := xk.logPi - x.logPi - xk.logW; b < cost {
-			var c float64
-			switch {
-			case e.alg.levin:
-				c = math.Log(float64(d-xk.depth)) - (x.logPi - xk.logPi) - xk.logW
-			case k == 0:
-				// log S(n; root) = log T(n), T the sum of 1/pi along
-				// the path.
-				c = x.logT - xk.logW
-			default:
-				// S(n; n_k) = pi(n_k)·(T(n) − T(parent of n_k)); the
-				// difference loses no precision: T(n) is at most d+1
-				// times its last term 1/pi(n), which the difference
-				// includes.
-				c = xk.logPi + x.logT + math.Log(-math.Expm1(xk.logTParent-x.logT)) - xk.logW
-			}
-			cost = min(cost, c)
+			cost = min(cost, e.sqrtTerm(x, xk, k))
 		}
 		k = xk.reroot
 	}
@@ -327,6 +422,23 @@ func (e *bestFirst[S]) sqrtCost(i int32) float64 {
 		return math.Inf(1)
 	}
 	return cost
+}
+
+// sqrtTerm returns the term of ancestor k, of part xk, in the cost of the
+// node of part x.
+func (e *bestFirst[S]) sqrtTerm(x, xk *sqrtNode, k int32) float64 {
+	switch {
+	case e.alg.levin:
+		return math.Log(float64(x.depth-xk.depth)) - (x.logPi - xk.logPi) - xk.logW
+	case k == 0:
+		// log S(n; root) = log T(n), T the sum of 1/pi along the path.
+		return x.logT - xk.logW
+	default:
+		// S(n; n_k) = pi(n_k)·(T(n) − T(parent of n_k)); the difference
+		// loses no precision: T(n) is at most d+1 times its last term
+		// 1/pi(n), which the difference includes.
+		return xk.logPi + x.logT + math.Log(-math.Expm1(xk.logTParent-x.logT)) - xk.logW
+	}
 }
 
 // sqrtExpanded gives node i, taken from the open list, its weight.

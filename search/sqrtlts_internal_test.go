@@ -1,10 +1,13 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"unsafe"
 )
 
 // randomTree is a problem whose states are the nodes of a tree of
@@ -102,5 +105,242 @@ func TestSqrtCost(t *testing.T) {
 		if checked < 3000 || alg.rr != ConstantRerooter && alg.param != 0 && rerooted == 0 {
 			t.Errorf("%v: %d nodes checked, %d ancestors rerooted", alg, checked, rerooted)
 		}
+	}
+}
+
+// deepTree is a problem whose states are the nodes of a binary tree of
+// depth n (a state is a hash of its path, its depth in the top 16 bits),
+// with no goal.
+type deepTree struct{ n uint64 }
+
+func (deepTree) Root() uint64       { return 0 }
+func (deepTree) NumActions() int    { return 2 }
+func (deepTree) IsGoal(uint64) bool { return false }
+func (t deepTree) Apply(s uint64, a int) (uint64, bool) {
+	d := s >> 48
+	if d >= t.n {
+		return 0, false
+	}
+	x := s + uint64(a+1)*0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return (d+1)<<48 | (x^x>>31)&(1<<48-1), true
+}
+
+// wildEval gives a random policy whose log-probabilities spread over
+// [−spread, 0] before normalization, a fraction zero of them −Inf and a
+// fraction nan of them NaN, and a random heuristic in [0, 10).
+type wildEval struct {
+	rng       *rand.Rand
+	spread    float64
+	zero, nan float64
+}
+
+func (e wildEval) Evaluate(p Problem[uint64], states []uint64, logPi, h []float64) error {
+	A := p.NumActions()
+	for i := range states {
+		row := logPi[A*i : A*(i+1)]
+		sum := 0.0
+		for a := range row {
+			row[a] = -e.spread * e.rng.Float64() * e.rng.Float64()
+			sum += math.Exp(row[a])
+		}
+		for a := range row {
+			row[a] -= math.Log(sum)
+			switch u := e.rng.Float64(); {
+			case u < e.zero:
+				row[a] = math.Inf(-1)
+			case u < e.zero+e.nan:
+				row[a] = math.NaN()
+			}
+		}
+		h[i] = 10 * e.rng.Float64()
+	}
+	return nil
+}
+
+// refSqrtCost is sqrtCost as it was before the candidate ancestors: the
+// least B_k over the ancestors of non-zero weight, then the walk up the
+// whole path, which computes the term of an ancestor whose lower bound is
+// below the least cost so far. It follows the arena's parent links, and
+// returns the ancestor whose term is the cost (−1 if none is).
+func refSqrtCost[S comparable](e *bestFirst[S], i int32) (float64, int32) {
+	x := e.ext(i)
+	d := x.depth
+	if d == 0 {
+		return 0, -1
+	}
+	minB, weighted := math.Inf(1), 0
+	for k := e.node(i).parent; k >= 0; k = e.node(k).parent {
+		if xk := e.ext(k); !math.IsInf(xk.logW, -1) {
+			minB = min(minB, xk.logPi-xk.logW)
+			weighted++
+		}
+	}
+	cost, arg := math.Inf(1), int32(-1)
+	if weighted > 1 {
+		cost = minB - x.logPi + math.Log(float64(d)+1)
+	}
+	for k := e.node(i).parent; k >= 0; k = e.node(k).parent {
+		xk := e.ext(k)
+		if math.IsInf(xk.logW, -1) {
+			continue
+		}
+		if b := xk.logPi - x.logPi - xk.logW; b < cost {
+			var c float64
+			switch {
+			case e.alg.levin:
+				c = math.Log(float64(d-xk.depth)) - (x.logPi - xk.logPi) - xk.logW
+			case k == 0:
+				c = x.logT - xk.logW
+			default:
+				c = xk.logPi + x.logT + math.Log(-math.Expm1(xk.logTParent-x.logT)) - xk.logW
+			}
+			if c < cost {
+				arg = k
+			}
+			cost = min(cost, c)
+		}
+	}
+	if cost != cost {
+		return math.Inf(1), -1
+	}
+	return cost, arg
+}
+
+// TestSqrtCandidates checks, on every node of random searches (shallow
+// and deep trees, skewed and flat policies, probabilities 0 and NaN,
+// rerooters that give many ancestors weight 0, both costs), that each
+// node's candidates are the sqrtCands ancestors of non-zero weight with
+// the least B_k and restB the least B_k of the others, and that sqrtCost
+// is bit for bit the cost of the walk up the whole path (refSqrtCost).
+// It requires that the candidates settle the cost of many nodes that
+// have other ancestors of non-zero weight, and that the walk be needed
+// for some nodes whose cost is the term of an ancestor that is not a
+// candidate.
+func TestSqrtCandidates(t *testing.T) {
+	algs := []Algorithm{
+		SqrtLTS(HeuristicRerooter, 1, false), SqrtLTS(HeuristicRerooter, 1, true),
+		SqrtLTS(HeuristicRerooter, 0.2, false), SqrtLTS(HeuristicRerooter, 300, false),
+		SqrtLTS(HeuristicRerooter, 300, true), SqrtLTS(ConstantRerooter, 0, false),
+		SqrtLTS(ConstantRerooter, 0.5, false), SqrtLTS(ConstantRerooter, 1e-3, true),
+		SqrtLTS(ClusterRerooter, 0, false), SqrtLTS(ClusterHeuristicRerooter, 3, true),
+	}
+	problems := []struct {
+		name string
+		p    Problem[uint64]
+		ev   wildEval
+	}{
+		{"tree", randomTree{}, wildEval{spread: 20}},
+		{"flat tree", randomTree{}, wildEval{spread: 1}},
+		{"deep", deepTree{400}, wildEval{spread: 12}},
+		{"deep, very skewed", deepTree{3000}, wildEval{spread: 60}},
+		{"zero and NaN", deepTree{200}, wildEval{spread: 8, zero: 0.05, nan: 0.002}},
+	}
+	rng := rand.New(rand.NewPCG(33, 33))
+	var nodes, settled, others, walkedForOther, notFinite int
+	var x sqrtNode
+	var bs []float64
+	for _, pr := range problems {
+		for _, alg := range algs {
+			ev := pr.ev
+			ev.rng = rand.New(rand.NewPCG(rng.Uint64(), 0))
+			opts := Options{Budget: 4000, BatchSize: 1 + rng.IntN(9)}
+			s, err := NewSolver[uint64](alg, ev, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Solve(context.Background(), pr.p); err != nil {
+				t.Fatal(err)
+			}
+			e := &s.bf
+			e.alg = alg
+			maxDepth := uint32(0)
+			for i := int32(1); i < int32(e.n); i++ {
+				xi := e.ext(i)
+				maxDepth = max(maxDepth, xi.depth)
+				// The candidates: the B_k of the ancestors of non-zero
+				// weight, sorted, NaN last.
+				bs = bs[:0]
+				for k := e.node(i).parent; k >= 0; k = e.node(k).parent {
+					if xk := e.ext(k); !math.IsInf(xk.logW, -1) {
+						bs = append(bs, xk.logPi-xk.logW)
+					}
+				}
+				slices.SortStableFunc(bs, func(a, b float64) int {
+					return cmp.Compare(a, b) // NaN first
+				})
+				for len(bs) > 0 && bs[0] != bs[0] {
+					bs = append(bs[1:], bs[0])
+				}
+				var wantB [sqrtCands]float64
+				wantRest := math.Inf(1)
+				for j := range wantB {
+					wantB[j] = math.Inf(1)
+				}
+				for j, b := range bs {
+					if j < sqrtCands && b == b {
+						wantB[j] = b
+					} else {
+						wantRest = min(wantRest, b)
+					}
+				}
+				if !sameFloats(xi.candB[:], wantB[:]) || !sameFloats([]float64{xi.restB}, []float64{wantRest}) {
+					t.Fatalf("%s, %v: node %d: candidates %v, rest %v; want %v, %v", pr.name, alg, i, xi.candB, xi.restB, wantB, wantRest)
+				}
+				for j, k := range xi.cand {
+					if k >= 0 != (xi.candB[j] < math.Inf(1)) || k >= 0 && xi.candB[j] != e.ext(k).logPi-e.ext(k).logW {
+						t.Fatalf("%s, %v: node %d: candidates %v of B %v", pr.name, alg, i, xi.cand, xi.candB)
+					}
+				}
+				got := e.sqrtCost(i)
+				want, arg := refSqrtCost(e, i)
+				if math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("%s, %v: node %d at depth %d: cost %v, want %v", pr.name, alg, i, xi.depth, got, want)
+				}
+				nodes++
+				x = *xi
+				if x.logPi-x.logPi != 0 {
+					notFinite++
+				}
+				if math.IsInf(x.restB, 1) {
+					continue
+				}
+				others++
+				init := math.Inf(1)
+				if x.reroot > 0 {
+					init = x.minB() - x.logPi + math.Log(float64(x.depth)+1)
+				}
+				_, ok := e.sqrtCandCost(&x, init)
+				if ok {
+					settled++
+				} else if arg >= 0 && !slices.Contains(x.cand[:], arg) {
+					walkedForOther++
+				}
+			}
+			t.Logf("%s, %v: %d nodes, depth %d at most", pr.name, alg, e.n, maxDepth)
+			if maxDepth < 10 {
+				t.Errorf("%s, %v: depth %d at most", pr.name, alg, maxDepth)
+			}
+		}
+	}
+	t.Logf("%d nodes, %d with more than %d ancestors of non-zero weight, of which the candidates settle %d, "+
+		"%d walked for the term of another; %d of log pi not finite", nodes, others, sqrtCands, settled, walkedForOther, notFinite)
+	if settled < others/2 || walkedForOther == 0 || notFinite == 0 {
+		t.Errorf("the candidates settle %d nodes of %d, %d walked for the term of another, %d not finite", settled, others, walkedForOther, notFinite)
+	}
+}
+
+// sameFloats reports whether a and b hold the same float64s, NaN equal to
+// NaN.
+func sameFloats(a, b []float64) bool {
+	return slices.EqualFunc(a, b, func(x, y float64) bool { return x == y || x != x && y != y })
+}
+
+// TestSqrtNodeSize checks the size of a sqrtNode that SqrtLTS's doc and
+// sqrtNode's state: 56 + 12·sqrtCands bytes, 104.
+func TestSqrtNodeSize(t *testing.T) {
+	if s := unsafe.Sizeof(sqrtNode{}); s != 56+12*sqrtCands || sqrtCands != 4 {
+		t.Errorf("a sqrtNode takes %d bytes with %d candidates; the docs say 56 + 12·4 = 104", s, sqrtCands)
 	}
 }
