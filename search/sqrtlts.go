@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -330,26 +331,35 @@ func logAddExp(a, b float64) float64 {
 // slenderness, which lies in [1, d−d_k+1] (for the root too: S(n; root)
 // counts the root's 1/pi = 1), or d − d_k ≥ 1 for the Levin cost: so the
 // term is at least b_k = B_k − log pi(n), B_k = log pi(n_k) − log w_k,
-// and at most b_k + log(d+1). The cost starts at the least B_k − log pi(n)
-// plus log(d+1) (+Inf with the root as the only ancestor of non-zero
-// weight), and is the min of that and of exact terms: those of the
-// candidates (sqrtCandCost), if that settles it, and otherwise those of
-// the walk up the path (sqrtWalk). Both give the same float64: the min
-// of the same values.
+// and at most b_k + log(d+1). The cost is the min of exact terms and of
+// a bound, the least B_k − log pi(n) plus log(d+1) (+Inf with the root as
+// the only ancestor of non-zero weight): the terms of the candidates
+// (sqrtCandCost), if that settles it, and otherwise those of the walk up
+// the path (sqrtWalk). Both give the same float64: the min of the same
+// values.
 func (e *bestFirst[S]) sqrtCost(i int32) float64 {
 	x := e.ext(i)
 	d := x.depth
 	if d == 0 {
 		return 0
 	}
-	cost := math.Inf(1)
+	bound := math.Inf(1)
 	if x.reroot > 0 { // more than one ancestor of non-zero weight
-		cost = x.minB() - x.logPi + math.Log(float64(d)+1)
-	}
-	if c, ok := e.sqrtCandCost(x, cost); ok {
+		c, ok := e.sqrtCandCost(x)
+		// The bound as computed below is at least this, and log(d+1)
+		// ≥ ln 2·⌊log2(d+1)⌋, ln 2 − 0.69 > 0.003 far above the rounding:
+		// if the least term is below it, the log is not needed.
+		if ok && x.candB[0]-x.logPi+0.69*float64(bits.Len32(d+1)-1) > c {
+			return c
+		}
+		bound = x.minB() - x.logPi + math.Log(float64(d)+1)
+		if ok {
+			return min(bound, c)
+		}
+	} else if c, ok := e.sqrtCandCost(x); ok {
 		return c
 	}
-	return e.sqrtWalk(x, cost)
+	return e.sqrtWalk(x, bound)
 }
 
 // sqrtSlack and sqrtMaxSlack bound the rounding error of the terms (see
@@ -359,30 +369,32 @@ const (
 	sqrtMaxSlack = 0x1p-8
 )
 
-// sqrtCandCost returns the min of cost and of the terms of x's candidate
-// ancestors, and whether that is x's cost: whether every other ancestor
-// n_j, of term at least b_j ≥ restB − log pi(n), has a term above it.
+// sqrtCandCost returns the least term of x's candidate ancestors, and
+// whether that is the least term of all of x's ancestors of non-zero
+// weight: whether every other ancestor n_j, whose term is at least b_j ≥
+// restB − log pi(n), has a term above it.
 //
-// It is the cost sqrtWalk returns, bit for bit, if every term t_k it
-// computes is at least its b_k (checked: the term is computed as sqrtWalk
-// computes it, and if t_k < b_k, which rounding could only cause for the
-// slenderness of an ancestor other than the root, or t_k is NaN, it
-// reports false) and the term of every ancestor it skips is above the
-// result. For the latter, it takes the rounding of a term into
-// account: the computed term, from sums and logs of the path's values,
-// is at least its lower bound minus s = (d+2)²·2^−44·(|lower bound| +
-// |log pi(n)| + d + 6), over a hundred times the first-order bound of
-// its rounding error, which grows as d² through log(−expm1(·)) of the
-// difference of two sums of the path. It reports false, for the walk,
-// when log pi(n) is not finite or when s could exceed 2^−8 in a place
-// where the first-order bound does not hold.
-func (e *bestFirst[S]) sqrtCandCost(x *sqrtNode, cost float64) (float64, bool) {
+// If so, the min of the result and of any bound is the cost sqrtWalk
+// returns from that bound, bit for bit, if every term t_k computed is at
+// least its b_k (checked: each term is computed as sqrtWalk computes it,
+// and if t_k < b_k, which rounding could cause for the slenderness of an
+// ancestor other than the root, or t_k is NaN, it reports false) and the
+// term of every ancestor it skips is above the result. For the latter,
+// it takes the rounding into account: the computed term, from sums and
+// logs of the path's values, is at least its lower bound minus s =
+// (d+2)²·2^−44·(|lower bound| + |log pi(n)| + d + 6), some fifty times a
+// first-order bound of its rounding error, which grows as d² through
+// log(−expm1(·)) of the difference of two sums of the path. It reports
+// false, for the walk, when log pi(n) is not finite or when s could
+// exceed 2^−8, where the first-order bound might not hold.
+func (e *bestFirst[S]) sqrtCandCost(x *sqrtNode) (float64, bool) {
 	p := x.logPi
 	d := float64(x.depth) + 2
 	kappa, y := d*d*sqrtSlack, math.Abs(p)+d+4
 	if !(kappa*y <= sqrtMaxSlack) { // NaN too
 		return 0, false
 	}
+	cost := math.Inf(1)
 	for j, k := range x.cand {
 		if k < 0 {
 			break

@@ -129,11 +129,13 @@ func (t deepTree) Apply(s uint64, a int) (uint64, bool) {
 
 // wildEval gives a random policy whose log-probabilities spread over
 // [−spread, 0] before normalization, a fraction zero of them −Inf and a
-// fraction nan of them NaN, and a random heuristic in [0, 10).
+// fraction nan of them NaN, or, in a fraction sure of the states,
+// probability 1 to one action at random; and a random heuristic in
+// [0, 10).
 type wildEval struct {
-	rng       *rand.Rand
-	spread    float64
-	zero, nan float64
+	rng             *rand.Rand
+	spread          float64
+	zero, nan, sure float64
 }
 
 func (e wildEval) Evaluate(p Problem[uint64], states []uint64, logPi, h []float64) error {
@@ -144,6 +146,13 @@ func (e wildEval) Evaluate(p Problem[uint64], states []uint64, logPi, h []float6
 		for a := range row {
 			row[a] = -e.spread * e.rng.Float64() * e.rng.Float64()
 			sum += math.Exp(row[a])
+		}
+		if e.rng.Float64() < e.sure {
+			for a := range row {
+				row[a] = math.Inf(-1)
+			}
+			row[e.rng.IntN(A)] = 0
+			sum = 1
 		}
 		for a := range row {
 			row[a] -= math.Log(sum)
@@ -163,7 +172,8 @@ func (e wildEval) Evaluate(p Problem[uint64], states []uint64, logPi, h []float6
 // least B_k over the ancestors of non-zero weight, then the walk up the
 // whole path, which computes the term of an ancestor whose lower bound is
 // below the least cost so far. It follows the arena's parent links, and
-// returns the ancestor whose term is the cost (−1 if none is).
+// returns an ancestor whose term is the cost (−1 if none is: the cost is
+// +Inf, or the bound of the least B_k, below every term).
 func refSqrtCost[S comparable](e *bestFirst[S], i int32) (float64, int32) {
 	x := e.ext(i)
 	d := x.depth
@@ -196,7 +206,7 @@ func refSqrtCost[S comparable](e *bestFirst[S], i int32) (float64, int32) {
 			default:
 				c = xk.logPi + x.logT + math.Log(-math.Expm1(xk.logTParent-x.logT)) - xk.logW
 			}
-			if c < cost {
+			if c <= cost {
 				arg = k
 			}
 			cost = min(cost, c)
@@ -223,29 +233,34 @@ func TestSqrtCandidates(t *testing.T) {
 		SqrtLTS(HeuristicRerooter, 1, false), SqrtLTS(HeuristicRerooter, 1, true),
 		SqrtLTS(HeuristicRerooter, 0.2, false), SqrtLTS(HeuristicRerooter, 300, false),
 		SqrtLTS(HeuristicRerooter, 300, true), SqrtLTS(ConstantRerooter, 0, false),
-		SqrtLTS(ConstantRerooter, 0.5, false), SqrtLTS(ConstantRerooter, 1e-3, true),
+		SqrtLTS(ConstantRerooter, 0.5, false), SqrtLTS(ConstantRerooter, 1e-3, false),
+		SqrtLTS(ConstantRerooter, 1e-3, true),
 		SqrtLTS(ClusterRerooter, 0, false), SqrtLTS(ClusterHeuristicRerooter, 3, true),
 	}
 	problems := []struct {
 		name string
 		p    Problem[uint64]
 		ev   wildEval
+		// depth is the least depth each search must reach.
+		depth uint32
 	}{
-		{"tree", randomTree{}, wildEval{spread: 20}},
-		{"flat tree", randomTree{}, wildEval{spread: 1}},
-		{"deep", deepTree{400}, wildEval{spread: 12}},
-		{"deep, very skewed", deepTree{3000}, wildEval{spread: 60}},
-		{"zero and NaN", deepTree{200}, wildEval{spread: 8, zero: 0.05, nan: 0.002}},
+		{"tree", randomTree{}, wildEval{spread: 20}, 8},
+		{"flat tree", randomTree{}, wildEval{spread: 1}, 8},
+		{"deep", deepTree{400}, wildEval{spread: 12}, 30},
+		{"deep, very skewed", deepTree{3000}, wildEval{spread: 60}, 100},
+		{"zero and NaN", deepTree{200}, wildEval{spread: 8, zero: 0.05, nan: 0.002}, 30},
+		{"sums of probabilities that underflow", deepTree{300}, wildEval{spread: 3000}, 30},
+		{"sure", deepTree{300}, wildEval{spread: 1, sure: 0.97}, 100},
 	}
 	rng := rand.New(rand.NewPCG(33, 33))
-	var nodes, settled, others, walkedForOther, notFinite int
+	var nodes, settled, others, walkedForOther, notFinite, bounded int
 	var x sqrtNode
 	var bs []float64
 	for _, pr := range problems {
 		for _, alg := range algs {
 			ev := pr.ev
 			ev.rng = rand.New(rand.NewPCG(rng.Uint64(), 0))
-			opts := Options{Budget: 4000, BatchSize: 1 + rng.IntN(9)}
+			opts := Options{Budget: 3000, BatchSize: 1 + rng.IntN(9)}
 			s, err := NewSolver[uint64](alg, ev, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -299,6 +314,9 @@ func TestSqrtCandidates(t *testing.T) {
 					t.Fatalf("%s, %v: node %d at depth %d: cost %v, want %v", pr.name, alg, i, xi.depth, got, want)
 				}
 				nodes++
+				if arg < 0 && !math.IsInf(want, 0) {
+					bounded++
+				}
 				x = *xi
 				if x.logPi-x.logPi != 0 {
 					notFinite++
@@ -307,11 +325,7 @@ func TestSqrtCandidates(t *testing.T) {
 					continue
 				}
 				others++
-				init := math.Inf(1)
-				if x.reroot > 0 {
-					init = x.minB() - x.logPi + math.Log(float64(x.depth)+1)
-				}
-				_, ok := e.sqrtCandCost(&x, init)
+				_, ok := e.sqrtCandCost(&x)
 				if ok {
 					settled++
 				} else if arg >= 0 && !slices.Contains(x.cand[:], arg) {
@@ -319,15 +333,16 @@ func TestSqrtCandidates(t *testing.T) {
 				}
 			}
 			t.Logf("%s, %v: %d nodes, depth %d at most", pr.name, alg, e.n, maxDepth)
-			if maxDepth < 10 {
+			if maxDepth < pr.depth {
 				t.Errorf("%s, %v: depth %d at most", pr.name, alg, maxDepth)
 			}
 		}
 	}
 	t.Logf("%d nodes, %d with more than %d ancestors of non-zero weight, of which the candidates settle %d, "+
-		"%d walked for the term of another; %d of log pi not finite", nodes, others, sqrtCands, settled, walkedForOther, notFinite)
-	if settled < others/2 || walkedForOther == 0 || notFinite == 0 {
-		t.Errorf("the candidates settle %d nodes of %d, %d walked for the term of another, %d not finite", settled, others, walkedForOther, notFinite)
+		"%d walked for the term of another; %d of log pi not finite; %d whose cost is the bound", nodes, others, sqrtCands, settled, walkedForOther, notFinite, bounded)
+	if settled < others/2 || walkedForOther == 0 || notFinite == 0 || bounded == 0 {
+		t.Errorf("the candidates settle %d nodes of %d, %d walked for the term of another, %d not finite, %d of cost the bound",
+			settled, others, walkedForOther, notFinite, bounded)
 	}
 }
 
