@@ -346,9 +346,12 @@ func (e *bestFirst[S]) sqrtCost(i int32) float64 {
 	bound := math.Inf(1)
 	if x.reroot > 0 { // more than one ancestor of non-zero weight
 		c, ok := e.sqrtCandCost(x)
-		// The bound as computed below is at least this, and log(d+1)
-		// ≥ ln 2·⌊log2(d+1)⌋, ln 2 − 0.69 > 0.003 far above the rounding:
-		// if the least term is below it, the log is not needed.
+		// If the candidates settle it, log pi(n) is finite and candB[0]
+		// the least B_k, and the bound as computed below is at least
+		// candB[0] − log pi(n) + 0.69·⌊log2(d+1)⌋: log(d+1) ≥
+		// ln 2·⌊log2(d+1)⌋, and ln 2 − 0.69 > 0.003 is far above the
+		// rounding of the log. A least term below that is the cost, and
+		// the log is not needed.
 		if ok && x.candB[0]-x.logPi+0.69*float64(bits.Len32(d+1)-1) > c {
 			return c
 		}
@@ -385,8 +388,9 @@ const (
 // (d+2)²·2^−44·(|lower bound| + |log pi(n)| + d + 6), some fifty times a
 // first-order bound of its rounding error, which grows as d² through
 // log(−expm1(·)) of the difference of two sums of the path. It reports
-// false, for the walk, when log pi(n) is not finite or when s could
-// exceed 2^−8, where the first-order bound might not hold.
+// false, for the walk, when log pi(n) is not finite or when
+// (d+2)²·2^−44·(|log pi(n)| + d + 6) exceeds 2^−8, where the first-order
+// bound might not hold.
 func (e *bestFirst[S]) sqrtCandCost(x *sqrtNode) (float64, bool) {
 	p := x.logPi
 	d := float64(x.depth) + 2
