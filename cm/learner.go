@@ -203,6 +203,25 @@ func (l *Learner[S]) Learn(ctx context.Context, batch []bootstrap.Solution[S]) (
 	}
 	pending := maps.Clone(l.pending)
 	maps.Copy(pending, fresh)
+	return l.optimize(ctx, pending)
+}
+
+// Flush optimises over the solutions kept, as an update that optimises
+// does, if some are pending, whatever Growth says, and otherwise does
+// nothing. A run whose last updates did not optimise ends with solutions
+// pending, which its table does not cover: Flush makes a table of them
+// all. It returns ctx's error, changing nothing, if ctx is done before
+// the optimisation ends.
+func (l *Learner[S]) Flush(ctx context.Context) (bootstrap.Update, error) {
+	if len(l.pending) == 0 {
+		return bootstrap.Update{}, ctx.Err()
+	}
+	return l.optimize(ctx, l.pending)
+}
+
+// optimize optimises a copy of the table over the solutions kept with
+// those of pending in their place, and makes it the learner's.
+func (l *Learner[S]) optimize(ctx context.Context, pending map[int]pendingSolution) (bootstrap.Update, error) {
 	t := l.table.Clone()
 	trajs := l.merge(t, pending)
 	res, err := optimize(ctx, l.objective(t, trajs), t.beta, t.logLow, l.cfg.OptimizerConfig)

@@ -3,6 +3,7 @@ package cm
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -204,6 +205,40 @@ func TestLearnerGrowth(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLearnerFlush checks that Flush optimises over the pending
+// solutions, lowering their loss, and then has nothing to do; and that a
+// done context changes nothing.
+func TestLearnerFlush(t *testing.T) {
+	tasks := grids(6, 19)
+	sols := solveGrids(t, tasks)
+	lr := newGridLearner(t, tasks, LearnerConfig{Growth: 1, OptimizerConfig: OptimizerConfig{MaxSteps: 5}})
+	for _, b := range [][]bootstrap.Solution[int32]{sols[:3], sols[3:4]} {
+		if _, err := lr.Learn(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(lr.pending) != 1 {
+		t.Fatalf("%d solutions pending, want 1", len(lr.pending))
+	}
+	before, table := lr.Loss(), tableBytes(t, lr.Table())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := lr.Flush(ctx); !errors.Is(err, context.Canceled) || len(lr.pending) != 1 || !bytes.Equal(tableBytes(t, lr.Table()), table) {
+		t.Fatalf("Flush with a done context: error %v, %d pending; want context.Canceled and nothing changed", err, len(lr.pending))
+	}
+	u, err := lr.Flush(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := lr.Loss(); u.Steps == 0 || len(lr.pending) != 0 || len(lr.trajs) != 4 || !(after < before) || lr.opt != (counts{Covered: 4}) {
+		t.Errorf("Flush: %d steps, %d pending, %d kept, log F %g → %g, counts %+v; want an optimisation over the 4 solutions", u.Steps, len(lr.pending), len(lr.trajs), before, after, lr.opt)
+	}
+	table = tableBytes(t, lr.Table())
+	if u, err := lr.Flush(context.Background()); err != nil || u.Steps != 0 || !bytes.Equal(tableBytes(t, lr.Table()), table) {
+		t.Errorf("Flush without pending solutions: %+v, %v; want nothing done", u, err)
 	}
 }
 
