@@ -62,7 +62,7 @@ func TestNetworks(t *testing.T) {
 
 // TestSuccessors checks that each successor's directory has its README,
 // its Bootstrap test and the metrics of its training runs, and that its
-// model is a context model of its domain's layout.
+// model, if committed, is a context model of its domain's layout.
 func TestSuccessors(t *testing.T) {
 	for _, sc := range lab.Successors {
 		if _, err := os.Stat(filepath.Join(sc.Dir, "README.md")); err != nil {
@@ -75,6 +75,9 @@ func TestSuccessors(t *testing.T) {
 			if _, err := lab.ReadCost(d); err != nil {
 				t.Error(err)
 			}
+		}
+		if sc.Model == "" {
+			continue // not committed
 		}
 		tb, err := cm.ReadTable(sc.Model)
 		if err != nil {

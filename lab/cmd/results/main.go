@@ -352,8 +352,9 @@ Context models (package cm; Orseau, Hutter and Lelis, IJCAI 2023)
 trained from scratch on each domain's training set with LTS+CM's budget
 rule (` + "`-schedule ltscm-ref`" + `) and tested with the paper's Bootstrap test,
 beside the networks of Table 1's LevinTS and PHS* rows of the domain and
-the paper's LevinTS. Training: wall time on one core and expansions
-(the row's README says how much of the time was the learner's). The
+the paper's LevinTS. Training: wall time and expansions (the row's
+README says on how many cores, and how much of the time was the
+learner's). The
 context models searched one node at a time (` + "`-batch 1`" + `), the networks
 in batches of 32, as in Table 1; at the same batch, the Witness's
 network expands fewer nodes and its context model searches faster
