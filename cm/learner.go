@@ -214,7 +214,7 @@ func (l *Learner[S]) Learn(ctx context.Context, batch []bootstrap.Solution[S]) (
 // the optimisation ends.
 func (l *Learner[S]) Flush(ctx context.Context) (bootstrap.Update, error) {
 	if len(l.pending) == 0 {
-		return bootstrap.Update{}, ctx.Err()
+		return bootstrap.Update{}, nil
 	}
 	return l.optimize(ctx, l.pending)
 }

@@ -209,7 +209,7 @@ func (o *objective) logValue(x []float64) float64 {
 // trajectory at a time: it sums the rows of x of a trajectory's steps,
 // computes its ℓ_k, then adds its terms to the gradient's rows, which the
 // sums just brought into the cache, as x and the part's gradient are
-// interleaved, row by row, in the part's buffer (partBuffer). As C is not
+// interleaved, row by row, in the part's buffer (part.xg). As C is not
 // known before every ℓ_k is, a part scales its gradient by e^(−s), s
 // the C of the previous call and raised whenever a trajectory's ℓ_k
 // exceeds it by more than maxScaleGap (the part's sums are then scaled
