@@ -111,6 +111,16 @@ func TestDomainCapabilities(t *testing.T) {
 // target lies ahead, behind, or here.
 type ctxLine struct{ line }
 
+// parseCtxLines parses lines as parseLines does, as ctxLines.
+func parseCtxLines(r io.Reader, file string) ([]ctxLine, error) {
+	ls, err := parseLines(r, file)
+	cs := make([]ctxLine, len(ls))
+	for i, l := range ls {
+		cs[i] = ctxLine{l}
+	}
+	return cs, err
+}
+
 func (l ctxLine) ContextLayout() (string, []uint64) { return "line v1", []uint64{3} }
 
 func (l ctxLine) Contexts(s int, dst []uint64) {
@@ -128,14 +138,7 @@ func (l ctxLine) Contexts(s int, dst []uint64) {
 // type has contexts (cm.Contexter) trains a context model and solves with
 // it, and that every shipped domain has contexts.
 func TestDomainContexts(t *testing.T) {
-	d := NewDomain[int]("line", func(r io.Reader, file string) ([]ctxLine, error) {
-		ls, err := parseLines(r, file)
-		cs := make([]ctxLine, len(ls))
-		for i, l := range ls {
-			cs[i] = ctxLine{l}
-		}
-		return cs, err
-	})
+	d := NewDomain[int]("line", parseCtxLines)
 	file := writeFile(t, "lines.txt", "7\n-6\n5\n-8\n")
 	run := t.TempDir() + "/run"
 	var errOut strings.Builder

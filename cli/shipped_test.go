@@ -120,18 +120,10 @@ func TestShippedContextModel(t *testing.T) {
 // test before any search; an error that wraps models.ErrNoModel goes
 // without a model.
 func TestDefaultModelKinds(t *testing.T) {
-	parseCtx := func(r io.Reader, file string) ([]ctxLine, error) {
-		ls, err := parseLines(r, file)
-		cs := make([]ctxLine, len(ls))
-		for i, l := range ls {
-			cs[i] = ctxLine{l}
-		}
-		return cs, err
-	}
 	file := writeFile(t, "lines.txt", "7\n-6\n5\n-8\n")
 	run := t.TempDir() + "/run"
 	if err := Run(context.Background(), []string{"train", "-domain", "line", "-learner", "context", "-budget", "10", "-batch", "1", "-iterations", "6", "-dir", run, file},
-		io.Discard, io.Discard, NewDomain[int]("line", parseCtx)); err != nil {
+		io.Discard, io.Discard, NewDomain[int]("line", parseCtxLines)); err != nil {
 		t.Fatalf("train: %v", err)
 	}
 	tb, err := cm.ReadTable(filepath.Join(run, "checkpoint", cm.TableFile))
@@ -154,11 +146,11 @@ func TestDefaultModelKinds(t *testing.T) {
 		}
 		return decodeRecords(t, o.String()), e.String(), nil
 	}
-	want, _, err := solve(NewDomain[int]("line", parseCtx), "-model", run)
+	want, _, err := solve(NewDomain[int]("line", parseCtxLines), "-model", run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, errOut, err := solve(NewDomain[int]("line", parseCtx, loader(models.Model{Table: tb}, nil)))
+	got, errOut, err := solve(NewDomain[int]("line", parseCtxLines, loader(models.Model{Table: tb}, nil)))
 	if err != nil || len(got) != 4 || strings.Contains(errOut, "WARN") {
 		t.Fatalf("a context model as the default: %d records, %v\n%s", len(got), err, errOut)
 	}
@@ -180,11 +172,11 @@ func TestDefaultModelKinds(t *testing.T) {
 	}{
 		{"no contexts", NewDomain[int]("line", parseLines, loader(models.Model{Table: tb}, nil)),
 			"solve: the line domain's shipped model is a context model, and the domain has no contexts (cm.Contexter)"},
-		{"neither", NewDomain[int]("line", parseCtx, loader(models.Model{}, nil)),
+		{"neither", NewDomain[int]("line", parseCtxLines, loader(models.Model{}, nil)),
 			"solve: the line domain's shipped model: want exactly one of a network and a context model"},
-		{"both", NewDomain[int]("line", parseCtx, loader(models.Model{Network: net, Table: tb}, nil)),
+		{"both", NewDomain[int]("line", parseCtxLines, loader(models.Model{Network: net, Table: tb}, nil)),
 			"solve: the line domain's shipped model: want exactly one of a network and a context model"},
-		{"error", NewDomain[int]("line", parseCtx, loader(models.Model{}, broken)),
+		{"error", NewDomain[int]("line", parseCtxLines, loader(models.Model{}, broken)),
 			"solve: the line domain's shipped model: broken"},
 	} {
 		recs, _, err := solve(tc.d)

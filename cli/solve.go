@@ -180,27 +180,24 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 			return fmt.Errorf("%s: %s needs a heuristic, and %s has none", cmd, alg.Name(), cfg.modelName)
 		}
 	}
-	if cfg.table != nil && cfg.modelPath == "" {
-		// A shipped context model is a policy alone: without it for an
-		// algorithm that reads a heuristic, or no policy.
-		reads := ""
+	if cfg.table != nil {
+		// A context model is a policy alone: a shipped one is left out
+		// for an algorithm that reads a heuristic, or no policy; one
+		// given by -model is an error.
+		reads, gives := "", ""
 		switch {
 		case model.HeadsFor(alg)&model.Heuristic != 0:
-			reads = "a heuristic"
+			reads, gives = "a heuristic", "has none"
 		case !alg.NeedsPolicy():
-			reads = "no policy"
+			reads, gives = "no policy", "gives nothing else"
 		}
-		if reads != "" {
+		switch {
+		case reads == "":
+		case cfg.modelPath == "":
 			cfg.log.Warn(fmt.Sprintf("the %s is a policy alone, and %s reads %s; using a uniform policy and the domain's heuristic", cfg.modelName, alg.Name(), reads))
 			cfg.table, cfg.modelName = nil, ""
-		}
-	}
-	if cfg.table != nil {
-		switch {
-		case model.HeadsFor(alg)&model.Heuristic != 0:
-			return usagef("%s: -alg %s: %s reads a heuristic, and the %s has none (levints reads its policy alone)", cmd, alg, alg.Name(), cfg.modelName)
-		case !alg.NeedsPolicy():
-			return usagef("%s: -alg %s: %s reads no policy, and the %s gives nothing else (levints reads its policy alone)", cmd, alg, alg.Name(), cfg.modelName)
+		default:
+			return usagef("%s: -alg %s: %s reads %s, and the %s %s (levints reads its policy alone)", cmd, alg, alg.Name(), reads, cfg.modelName, gives)
 		}
 	}
 	if cfg.model == nil && cfg.table == nil && model.HeadsFor(alg)&model.Heuristic != 0 && !caps.heuristic && !cfg.noHeuristic {
