@@ -28,12 +28,19 @@ type state struct {
 	Iteration int   `json:"iteration"`
 	Next      int   `json:"next"`
 	Budget    int64 `json:"budget"`
-	// Solved[i] is 1 if problem i was ever solved; SolvedNow[i] if it was
-	// solved in the current iteration; Streak[i] counts the consecutive
-	// attempted iterations, up to 255, that solved it.
+	// Solved[i] is 1 if training problem i was ever solved; SolvedNow[i]
+	// if it was solved in the current iteration; Streak[i] counts the
+	// consecutive attempted iterations, up to 255, that solved it.
 	Solved    []byte `json:"solved"`
 	SolvedNow []byte `json:"solved_now"`
 	Streak    []byte `json:"streak"`
+	// ValidSolved[j] is 1 if validation problem j (Config.Validation) was
+	// ever solved, ValidTried[j] if the validation pass of the current
+	// iteration searched it; ValidReached is the iteration at whose end
+	// the validation target was reached, 0 before.
+	ValidSolved  []byte `json:"valid_solved,omitempty"`
+	ValidTried   []byte `json:"valid_tried,omitempty"`
+	ValidReached int    `json:"valid_reached,omitempty"`
 	// Current accumulates the metrics of the current iteration; the loss
 	// and staleness fields hold sums until the iteration ends.
 	Current Iteration `json:"current"`
@@ -49,8 +56,8 @@ type state struct {
 	ElapsedS float64 `json:"elapsed_s"`
 	// Done reports that training reached a stopping condition.
 	Done bool `json:"done"`
-	// Problems is the number of training problems and ProblemsSHA256 the
-	// fingerprint of the problems (ProblemsHash), checked on resume.
+	// Problems is the number of problems, training and validation, and
+	// ProblemsSHA256 their fingerprint (ProblemsHash), checked on resume.
 	Problems       int    `json:"problems"`
 	ProblemsSHA256 string `json:"problems_sha256"`
 }
@@ -118,16 +125,21 @@ var ErrTrainingDone = errors.New("bootstrap: training already finished")
 // newState returns the state of a fresh run of cfg over n problems of
 // fingerprint hash.
 func newState(cfg Config, n int, hash string) *state {
-	return &state{
+	v := cfg.Validation.Problems
+	st := &state{
 		Config:         cfg,
 		Iteration:      1,
 		Budget:         cfg.Options.Budget,
-		Solved:         make([]byte, n),
-		SolvedNow:      make([]byte, n),
-		Streak:         make([]byte, n),
+		Solved:         make([]byte, n-v),
+		SolvedNow:      make([]byte, n-v),
+		Streak:         make([]byte, n-v),
 		Problems:       n,
 		ProblemsSHA256: hash,
 	}
+	if v > 0 {
+		st.ValidSolved, st.ValidTried = make([]byte, v), make([]byte, v)
+	}
+	return st
 }
 
 // check returns an error naming the first field of st that cannot be the
@@ -140,30 +152,35 @@ func (st *state) check(n int) error {
 	if n < 0 {
 		n = st.Problems
 	}
-	flags := func(name string, b []byte) error {
-		if len(b) != n {
-			return fmt.Errorf("%s has %d entries for %d problems", name, len(b), n)
-		}
-		return nil
-	}
+	v := st.Config.Validation.Problems
 	switch {
 	case st.Problems != n:
 		return fmt.Errorf("problems: the checkpoint is for %d problems, got %d", st.Problems, n)
+	case v >= n:
+		return fmt.Errorf("%d validation problems of %d; want fewer", v, n)
+	case st.ValidReached < 0 || st.ValidReached > len(st.Metrics) || (st.ValidReached > 0 && st.ValidReached < len(st.Metrics)-1):
+		return fmt.Errorf("valid_reached %d after %d finished iterations; want 0, or one of the last two", st.ValidReached, len(st.Metrics))
 	case st.Iteration < 1:
 		return fmt.Errorf("iteration %d; want >= 1", st.Iteration)
-	case st.Next < 0 || st.Next > n:
-		return fmt.Errorf("next %d; want 0 to %d", st.Next, n)
+	case st.Next < 0 || st.Next > n-v:
+		return fmt.Errorf("next %d; want 0 to %d", st.Next, n-v)
 	case st.Budget <= 0:
 		return fmt.Errorf("budget %d; want > 0", st.Budget)
 	case st.ElapsedS < 0 || math.IsNaN(st.ElapsedS):
 		return fmt.Errorf("elapsed_s %g; want >= 0", st.ElapsedS)
 	}
+	n -= v
 	for _, f := range []struct {
 		name string
 		b    []byte
-	}{{"solved", st.Solved}, {"solved_now", st.SolvedNow}, {"streak", st.Streak}} {
-		if err := flags(f.name, f.b); err != nil {
-			return err
+		n    int
+		what string
+	}{
+		{"solved", st.Solved, n, "training"}, {"solved_now", st.SolvedNow, n, "training"}, {"streak", st.Streak, n, "training"},
+		{"valid_solved", st.ValidSolved, v, "validation"}, {"valid_tried", st.ValidTried, v, "validation"},
+	} {
+		if len(f.b) != f.n {
+			return fmt.Errorf("%s has %d entries for %d %s problems", f.name, len(f.b), f.n, f.what)
 		}
 	}
 	if st.Iteration != len(st.Metrics)+1 {
@@ -179,7 +196,9 @@ func (st *state) check(n int) error {
 			return fmt.Errorf("metrics: iteration %d is marked partial", it.Iteration)
 		case it.Budget <= 0 || it.Attempted < 0 || it.Solved < 0 || it.Solved > it.Attempted || it.New < 0 || it.New > it.Solved ||
 			it.TotalSolved < 0 || it.TotalSolved > n || it.Expansions < 0 || it.Evaluations < 0 || it.Updates < 0 ||
-			it.SolvedExpansions < 0 || it.SolvedExpansions > it.Expansions:
+			it.SolvedExpansions < 0 || it.SolvedExpansions > it.Expansions ||
+			it.ValidAttempted < 0 || it.ValidSolved < 0 || it.ValidSolved > it.ValidAttempted || it.ValidTotalSolved < 0 ||
+			it.ValidTotalSolved > v || it.ValidExpansions < 0:
 			return fmt.Errorf("metrics: iteration %d: counts out of range", it.Iteration)
 		case it.TotalExpansions != total:
 			return fmt.Errorf("metrics: iteration %d: total expansions %d; the iterations sum to %d", it.Iteration, it.TotalExpansions, total)
@@ -192,6 +211,11 @@ func (st *state) check(n int) error {
 	for i := range n {
 		if st.Solved[i] > 1 || st.SolvedNow[i] > 1 || (st.SolvedNow[i] == 1 && st.Solved[i] == 0) {
 			return fmt.Errorf("solved/solved_now: bad flags %d/%d for problem %d", st.Solved[i], st.SolvedNow[i], i)
+		}
+	}
+	for j := range v {
+		if st.ValidSolved[j] > 1 || st.ValidTried[j] > 1 {
+			return fmt.Errorf("valid_solved/valid_tried: bad flags %d/%d for validation problem %d", st.ValidSolved[j], st.ValidTried[j], j)
 		}
 	}
 	return st.checkGroup()
@@ -285,10 +309,12 @@ func decodeState(b []byte, n int) (*state, error) {
 }
 
 // finished reports whether training is over, after elapsed seconds: every
-// problem solved, or a limit of the run reached.
+// problem solved (without validation), the iteration after the validation
+// target was reached ended, or a limit of the run reached.
 func (st *state) finished(elapsed float64) bool {
 	cfg := &st.Config
-	return st.totalSolved() == len(st.Solved) ||
+	return (cfg.Validation.Problems == 0 && st.totalSolved() == len(st.Solved)) ||
+		(st.ValidReached > 0 && len(st.Metrics) > st.ValidReached) ||
 		(cfg.MaxIterations > 0 && len(st.Metrics) >= cfg.MaxIterations) ||
 		(cfg.TimeLimit > 0 && elapsed >= cfg.TimeLimit.Seconds())
 }
@@ -312,6 +338,7 @@ func (st *state) summary(elapsed float64) Iteration {
 	it.Iteration = st.Iteration
 	it.Budget = st.Budget
 	it.TotalSolved = st.totalSolved()
+	it.ValidTotalSolved = count(st.ValidSolved)
 	it.TotalExpansions = it.Expansions
 	if len(st.Metrics) > 0 {
 		it.TotalExpansions += st.Metrics[len(st.Metrics)-1].TotalExpansions
@@ -327,9 +354,12 @@ func (st *state) summary(elapsed float64) Iteration {
 	return it
 }
 
-func (st *state) totalSolved() int {
+func (st *state) totalSolved() int { return count(st.Solved) }
+
+// count returns the number of flags set in flags.
+func count(flags []byte) int {
 	n := 0
-	for _, s := range st.Solved {
+	for _, s := range flags {
 		n += int(s)
 	}
 	return n

@@ -39,6 +39,9 @@ type Config struct {
 	// was solved in each of the last SkipSolvedAfter iterations in which it
 	// was attempted. 0 attempts every problem in every iteration (the paper).
 	SkipSolvedAfter int `json:"skip_solved_after,omitempty"`
+	// Validation holds back problems to decide when training stops, as
+	// libpolicyts does; the zero Validation holds back none.
+	Validation Validation `json:"validation,omitzero"`
 	// Async trains asynchronously (see Train): the workers search on
 	// without waiting for the learner, with the snapshot it last
 	// published. False is the paper's synchronous procedure, whose
@@ -57,6 +60,24 @@ type Limits struct {
 	// checkpoint keeps those that ended), an update under way ends
 	// first; 0: no limit.
 	TimeLimit time.Duration `json:"time_limit,omitempty"`
+}
+
+// Validation holds back the last Problems of a run's tasks as validation
+// problems, and stops the run once they are solved (Tuero et al.'s
+// setting, SIIRLTS). The learner never learns from them: after the
+// training pass of each iteration, the validation problems never solved
+// so far are searched with the pass's budget and the learner as it is
+// then; once at least ⌊Target·Problems⌋ of them were solved, in that
+// iteration or an earlier one, the run does one more iteration without
+// validation, with the budget unchanged, and stops. A run with
+// validation goes on when every training problem is solved (at the same
+// budget): the validation target, or a limit, stops it.
+type Validation struct {
+	// Problems is the number of validation problems; 0: no validation.
+	Problems int `json:"problems"`
+	// Target is the fraction of them to solve, in (0, 1]; 0.95 in
+	// libpolicyts.
+	Target float64 `json:"target"`
 }
 
 // Env is the environment of a training run: what cannot be saved with
@@ -145,6 +166,12 @@ func (c *Config) check() error {
 		return fmt.Errorf("max iterations %d; want >= 0", c.MaxIterations)
 	case c.TimeLimit < 0:
 		return fmt.Errorf("time limit %v; want >= 0", c.TimeLimit)
+	case c.Validation.Problems < 0:
+		return fmt.Errorf("validation problems %d; want >= 0", c.Validation.Problems)
+	case c.Validation.Problems > 0 && !(c.Validation.Target > 0 && c.Validation.Target <= 1):
+		return fmt.Errorf("validation target %g; want a fraction in (0, 1]", c.Validation.Target)
+	case c.Validation.Problems == 0 && c.Validation.Target != 0:
+		return fmt.Errorf("validation target %g without validation problems", c.Validation.Target)
 	}
 	if err := c.Schedule.check(); err != nil {
 		return err

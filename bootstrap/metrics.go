@@ -31,6 +31,17 @@ type Iteration struct {
 	SolvedExpansions int64 `json:"solved_expansions"`
 	TotalExpansions  int64 `json:"total_expansions"`
 	Evaluations      int64 `json:"evaluations"`
+	// ValidAttempted and ValidSolved count the validation problems
+	// (Config.Validation) searched after the iteration's training pass,
+	// those never solved before, and solved; ValidTotalSolved counts
+	// those solved at least once so far; ValidExpansions sums over the
+	// validation searches, which the other counts leave out, and ValidS
+	// is their wall time, in seconds.
+	ValidAttempted   int     `json:"valid_attempted,omitempty"`
+	ValidSolved      int     `json:"valid_solved,omitempty"`
+	ValidTotalSolved int     `json:"valid_total_solved,omitempty"`
+	ValidExpansions  int64   `json:"valid_expansions,omitempty"`
+	ValidS           float64 `json:"valid_s,omitempty"`
 	// Updates counts optimiser steps; the losses are their means.
 	Updates       int     `json:"updates"`
 	PolicyLoss    float64 `json:"policy_loss"`
@@ -62,7 +73,8 @@ const (
 
 var metricsHeader = []string{"iteration", "budget", "attempted", "solved", "new", "total_solved",
 	"expansions", "solved_expansions", "total_expansions", "evaluations", "updates", "policy_loss", "heuristic_loss",
-	"mean_staleness", "max_staleness", "learn_s", "iteration_s", "wall_s", "partial"}
+	"mean_staleness", "max_staleness", "learn_s", "iteration_s", "wall_s", "partial",
+	"valid_attempted", "valid_solved", "valid_total_solved", "valid_expansions", "valid_s"}
 
 func (it Iteration) csvRecord() []string {
 	i := strconv.Itoa
@@ -72,7 +84,8 @@ func (it Iteration) csvRecord() []string {
 		i(it.TotalSolved), i64(it.Expansions), i64(it.SolvedExpansions), i64(it.TotalExpansions), i64(it.Evaluations),
 		i(it.Updates), f(it.PolicyLoss), f(it.HeuristicLoss), f(it.MeanStaleness), i(it.MaxStaleness),
 		f(it.LearnS), f(it.IterationS), f(it.WallS),
-		strconv.FormatBool(it.Partial)}
+		strconv.FormatBool(it.Partial),
+		i(it.ValidAttempted), i(it.ValidSolved), i(it.ValidTotalSolved), i64(it.ValidExpansions), f(it.ValidS)}
 }
 
 // WriteMetricsCSV writes one CSV row per iteration, with a header.

@@ -57,6 +57,10 @@ import (
 // deterministic given its evaluator, the run does not depend on the
 // number of workers or on the order in which searches finish. After each
 // iteration, cfg.Schedule sets the budget of the next (Solver.SetBudget).
+// With cfg.Validation, the last tasks are validation problems, which the
+// iterations leave out of their training passes and search after them
+// (Validation), on env.Workers goroutines of this process, also when
+// env.Pool runs the training searches.
 //
 // With cfg.Async, the workers do not wait for the updates: they take the
 // iteration's problems in order, as many as two groups and one per worker
@@ -80,6 +84,9 @@ func Train[S comparable](ctx context.Context, dir string, tasks []search.Task[S]
 	}
 	if dir == "" {
 		return nil, errors.New("bootstrap: train: no run directory")
+	}
+	if v := cfg.Validation.Problems; v >= len(tasks) {
+		return nil, fmt.Errorf("bootstrap: train: %d validation problems of %d tasks; want fewer", v, len(tasks))
 	}
 	r, err := newRun(dir, tasks, l, env, newState(cfg, len(tasks), ProblemsHash(tasks)))
 	if err != nil {
@@ -273,6 +280,9 @@ func (r *run[S]) loop(ctx context.Context) error {
 		if err != nil || st.Done {
 			return err
 		}
+		if err := r.validate(ctx); err != nil || st.Done {
+			return err
+		}
 		if err := r.endIteration(order); err != nil || st.Done {
 			return err
 		}
@@ -326,6 +336,72 @@ func (r *run[S]) iteration(ctx context.Context, order []int) error {
 		}
 	}
 	return nil
+}
+
+// validate runs the validation pass of the iteration whose training pass
+// ended (Config.Validation): it searches, with the learner as it is, the
+// validation problems never solved and not yet searched in the
+// iteration, recording each result as its search ends. It returns with
+// st.Done at the time limit, or with ctx's error, after a checkpoint.
+func (r *run[S]) validate(ctx context.Context) error {
+	st := r.st
+	if len(st.ValidSolved) == 0 || st.ValidReached > 0 {
+		return nil
+	}
+	first := len(st.Solved) // the index of the first validation task
+	var todo []int
+	var vt []search.Task[S]
+	for j, solved := range st.ValidSolved {
+		if solved == 0 && st.ValidTried[j] == 0 {
+			todo = append(todo, j)
+			vt = append(vt, r.tasks[first+j])
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	snap := r.l.Snapshot() // an asynchronous run does not update r.evs
+	for _, ev := range r.evs {
+		ev.Set(snap)
+	}
+	cur := &st.Current
+	gctx, stop := r.withTimeLimit(ctx)
+	defer stop()
+	last := time.Now()
+	err := search.SolveEach(gctx, vt, r.solvers, func(i int, res search.Result[S]) error {
+		j := todo[i]
+		st.ValidTried[j] = 1
+		cur.ValidAttempted++
+		cur.ValidExpansions += res.Expansions
+		if res.Solved {
+			st.ValidSolved[j] = 1
+			cur.ValidSolved++
+		}
+		cur.ValidS += time.Since(last).Seconds()
+		last = time.Now()
+		if time.Since(r.lastCheckpoint) >= r.env.CheckpointEvery {
+			if err := r.checkpoint(); err != nil {
+				return err
+			}
+		}
+		if r.env.Logger != nil && time.Since(r.lastLog) >= r.env.LogEvery {
+			r.lastLog = time.Now()
+			r.env.Logger.Info("validation", "iteration", st.Iteration, "attempted", cur.ValidAttempted, "of", len(todo),
+				"solved", cur.ValidSolved, "solved_so_far", count(st.ValidSolved), "problems", len(st.ValidSolved),
+				"budget", st.Budget, "elapsed_s", math.Round(r.clock.elapsed()))
+		}
+		return nil
+	})
+	if err != nil && gctx.Err() != nil {
+		if ctx.Err() == nil {
+			st.Done = true // the time limit stopped the searches
+		}
+		if cerr := r.checkpoint(); cerr != nil {
+			return cerr
+		}
+		return ctx.Err()
+	}
+	return err
 }
 
 // A finished search is one that ended, and that the learner has not
@@ -507,7 +583,15 @@ func (r *run[S]) endIteration(order []int) error {
 		}
 	}
 	clear(st.SolvedNow)
-	st.Budget = r.cfg.Schedule.next(st.Budget, r.cfg.Options.Budget, p)
+	clear(st.ValidTried)
+	v := r.cfg.Validation
+	switch {
+	case st.ValidReached > 0: // the last iteration
+	case v.Problems > 0 && float64(it.ValidTotalSolved) >= math.Floor(v.Target*float64(v.Problems)):
+		st.ValidReached = it.Iteration // one more iteration, at the same budget
+	default:
+		st.Budget = r.cfg.Schedule.next(st.Budget, r.cfg.Options.Budget, p)
+	}
 	st.Iteration++
 	st.Next = 0
 	st.Current = Iteration{}
@@ -515,7 +599,11 @@ func (r *run[S]) endIteration(order []int) error {
 	if r.env.Logger != nil {
 		r.env.Logger.Info("iteration done", "iteration", it.Iteration, "budget", it.Budget,
 			"attempted", it.Attempted, "solved", it.Solved, "new", it.New, "solved_so_far", it.TotalSolved,
-			"problems", len(r.tasks), "expansions", it.Expansions, "elapsed_s", math.Round(it.WallS))
+			"problems", len(st.Solved), "expansions", it.Expansions, "elapsed_s", math.Round(it.WallS))
+		if v.Problems > 0 {
+			r.env.Logger.Info("validation done", "iteration", it.Iteration, "attempted", it.ValidAttempted, "solved", it.ValidSolved,
+				"solved_so_far", it.ValidTotalSolved, "problems", v.Problems, "target_reached", st.ValidReached > 0, "expansions", it.ValidExpansions)
+		}
 	}
 	st.Done = st.finished(r.clock.elapsed())
 	return r.checkpoint()

@@ -89,7 +89,7 @@ func (s *setup) resume(ctx context.Context, tasks []search.Task[int32]) (*model.
 func withoutTimes(ms []Iteration) []Iteration {
 	out := slices.Clone(ms)
 	for i := range out {
-		out[i].IterationS, out[i].WallS, out[i].LearnS = 0, 0, 0
+		out[i].IterationS, out[i].WallS, out[i].LearnS, out[i].ValidS = 0, 0, 0, 0
 	}
 	return out
 }

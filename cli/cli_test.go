@@ -819,6 +819,16 @@ func TestTrainResNet(t *testing.T) {
 			t.Errorf("%s: solved %v by %s; want solved by the network's levints", r.Problem, r.Solved, r.Algorithm)
 		}
 	}
+	conv := filepath.Join(dir, "conv")
+	if _, errOut, err := runPHS(t, append(train, "-filters", "4", "-hidden", "8", "-iterations", "1", "-dir", conv, cubes)...); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut)
+	}
+	cfg = checkpointConfig(t, conv)
+	for _, want := range []string{`"filters": 4`, `"hidden": 8`} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("the checkpoint's config.json lacks %s:\n%s", want, cfg)
+		}
+	}
 	// The cube's 9x12 input takes convolutions, so -units and -blocks
 	// are a conv network's errors.
 	for _, tc := range []struct {
@@ -828,6 +838,8 @@ func TestTrainResNet(t *testing.T) {
 		{[]string{"-units", "8"}, "-units 8: model: units 8 and blocks 0 in a conv network"},
 		{[]string{"-blocks", "1"}, "-blocks 1: model: units 0 and blocks 1 in a conv network"},
 		{[]string{"-arch", "resnet", "-units", "8", "-blocks", "100"}, "-blocks 100: model: 100 blocks"},
+		{[]string{"-arch", "resnet", "-filters", "4"}, "-filters 4: model: filters 4 and kernel 0 in a resnet network"},
+		{[]string{"-hidden", "-1"}, "-hidden -1: model: hidden -1"},
 	} {
 		bad := filepath.Join(dir, "bad")
 		_, _, err := runPHS(t, append(append(train, "-dir", bad), append(tc.args, cubes)...)...)
@@ -837,6 +849,52 @@ func TestTrainResNet(t *testing.T) {
 		}
 		if _, err := os.Stat(bad); err == nil {
 			t.Errorf("%q left a run directory", tc.args)
+		}
+	}
+}
+
+// TestTrainValidation trains a context model with validation problems
+// until their target, and checks the flags that it refuses: the run
+// stops one iteration after the target with its reason, the metrics
+// count the validation searches apart, and -resume of the finished run
+// says that it is done without a limit to raise.
+func TestTrainValidation(t *testing.T) {
+	dir := t.TempDir()
+	wit := trainingSet(t, dir)
+	valid := filepath.Join(dir, "v.txt")
+	if _, _, err := runPHS(t, "generate", "witness", "-n", "10", "-size", "3x3", "-seed", "6", "-out", valid); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run")
+	_, errOut, err := runPHS(t, "train", "-domain", "witness", "-learner", "context", "-budget", "20", "-valid", valid, "-valid-target", "0.9", "-iterations", "20", "-dir", run, wit)
+	if err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut)
+	}
+	if !strings.Contains(errOut, "validation target reached") {
+		t.Errorf("the log does not say that the validation target stopped training:\n%s", errOut)
+	}
+	its := readMetrics(t, run)
+	if n := len(its); n < 2 || its[n-2].ValidTotalSolved < 9 || its[n-1].ValidAttempted != 0 || its[0].ValidAttempted != 10 || its[n-1].Attempted != 40 {
+		t.Errorf("metrics: %+v; want the target of 9 reached one iteration before the last, with 10 validation searches first and 40 training searches each", its)
+	}
+	if bc, err := bootstrap.ReadConfig(run); err != nil || bc.Validation != (bootstrap.Validation{Problems: 10, Target: 0.9}) {
+		t.Errorf("the checkpoint's validation: %+v, %v", bc.Validation, err)
+	}
+	if _, _, err := runPHS(t, "train", "-resume", run, "-iterations", "30"); err == nil || !strings.Contains(err.Error(), "validation target reached") || strings.Contains(err.Error(), "raise") {
+		t.Errorf("resume of the finished run: %v", err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-valid-target", "0.5"}, "-valid-target without -valid"},
+		{[]string{"-valid", valid, "-valid-target", "1.5"}, "-valid-target 1.5"},
+		{[]string{"-valid", valid, "-valid-target", "0"}, "-valid-target 0"},
+		{[]string{"-valid", filepath.Join(dir, "missing.txt")}, "missing.txt"},
+	} {
+		args := append([]string{"train", "-domain", "witness", "-learner", "context", "-dir", filepath.Join(t.TempDir(), "r")}, c.args...)
+		if _, _, err := runPHS(t, append(args, wit)...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v; want an error with %q", c.args, err, c.want)
 		}
 	}
 }

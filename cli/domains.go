@@ -354,6 +354,14 @@ func (d *domainOf[S]) train(ctx context.Context, cfg *trainConfig, resume bool, 
 	if err != nil {
 		return err
 	}
+	if len(cfg.ValidFiles) > 0 {
+		valid, err := d.loadFirst(cfg.ValidFiles, 0, cfg.PruneDeadlocks, cfg.log)
+		if err != nil {
+			return err
+		}
+		cfg.validProblems = len(valid)
+		tasks = append(tasks, valid...)
+	}
 	return trainTasks(ctx, cfg, tasks, resume, stderr)
 }
 
@@ -423,7 +431,7 @@ func (d *stpDomain) test(ctx context.Context, cfg *testConfig, files []string, s
 }
 
 func (d *stpDomain) train(ctx context.Context, cfg *trainConfig, resume bool, stderr io.Writer) error {
-	return d.pickFiles(cfg.Files).train(ctx, cfg, resume, stderr)
+	return d.pickFiles(cfg.problemFiles()).train(ctx, cfg, resume, stderr)
 }
 
 func (d *stpDomain) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error {

@@ -40,6 +40,8 @@ type runFlags struct {
 	// train only: the architecture of a fresh network.
 	arch          model.Arch
 	units, blocks int
+	filters       int
+	hidden        int
 	// solve and test only.
 	out         string
 	first       int
@@ -93,6 +95,8 @@ func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []st
 	if groups&networkFlags != 0 {
 		fs.TextVar(&f.arch, "arch", model.Conv, "architecture of a fresh network: conv (the paper's convolutions over the input image) or resnet (a fully connected residual network, for inputs that are no image or too small for the convolutions, such as rubiks); the network saved records it")
 		fs.IntVar(&f.units, "units", 0, fmt.Sprintf("resnet: units of each layer of the trunk (0: the library's, %d)", model.DefaultUnits))
+		fs.IntVar(&f.filters, "filters", 0, fmt.Sprintf("conv: filters of each convolution (0: the library's, %d)", model.DefaultFilters))
+		fs.IntVar(&f.hidden, "hidden", 0, fmt.Sprintf("units of the hidden layer of each head (0: the library's, %d)", model.DefaultHidden))
 		fs.IntVar(&f.blocks, "blocks", 0, fmt.Sprintf("resnet: residual blocks of the trunk, up to %d (0: the library's, %d)", model.MaxBlocks, model.DefaultBlocks))
 	}
 	if groups&workerFlags != 0 {
@@ -264,4 +268,11 @@ func checkParams(cmd string, fs *flag.FlagSet, alg search.Algorithm) error {
 		}
 	})
 	return err
+}
+
+// isSet reports whether the command line of fs sets the flag called name.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

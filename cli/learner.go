@@ -33,10 +33,10 @@ func startLearner[S comparable](ctx context.Context, cfg *trainConfig, bc bootst
 	spec := cluster.Spec{
 		Version: version(), Domain: cfg.Domain,
 		Algorithm: bc.Algorithm, Options: bc.Options, Learner: cfg.Learner, PruneDeadlocks: cfg.PruneDeadlocks,
-		Files: cfg.Files, ProblemsSHA256: bootstrap.ProblemsHash(tasks),
+		Files: cfg.problemFiles(), ProblemsSHA256: bootstrap.ProblemsHash(tasks),
 	}
-	files := make([]cluster.File, len(cfg.Files))
-	for i, name := range cfg.Files {
+	files := make([]cluster.File, len(spec.Files))
+	for i, name := range spec.Files {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			return nil, nil, fmt.Errorf("train: %w", err)

@@ -36,11 +36,15 @@ type trainConfig struct {
 	Domain string `json:"domain"`
 	// Learner is the kind of learner the run trains: learnerNetwork or
 	// learnerContext.
-	Learner         string             `json:"-"`
-	Alg             string             `json:"-"`
-	W               paramFlag          `json:"-"`
-	C               paramFlag          `json:"-"`
-	Files           []string           `json:"files"`
+	Learner string    `json:"-"`
+	Alg     string    `json:"-"`
+	W       paramFlag `json:"-"`
+	C       paramFlag `json:"-"`
+	Files   []string  `json:"files"`
+	// ValidFiles are the files of the validation problems (-valid), and
+	// ValidTarget the fraction of them to solve (-valid-target).
+	ValidFiles      []string           `json:"valid_files,omitempty"`
+	ValidTarget     float64            `json:"-"`
 	Budget          int64              `json:"-"`
 	Schedule        bootstrap.Schedule `json:"-"`
 	PerUpdate       int                `json:"-"`
@@ -67,11 +71,13 @@ type trainConfig struct {
 	CheckpointEvery duration `json:"checkpoint_every,omitempty"`
 	// Arch, Units and Blocks are the architecture of a fresh network;
 	// the network records them.
-	Arch          model.Arch `json:"-"`
-	Units, Blocks int        `json:"-"`
+	Arch                           model.Arch `json:"-"`
+	Units, Blocks, Filters, Hidden int        `json:"-"`
 
 	// run is, on -resume, the configuration of the run's checkpoint.
 	run *bootstrap.Config
+	// validProblems is the number of problems of ValidFiles, once read.
+	validProblems int
 
 	// Not saved: they may differ between resumptions.
 	dir            string
@@ -123,6 +129,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the network's initialisation and of the updates")
 	fs.Float64Var(&cfg.LearningRate, "lr", 0, "Adam learning rate (0: the library's, 1e-4)")
 	fs.Float64Var(&cfg.L2, "l2", 0, "L2 regularisation weight")
+	fs.Var((*filesFlag)(&cfg.ValidFiles), "valid", "a file of validation problems, which training never learns from; repeat it for more files. After each iteration those never solved are searched, and once -valid-target of them were solved, one more iteration ends training")
+	fs.Float64Var(&cfg.ValidTarget, "valid-target", 0.95, "with -valid, the fraction of the validation problems to solve, in (0, 1]")
 	fs.IntVar(&cfg.Iterations, "iterations", 0, "stop after this many Bootstrap iterations (0: no limit)")
 	fs.Var(durationFlag{&cfg.TimeLimit}, "time", "stop after this much training time in all, such as 2h (0: no limit)")
 	fs.StringVar(&cfg.dir, "dir", "", "run directory for checkpoints and metrics (required unless -resume)")
@@ -164,12 +172,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if len(files) == 0 {
 		return usagef("train: no problem files")
 	}
-	for _, f := range files {
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			return err
-		}
-		cfg.Files = append(cfg.Files, abs)
+	if cfg.Files, err = absPaths(files); err != nil {
+		return err
+	}
+	if cfg.ValidFiles, err = absPaths(cfg.ValidFiles); err != nil {
+		return err
 	}
 	if cfg.Init == "none" {
 		cfg.Init = ""
@@ -216,7 +223,39 @@ func (cfg *trainConfig) setFlags(f *runFlags) {
 	cfg.Domain, cfg.Alg, cfg.W, cfg.C, cfg.Init = f.domain, f.alg, f.w, f.c, f.modelPath
 	cfg.Budget, cfg.Batch, cfg.GoalTest = f.budget, f.batch, f.goalTest
 	cfg.Renormalize, cfg.Temperature, cfg.PruneDeadlocks = f.renormalize, f.temperature, f.pruneDeadlocks
-	cfg.Arch, cfg.Units, cfg.Blocks = f.arch, f.units, f.blocks
+	cfg.Arch, cfg.Units, cfg.Blocks, cfg.Filters, cfg.Hidden = f.arch, f.units, f.blocks, f.filters, f.hidden
+}
+
+// absPaths returns the absolute paths of files.
+func absPaths(files []string) ([]string, error) {
+	var abs []string
+	for _, f := range files {
+		a, err := filepath.Abs(f)
+		if err != nil {
+			return nil, err
+		}
+		abs = append(abs, a)
+	}
+	return abs, nil
+}
+
+// problemFiles returns the files of the run's problems: the training
+// problems', then the validation problems'.
+func (cfg *trainConfig) problemFiles() []string {
+	return append(cfg.Files[:len(cfg.Files):len(cfg.Files)], cfg.ValidFiles...)
+}
+
+// filesFlag is a flag.Value of a list of files, one per use of the flag.
+type filesFlag []string
+
+func (f *filesFlag) String() string { return strings.Join(*f, " ") }
+
+func (f *filesFlag) Set(s string) error {
+	if s == "" {
+		return errors.New("no file")
+	}
+	*f = append(*f, s)
+	return nil
 }
 
 // durationFlag is a flag.Value of a duration.
@@ -293,7 +332,7 @@ func (cfg *trainConfig) settings() []setting[trainSetup] {
 // networkOnly and contextOnly are the flags of train that only one kind
 // of learner reads.
 var (
-	networkOnly = []string{"seed", "lr", "l2", "passes", "step-trajectories", "arch", "units", "blocks"}
+	networkOnly = []string{"seed", "lr", "l2", "passes", "step-trajectories", "arch", "units", "blocks", "filters", "hidden"}
 	contextOnly = []string{"cm-mix", "cm-eps-low", "cm-lambda", "cm-steps", "cm-growth"}
 )
 
@@ -347,7 +386,7 @@ func (cfg *trainConfig) check(d domain, fs *flag.FlagSet, stderr io.Writer) erro
 		if cfg.Init != "" {
 			var set []string
 			fs.Visit(func(f *flag.Flag) {
-				if f.Name == "arch" || f.Name == "units" || f.Name == "blocks" {
+				if slices.Contains(networkSizes, f.Name) {
 					set = append(set, "-"+f.Name)
 				}
 			})
@@ -369,6 +408,10 @@ func (cfg *trainConfig) check(d domain, fs *flag.FlagSet, stderr io.Writer) erro
 		return usagef("train: -checkpoint %v: want >= 0 (0: 5m)", time.Duration(cfg.CheckpointEvery))
 	case cfg.ackWait <= 0:
 		return usagef("train: -ack-wait %v: want > 0", cfg.ackWait)
+	case cfg.run == nil && !(cfg.ValidTarget > 0 && cfg.ValidTarget <= 1):
+		return usagef("train: -valid-target %g: want a fraction in (0, 1]", cfg.ValidTarget)
+	case cfg.run == nil && len(cfg.ValidFiles) == 0 && isSet(fs, "valid-target"):
+		return usagef("train: -valid-target without -valid")
 	case cfg.listen != "" && cfg.natsURL != "":
 		return usagef("train: -listen and -nats exclude each other")
 	}
@@ -490,11 +533,21 @@ func (cfg *trainConfig) bootstrapConfig() (bootstrap.Config, error) {
 			Temperature: cfg.Temperature, GoalTest: cfg.GoalTest, MaxMemory: cfg.flags.memoryBytes(cfg.flags.workerCount()),
 		},
 		Schedule:          cfg.Schedule,
+		Validation:        cfg.validation(),
 		ProblemsPerUpdate: cfg.PerUpdate,
 		SkipSolvedAfter:   cfg.SkipSolvedAfter,
 		Async:             cfg.Async,
 		Limits:            bootstrap.Limits{MaxIterations: cfg.Iterations, TimeLimit: time.Duration(cfg.TimeLimit)},
 	}, nil
+}
+
+// validation returns the validation of a fresh run of cfg, once its
+// problems were read.
+func (cfg *trainConfig) validation() bootstrap.Validation {
+	if cfg.validProblems == 0 {
+		return bootstrap.Validation{}
+	}
+	return bootstrap.Validation{Problems: cfg.validProblems, Target: cfg.ValidTarget}
 }
 
 // network returns the settings of the network that cfg trains.
@@ -575,7 +628,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		}()
 	}
 	workers := cfg.flags.workerCount()
-	cfg.log.Info("training", "learner", cfg.Learner, "algorithm", bc.Algorithm.String(), "schedule", bc.Schedule.String(), "problems", len(tasks), "domain", cfg.Domain, "workers", workers, "dir", cfg.dir, "blas", nn.BackendInfo())
+	cfg.log.Info("training", "learner", cfg.Learner, "algorithm", bc.Algorithm.String(), "schedule", bc.Schedule.String(), "problems", len(tasks)-bc.Validation.Problems, "validation_problems", bc.Validation.Problems, "domain", cfg.Domain, "workers", workers, "dir", cfg.dir, "blas", nn.BackendInfo())
 	if cfg.listen != "" || cfg.natsURL != "" {
 		l, stop, serr := startLearner(ctx, cfg, bc, tasks)
 		if serr != nil {
@@ -607,16 +660,19 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		}
 		metrics, err = bootstrap.Train(ctx, cfg.dir, tasks, l, bc, env)
 	}
+	reason, limit := stopReason(cfg, bc, metrics, len(tasks)-bc.Validation.Problems)
 	switch {
 	case errors.Is(err, context.Canceled) && hasCheckpoint(cfg.dir):
 		return interruptedError{"interrupted; checkpoint written; continue with: phs train -resume " + cfg.dir}
+	case errors.Is(err, bootstrap.ErrTrainingDone) && limit:
+		return fmt.Errorf("train: %s already finished: %s; to go on, raise the limit: %s", cfg.dir, reason, goOn(cfg, metrics))
 	case errors.Is(err, bootstrap.ErrTrainingDone):
-		return fmt.Errorf("train: %s already finished: %s; to go on, raise the limit: %s", cfg.dir, stopReason(cfg, metrics, len(tasks)), goOn(cfg, metrics))
+		return fmt.Errorf("train: %s already finished: %s", cfg.dir, reason)
 	case err != nil:
 		return err
 	}
-	attrs := []any{"iterations", len(metrics), "reason", stopReason(cfg, metrics, len(tasks)), "checkpoint", filepath.Join(cfg.dir, "checkpoint")}
-	if len(metrics) == 0 || metrics[len(metrics)-1].TotalSolved < len(tasks) {
+	attrs := []any{"iterations", len(metrics), "reason", reason, "checkpoint", filepath.Join(cfg.dir, "checkpoint")}
+	if limit {
 		attrs = append(attrs, "go_on", goOn(cfg, metrics))
 	}
 	cfg.log.Info("training stopped", attrs...)
@@ -663,8 +719,12 @@ func newContextLearner[S comparable](cfg *trainConfig, tasks []search.Task[S]) (
 	return l, nil
 }
 
+// networkSizes are the flags of train that set the architecture of a
+// fresh network.
+var networkSizes = []string{"arch", "units", "blocks", "filters", "hidden"}
+
 // architecture returns want with the architecture of cfg, or a usage
-// error that names the flag (-arch, -units, -blocks) whose value the
+// error that names the flag (-arch, -units, -blocks, -filters, -hidden) whose value the
 // library refuses (model.Config.Validate) for the network want describes.
 func (cfg *trainConfig) architecture(want model.Config) (model.Config, error) {
 	want.Arch = cfg.Arch
@@ -674,6 +734,8 @@ func (cfg *trainConfig) architecture(want model.Config) (model.Config, error) {
 	sizes := []setting[model.Config]{
 		{"units", func(c *model.Config) { c.Units = cfg.Units }},
 		{"blocks", func(c *model.Config) { c.Blocks = cfg.Blocks }},
+		{"filters", func(c *model.Config) { c.Filters = cfg.Filters }},
+		{"hidden", func(c *model.Config) { c.Hidden = cfg.Hidden }},
 	}
 	if err := blame("train", cfg.fs, want, sizes, model.Config.Validate); err != nil {
 		return want, err
@@ -724,17 +786,21 @@ func initModel(path string, want model.Config) (*model.Model, error) {
 	return m, nil
 }
 
-// stopReason says why training stopped after metrics, over n problems.
-func stopReason(cfg *trainConfig, metrics []bootstrap.Iteration, n int) string {
+// stopReason says why the run of bc stopped after metrics, over n
+// training problems, and whether a limit of cfg stopped it.
+func stopReason(cfg *trainConfig, bc bootstrap.Config, metrics []bootstrap.Iteration, n int) (reason string, limit bool) {
+	v := bc.Validation
 	switch {
-	case len(metrics) > 0 && metrics[len(metrics)-1].TotalSolved == n:
-		return "every problem solved"
+	case v.Problems > 0 && len(metrics) > 1 && float64(metrics[len(metrics)-2].ValidTotalSolved) >= math.Floor(v.Target*float64(v.Problems)):
+		return fmt.Sprintf("the validation target reached (%d of %d solved) and one more iteration done", metrics[len(metrics)-2].ValidTotalSolved, v.Problems), false
+	case v.Problems == 0 && len(metrics) > 0 && metrics[len(metrics)-1].TotalSolved == n:
+		return "every problem solved", false
 	case cfg.Iterations > 0 && len(metrics) >= cfg.Iterations:
-		return fmt.Sprintf("the limit of %d iterations reached", cfg.Iterations)
+		return fmt.Sprintf("the limit of %d iterations reached", cfg.Iterations), true
 	case cfg.TimeLimit > 0:
-		return fmt.Sprintf("the time limit of %v reached", time.Duration(cfg.TimeLimit))
+		return fmt.Sprintf("the time limit of %v reached", time.Duration(cfg.TimeLimit)), true
 	}
-	return "a limit reached"
+	return "a limit reached", true
 }
 
 // goOn returns the command that continues a run stopped by a limit.
