@@ -856,8 +856,9 @@ func TestTrainResNet(t *testing.T) {
 // TestTrainValidation trains a context model with validation problems
 // until their target, and checks the flags that it refuses: the run
 // stops one iteration after the target with its reason, the metrics
-// count the validation searches apart, and -resume of the finished run
-// says that it is done without a limit to raise.
+// count the validation searches apart, -resume of the finished run says
+// that it is done without a limit to raise, and phs plot -valid draws the
+// validation problems solved.
 func TestTrainValidation(t *testing.T) {
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
@@ -882,6 +883,25 @@ func TestTrainValidation(t *testing.T) {
 	}
 	if _, _, err := runPHS(t, "train", "-resume", run, "-iterations", "30"); err == nil || !strings.Contains(err.Error(), "validation target reached") || strings.Contains(err.Error(), "raise") {
 		t.Errorf("resume of the finished run: %v", err)
+	}
+	c, err := learningChart([]string{run}, []string{"run"}, "expansions", true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, y := range c.Series[0].Y[1:] {
+		if want := float64(its[i].ValidTotalSolved) * (1 / 10.0); y != want || c.Series[0].X[i+1] != float64(its[i].TotalExpansions) {
+			t.Errorf("-valid -fraction -x expansions: point %d is (%g, %g); want (%d, %g)", i+1, c.Series[0].X[i+1], y, its[i].TotalExpansions, want)
+		}
+	}
+	if _, _, err := runPHS(t, "plot", "-valid", "-out", filepath.Join(dir, "v.png"), run); err != nil {
+		t.Errorf("plot -valid: %v", err)
+	}
+	other := filepath.Join(dir, "other")
+	if _, _, err := runPHS(t, "train", "-domain", "witness", "-learner", "context", "-iterations", "1", "-dir", other, wit); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runPHS(t, "plot", "-valid", "-out", filepath.Join(dir, "o.png"), other); err == nil || !strings.Contains(err.Error(), "no run has validation searches") {
+		t.Errorf("plot -valid of a run without validation: %v", err)
 	}
 	for _, c := range []struct {
 		args []string

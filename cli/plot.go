@@ -24,6 +24,7 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 	out := fs.String("out", "", "output image: .png, .svg or .pdf (required)")
 	x := fs.String("x", "time", "learning curves: x axis: time, expansions or iteration")
 	fraction := fs.Bool("fraction", false, "learning curves: plot the fraction of the training problems solved, to compare runs on problem sets of different sizes")
+	valid := fs.Bool("valid", false, "learning curves: plot the validation problems solved so far (phs train -valid) instead of the training problems")
 	profile := fs.Bool("profile", false, "plot test profiles (expansions per solved problem, sorted) of result files instead of learning curves")
 	title := fs.String("title", "", "chart title")
 	legend := fs.String("names", "", "legend names of the series, comma-separated, one per argument (default: the arguments' paths, shortened)")
@@ -51,7 +52,7 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 	if *profile {
 		var bad []string
 		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "x" || f.Name == "fraction" {
+			if f.Name == "x" || f.Name == "fraction" || f.Name == "valid" {
 				bad = append(bad, "-"+f.Name)
 			}
 		})
@@ -60,7 +61,7 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 		}
 		c, err = profileChart(paths, names)
 	} else {
-		c, err = learningChart(paths, names, *x, *fraction)
+		c, err = learningChart(paths, names, *x, *fraction, *valid)
 	}
 	if err != nil {
 		return err
@@ -83,16 +84,22 @@ type trainingRun struct {
 	metrics    []bootstrap.Iteration
 }
 
-// learningChart plots the problems solved so far, or with fraction their
-// fraction of the run's problems (problemCount), against x (time,
-// expansions or iteration) for each run directory (or metrics.jsonl file)
-// of paths, named in the legend by names. Time is in seconds, minutes or
-// hours, as the longest run lasted under 2 minutes, under 2 hours, or
-// longer.
-func learningChart(paths, names []string, x string, fraction bool) (chart.Chart, error) {
+// learningChart plots the training problems solved so far, or with valid
+// the validation problems, or with fraction their fraction of the run's
+// (problemCount), against x (time, expansions or iteration) for each run
+// directory (or metrics.jsonl file) of paths, named in the legend by
+// names. Time is in seconds, minutes or hours, as the longest run lasted
+// under 2 minutes, under 2 hours, or longer. The expansions are the
+// training searches'.
+func learningChart(paths, names []string, x string, fraction, valid bool) (chart.Chart, error) {
 	c := chart.Chart{Title: "Learning curves", YLabel: "problems solved"}
-	if fraction {
+	switch {
+	case fraction && valid:
+		c.YLabel = "fraction of the validation problems solved"
+	case fraction:
 		c.YLabel = "fraction of problems solved"
+	case valid:
+		c.YLabel = "validation problems solved"
 	}
 	switch x {
 	case "time", "expansions":
@@ -124,7 +131,7 @@ func learningChart(paths, names []string, x string, fraction bool) (chart.Chart,
 	for i, r := range runs {
 		scale := 1.0
 		if fraction {
-			n, err := problemCount(r)
+			n, err := problemCount(r, valid)
 			if err != nil {
 				return c, err
 			}
@@ -141,9 +148,18 @@ func learningChart(paths, names []string, x string, fraction bool) (chart.Chart,
 			case "iteration":
 				s.X = append(s.X, float64(m.Iteration))
 			}
-			s.Y = append(s.Y, float64(m.TotalSolved)*scale)
+			y := m.TotalSolved
+			if valid {
+				y = m.ValidTotalSolved
+			}
+			s.Y = append(s.Y, float64(y)*scale)
 		}
 		c.Series = append(c.Series, s)
+	}
+	if valid && !slices.ContainsFunc(runs, func(r trainingRun) bool {
+		return slices.ContainsFunc(r.metrics, func(m bootstrap.Iteration) bool { return m.ValidAttempted > 0 })
+	}) {
+		return c, usagef("plot: -valid: no run has validation searches (phs train -valid)")
 	}
 	return c, nil
 }
@@ -188,8 +204,9 @@ func readRun(path string) (trainingRun, error) {
 	return r, nil
 }
 
-// problemCount returns the number of training problems of run r, for
-// -fraction, and checks that no iteration solved more.
+// problemCount returns the number of training problems of run r, or with
+// valid of validation problems, for -fraction, and checks that no
+// iteration solved more.
 //
 // The first iteration attempts every problem (-skip-solved skips only
 // problems solved in earlier iterations, and there are none), so a
@@ -200,31 +217,46 @@ func readRun(path string) (trainingRun, error) {
 // against the problems on every resumption. run.json is no help: it names
 // the problem files, but they may have changed or moved since, and
 // counting their problems would mean parsing them.
-func problemCount(r trainingRun) (int, error) {
+func problemCount(r trainingRun, valid bool) (int, error) {
 	n := 0
 	if len(r.metrics) > 0 && r.metrics[0].Iteration == 1 && !r.metrics[0].Partial {
 		n = r.metrics[0].Attempted
+		if valid {
+			n = r.metrics[0].ValidAttempted
+		}
 	} else {
-		var err error
-		if n, err = checkpointProblems(filepath.Dir(r.file)); err != nil {
+		train, v, err := checkpointProblems(filepath.Dir(r.file))
+		if err != nil {
 			return 0, err
 		}
+		n = train
+		if valid {
+			n = v
+		}
+	}
+	what, of := "problems", "trains on"
+	if valid {
+		what, of = "validation problems", "has"
 	}
 	if n <= 0 {
-		return 0, fmt.Errorf("plot: -fraction: cannot tell how many problems %s trains on: it has neither a finished first iteration in %s nor a checkpoint", r.path, r.file)
+		return 0, fmt.Errorf("plot: -fraction: cannot tell how many %s %s %s: it has neither a finished first iteration in %s nor a checkpoint", what, r.path, of, r.file)
 	}
 	for _, m := range r.metrics {
-		if m.TotalSolved > n {
-			return 0, fmt.Errorf("plot: -fraction: %s: iteration %d solved %d problems in all, of %d", r.file, m.Iteration, m.TotalSolved, n)
+		solved := m.TotalSolved
+		if valid {
+			solved = m.ValidTotalSolved
+		}
+		if solved > n {
+			return 0, fmt.Errorf("plot: -fraction: %s: iteration %d solved %d %s in all, of %d", r.file, m.Iteration, solved, what, n)
 		}
 	}
 	return n, nil
 }
 
-// checkpointProblems returns the number of problems of the checkpoint of
-// run directory dir (its previous one, if a crash left only that), or 0
-// if there is none.
-func checkpointProblems(dir string) (int, error) {
+// checkpointProblems returns the number of training and of validation
+// problems of the checkpoint of run directory dir (its previous one, if a
+// crash left only that), or 0 if there is none.
+func checkpointProblems(dir string) (train, valid int, err error) {
 	for _, cp := range []string{"checkpoint", "checkpoint.old"} {
 		name := filepath.Join(dir, cp, "state.json")
 		b, err := os.ReadFile(name)
@@ -232,17 +264,21 @@ func checkpointProblems(dir string) (int, error) {
 			continue
 		}
 		if err != nil {
-			return 0, fmt.Errorf("plot: %w", err)
+			return 0, 0, fmt.Errorf("plot: %w", err)
 		}
 		var st struct {
 			Problems int `json:"problems"`
+			Config   struct {
+				Validation bootstrap.Validation `json:"validation"`
+			} `json:"config"`
 		}
 		if err := json.Unmarshal(b, &st); err != nil {
-			return 0, fmt.Errorf("plot: %s: %w", name, err)
+			return 0, 0, fmt.Errorf("plot: %s: %w", name, err)
 		}
-		return st.Problems, nil
+		v := st.Config.Validation.Problems
+		return st.Problems - v, v, nil
 	}
-	return 0, nil
+	return 0, 0, nil
 }
 
 // profileChart plots, for each result file, the expansions of its solved

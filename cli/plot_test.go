@@ -162,7 +162,7 @@ func TestPlotAxes(t *testing.T) {
 		{"expansions", []string{short}, "expansions", false, []float64{200}},
 		{"iteration", []string{long, short}, "Bootstrap iteration", true, []float64{2, 2}},
 	} {
-		c, err := learningChart(tc.runs, seriesNames(tc.runs), tc.x, false)
+		c, err := learningChart(tc.runs, seriesNames(tc.runs), tc.x, false, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +215,7 @@ func TestPlotFraction(t *testing.T) {
 		{none, nil, "cannot tell how many problems"},
 		{tooMany, nil, "iteration 2 solved 41 problems in all, of 40"},
 	} {
-		c, err := learningChart([]string{tc.run}, []string{"run"}, "time", true)
+		c, err := learningChart([]string{tc.run}, []string{"run"}, "time", true, false)
 		if tc.msg != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("%s: %v, want an error containing %q", filepath.Base(tc.run), err, tc.msg)
