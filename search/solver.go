@@ -68,11 +68,15 @@ func (s *Solver[S]) SetBudget(n int64) {
 // not change the results.
 func (s *Solver[S]) SetProgress(c *atomic.Int64) { s.progress = c }
 
-// Check returns an error unless s can search p: p has 1 to 255 actions and,
-// if the evaluator is a Checker, the evaluator accepts p.
+// Check returns an error unless s can search p: p has 1 to 255 actions, is
+// Rerooting if the algorithm is √LTS with DomainRerooter, and, if the
+// evaluator is a Checker, the evaluator accepts p.
 func (s *Solver[S]) Check(p Problem[S]) error {
 	if A := p.NumActions(); A < 1 || A > 255 {
 		return fmt.Errorf("search: %d actions; want 1 to 255", A)
+	}
+	if _, ok := p.(Rerooting[S]); !ok && s.alg.Rerooter() == DomainRerooter {
+		return fmt.Errorf("search: %s: the problem gives no rerooting weights (search.Rerooting)", s.alg)
 	}
 	if s.check != nil {
 		return s.check.Check(p)

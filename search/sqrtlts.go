@@ -43,12 +43,28 @@ const (
 	// ClusterHeuristicRerooter gives the sum of the weights of
 	// ClusterRerooter and HeuristicRerooter (√LTS-LH).
 	ClusterHeuristicRerooter
+	// DomainRerooter gives the weights of the problem, which must be
+	// Rerooting (Solver.Check says so): the domain's own idea of a
+	// subgoal, such as Sokoban's box pushed onto a goal (the hand-made
+	// baseline of Tuero et al., 2026).
+	DomainRerooter
 	numRerooters
 )
 
-var rerooterNames = [numRerooters]string{"c", "h", "l", "lh"}
+var rerooterNames = [numRerooters]string{"c", "h", "l", "lh", "d"}
 
-// String returns the name of r in √LTS's text form: "c", "h", "l" or "lh".
+// Rerooting is the capability of a problem whose domain gives √LTS's
+// rerooting weights (DomainRerooter). RerootWeight returns the weight of
+// a node of state s whose parent's state is parent, when the node is
+// expanded: a finite number ≥ 0, high where a subproblem ends (a weight
+// out of range makes the node no rerooting point). It must not allocate
+// nor keep s or parent, and is called from the searching goroutine only.
+type Rerooting[S comparable] interface {
+	RerootWeight(parent, s S) float64
+}
+
+// String returns the name of r in √LTS's text form: "c", "h", "l", "lh"
+// or "d".
 func (r Rerooter) String() string {
 	if r < numRerooters {
 		return rerooterNames[r]
@@ -64,7 +80,7 @@ const DefaultAlpha = 1.0
 // 2024), with the weights of rerooter r; param is the constant weight c
 // of ConstantRerooter (finite, ≥ 0), the temperature α of
 // HeuristicRerooter and ClusterHeuristicRerooter (finite, ≥ 0), and 0 for
-// ClusterRerooter.
+// ClusterRerooter and DomainRerooter.
 //
 // Every expanded node n_k carries the weight w_k its rerooter gave it, the
 // root 1. A node n at depth d, with ancestors n_0 = root, …, n_{d−1} =
@@ -140,7 +156,7 @@ func parseSqrtLTS(text, rest string, has bool) (Algorithm, error) {
 		return a, nil
 	}
 	bad := func(why string) (Algorithm, error) {
-		return Algorithm{}, fmt.Errorf("search: %q: %s; want sqrtlts[:c|h|l|lh[:number]][:levin]", text, why)
+		return Algorithm{}, fmt.Errorf("search: %q: %s; want sqrtlts[:c|h|l|lh|d[:number]][:levin]", text, why)
 	}
 	fields := strings.Split(rest, ":")
 	if f := fields[len(fields)-1]; strings.EqualFold(f, "levin") {
@@ -158,14 +174,16 @@ func parseSqrtLTS(text, rest string, has bool) (Algorithm, error) {
 		a.rr = ClusterRerooter
 	case "lh":
 		a.rr, a.param = ClusterHeuristicRerooter, DefaultAlpha
+	case "d":
+		a.rr = DomainRerooter
 	default:
 		return bad(fmt.Sprintf("unknown rerooter %q", fields[0]))
 	}
 	switch {
 	case len(fields) > 2:
 		return bad("too many fields")
-	case len(fields) == 2 && a.rr == ClusterRerooter:
-		return bad("rerooter l takes no parameter")
+	case len(fields) == 2 && (a.rr == ClusterRerooter || a.rr == DomainRerooter):
+		return bad("rerooter " + a.rr.String() + " takes no parameter")
 	case len(fields) == 2:
 		p, err := strconv.ParseFloat(fields[1], 64)
 		if err != nil {
@@ -188,8 +206,8 @@ func (a Algorithm) checkSqrtLTS() error {
 		return fmt.Errorf("search: sqrtlts: bad rerooter %d", a.rr)
 	case a.rr == ConstantRerooter && !finite:
 		return fmt.Errorf("search: sqrtlts: constant weight %g; want a finite number >= 0", a.param)
-	case a.rr == ClusterRerooter && a.param != 0:
-		return fmt.Errorf("search: sqrtlts: rerooter l takes no parameter (got %g)", a.param)
+	case (a.rr == ClusterRerooter || a.rr == DomainRerooter) && a.param != 0:
+		return fmt.Errorf("search: sqrtlts: rerooter %s takes no parameter (got %g)", a.rr, a.param)
 	case !finite:
 		return fmt.Errorf("search: sqrtlts: temperature %g; want a finite number >= 0", a.param)
 	}
@@ -203,8 +221,8 @@ func (a Algorithm) sqrtLTSString() string {
 	s := a.Name()
 	switch {
 	case a.rr == ConstantRerooter && a.param == 0:
-	case a.rr == ClusterRerooter:
-		s += ":l"
+	case a.rr == ClusterRerooter || a.rr == DomainRerooter:
+		s += ":" + a.rr.String()
 	default:
 		s += ":" + a.rr.String() + ":" + strconv.FormatFloat(a.param, 'g', -1, 64)
 	}
@@ -278,6 +296,7 @@ type sqrtState[S comparable] struct {
 	hr      heuristicRerooter[S]
 	lr      clusterRerooter[S]
 	sr      sumRerooter[S]
+	dr      domainRerooter[S]
 	batches int // batch evaluations so far, the root's the 0th
 	// rooted is false until the rerooter's init.
 	rooted bool
@@ -499,6 +518,8 @@ func (e *bestFirst[S]) setRerooter(alg Algorithm) {
 	case ClusterHeuristicRerooter:
 		q.sr = sumRerooter[S]{&q.lr, &q.hr}
 		q.rr = &q.sr
+	case DomainRerooter:
+		q.rr = &q.dr
 	default:
 		q.cr = constantRerooter[S]{alg.param}
 		q.rr = &q.cr
@@ -635,3 +656,17 @@ func (r *sumRerooter[S]) visited(e *bestFirst[S], parent, child int32, generated
 	r.l.visited(e, parent, child, generated)
 }
 func (r *sumRerooter[S]) batchEvaluated(e *bestFirst[S]) { r.l.batchEvaluated(e) }
+
+// A domainRerooter gives the weights of a Rerooting problem.
+type domainRerooter[S comparable] struct{ r Rerooting[S] }
+
+func (r *domainRerooter[S]) init(e *bestFirst[S]) { r.r = e.p.(Rerooting[S]) } // Solver.Check
+func (r *domainRerooter[S]) expanded(e *bestFirst[S], i int32) float64 {
+	n := e.node(i)
+	if n.parent < 0 {
+		return 1
+	}
+	return r.r.RerootWeight(e.node(n.parent).state, n.state)
+}
+func (*domainRerooter[S]) visited(*bestFirst[S], int32, int32, bool) {}
+func (*domainRerooter[S]) batchEvaluated(*bestFirst[S])              {}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/phs-go/phs/search"
@@ -31,6 +32,8 @@ func TestParseSqrtLTS(t *testing.T) {
 		{"sqrtlts:l:levin", "sqrtlts:l:levin", search.SqrtLTS(search.ClusterRerooter, 0, true)},
 		{"sqrtlts:lh", "sqrtlts:lh:1", search.SqrtLTS(search.ClusterHeuristicRerooter, 1, false)},
 		{"sqrtlts:lh:2.5:LEVIN", "sqrtlts:lh:2.5:levin", search.SqrtLTS(search.ClusterHeuristicRerooter, 2.5, true)},
+		{"sqrtlts:d", "sqrtlts:d", search.SqrtLTS(search.DomainRerooter, 0, false)},
+		{"sqrtlts:D:levin", "sqrtlts:d:levin", search.SqrtLTS(search.DomainRerooter, 0, true)},
 	} {
 		got, err := search.Parse(tc.text)
 		if err != nil || got != tc.want {
@@ -47,12 +50,13 @@ func TestParseSqrtLTS(t *testing.T) {
 		}
 	}
 	for _, text := range []string{"sqrtlts:", "sqrtlts:x", "sqrtlts:c:-1", "sqrtlts:c:Inf", "sqrtlts:h:NaN",
-		"sqrtlts:h:-2", "sqrtlts:l:1", "sqrtlts:h:1:2", "sqrtlts:levin:h", "sqrtlts:h:x", "sqrtlts::levin", "sqrtlts:levin:levin"} {
+		"sqrtlts:h:-2", "sqrtlts:l:1", "sqrtlts:d:1", "sqrtlts:h:1:2", "sqrtlts:levin:h", "sqrtlts:h:x", "sqrtlts::levin", "sqrtlts:levin:levin"} {
 		if a, err := search.Parse(text); err == nil {
 			t.Errorf("Parse(%q) = %v: no error", text, a)
 		}
 	}
-	for _, a := range []search.Algorithm{search.SqrtLTS(search.ClusterRerooter, 1, false), search.SqrtLTS(search.ConstantRerooter, math.Inf(1), false)} {
+	for _, a := range []search.Algorithm{search.SqrtLTS(search.ClusterRerooter, 1, false), search.SqrtLTS(search.DomainRerooter, 1, false),
+		search.SqrtLTS(search.ConstantRerooter, math.Inf(1), false)} {
 		if _, err := search.NewSolver[int32](a, search.Uniform[int32]{}, search.Options{}); err == nil {
 			t.Errorf("NewSolver(%#v): no error", a)
 		}
@@ -64,7 +68,7 @@ func TestParseSqrtLTS(t *testing.T) {
 		text   string
 		policy bool
 		h      bool
-	}{{"sqrtlts", true, false}, {"sqrtlts:l", true, false}, {"sqrtlts:h", true, true}, {"sqrtlts:lh", true, true}} {
+	}{{"sqrtlts", true, false}, {"sqrtlts:l", true, false}, {"sqrtlts:h", true, true}, {"sqrtlts:lh", true, true}, {"sqrtlts:d", true, false}} {
 		a, _ := search.Parse(tc.text)
 		if a.NeedsPolicy() != tc.policy || a.NeedsHeuristic() != tc.h {
 			t.Errorf("%s: NeedsPolicy, NeedsHeuristic = %v, %v; want %v, %v", tc.text, a.NeedsPolicy(), a.NeedsHeuristic(), tc.policy, tc.h)
@@ -75,7 +79,7 @@ func TestParseSqrtLTS(t *testing.T) {
 // FuzzParseSqrtLTS checks that Parse never panics on √LTS's text forms
 // and that what it accepts reads back from its text.
 func FuzzParseSqrtLTS(f *testing.F) {
-	for _, s := range []string{"sqrtlts", "sqrtlts:h:10", "sqrtlts:l:levin", "sqrtlts:lh:0.5", "sqrtlts:c:1e-3:levin"} {
+	for _, s := range []string{"sqrtlts", "sqrtlts:h:10", "sqrtlts:l:levin", "sqrtlts:lh:0.5", "sqrtlts:c:1e-3:levin", "sqrtlts:d"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -266,7 +270,7 @@ func TestSqrtLTSRerooting(t *testing.T) {
 	const n = 8
 	p := trap{n}
 	exp := map[string]int64{}
-	for _, text := range []string{"levints", "sqrtlts", "sqrtlts:h:1", "sqrtlts:lh:1", "sqrtlts:l"} {
+	for _, text := range []string{"levints", "sqrtlts", "sqrtlts:h:1", "sqrtlts:lh:1", "sqrtlts:l", "sqrtlts:d"} {
 		alg, err := search.Parse(text)
 		if err != nil {
 			t.Fatal(err)
@@ -277,15 +281,67 @@ func TestSqrtLTSRerooting(t *testing.T) {
 		}
 		exp[text] = res.Expansions
 	}
-	if exp["sqrtlts:h:1"] > 10*n || exp["sqrtlts:lh:1"] > 20*n || exp["levints"] < 1<<14 || exp["sqrtlts"] < 1<<14 {
-		t.Errorf("expansions %v; want the heuristic rerooters linear in %d, LTS exponential", exp, n)
+	if exp["sqrtlts:h:1"] > 10*n || exp["sqrtlts:lh:1"] > 20*n || exp["sqrtlts:d"] > 10*n || exp["levints"] < 1<<14 || exp["sqrtlts"] < 1<<14 {
+		t.Errorf("expansions %v; want the heuristic and domain rerooters linear in %d, LTS exponential", exp, n)
+	}
+}
+
+// weightedMaze is a maze whose rerooting weights are all w.
+type weightedMaze struct {
+	*searchtest.Maze
+	w float64
+}
+
+func (m weightedMaze) RerootWeight(_, _ int32) float64 { return m.w }
+
+// TestSqrtLTSDomainRerooter checks that the domain rerooter searches with
+// the problem's weights: constant weights give the constant rerooter's
+// search, node for node; a problem without weights is refused; a warm
+// engine allocates nothing per search.
+func TestSqrtLTSDomainRerooter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 3))
+	for _, w := range []float64{0, 0.5, 2} {
+		for range 5 {
+			m, _ := randomMaze(rng, 4+rng.IntN(8), 4+rng.IntN(8))
+			for _, o := range []search.Options{{}, {BatchSize: 1}, {BatchSize: 3, GoalTest: search.GoalTestExpansion}} {
+				sameSearch[int32](t, "maze", weightedMaze{m, w}, search.SqrtLTS(search.ConstantRerooter, w, false), search.SqrtLTS(search.DomainRerooter, 0, false), o)
+			}
+		}
+	}
+	s, err := search.NewSolver[int32](search.SqrtLTS(search.DomainRerooter, 0, false), newHashPolicy[int32](), search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := randomMaze(rng, 8, 8)
+	if _, err := s.Solve(context.Background(), m); err == nil || !strings.Contains(err.Error(), "no rerooting weights") {
+		t.Errorf("a maze without weights: %v; want an error", err)
+	}
+	p := trap{8}
+	d, err := search.NewSolver[uint64](search.SqrtLTS(search.DomainRerooter, 0, false), trapEval{}, search.Options{BatchSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(5, func() {
+		if res, err := d.Solve(context.Background(), p); err != nil || !res.Solved {
+			t.Fatalf("%+v, %v", res, err)
+		}
+	}); a > 4 {
+		t.Errorf("%.0f allocations per search with a warm engine; want at most 4, as the other algorithms", a)
 	}
 }
 
 // trap is the binary tree of depth 2n whose goal is the node reached by n
 // times action 1; a state is depth<<32 | the actions from the root, one
-// bit each.
+// bit each. Its rerooting weights (search.Rerooting) are 1 on the path
+// of 1s and 0 elsewhere.
 type trap struct{ n int }
+
+func (p trap) RerootWeight(_, s uint64) float64 {
+	if d, bits := s>>32, s&(1<<32-1); bits == 1<<d-1 {
+		return 1
+	}
+	return 0
+}
 
 func (p trap) Root() uint64    { return 0 }
 func (p trap) NumActions() int { return 2 }

@@ -231,6 +231,22 @@ func (p *Problem) IsGoal(s State) bool {
 	return s.boxes == p.goals
 }
 
+// RerootWeight returns 1 if s has more boxes on goals than parent (a box
+// was pushed onto a goal), and 0 otherwise: the rerooting weights of
+// √LTS's domain rerooter (search.Rerooting), the hand-made subgoals of
+// Tuero et al. (2026).
+func (p *Problem) RerootWeight(parent, s State) float64 {
+	if p.onGoals(s) > p.onGoals(parent) {
+		return 1
+	}
+	return 0
+}
+
+// onGoals returns the number of boxes of s on goals.
+func (p *Problem) onGoals(s State) int {
+	return bits.OnesCount64(s.boxes[0]&p.goals[0]) + bits.OnesCount64(s.boxes[1]&p.goals[1])
+}
+
 // Heuristic returns the sum over the boxes of s of the Manhattan distance
 // from the box to the nearest goal. It ignores walls and the player and lets
 // boxes share a goal.

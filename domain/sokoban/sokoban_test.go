@@ -105,6 +105,33 @@ func TestApply(t *testing.T) {
 	}
 }
 
+// TestRerootWeight checks the domain's rerooting weights: 1 for a state
+// reached by pushing a box onto a goal, 0 otherwise, a box pushed off a
+// goal or from a goal onto another included.
+func TestRerootWeight(t *testing.T) {
+	var _ search.Rerooting[State] = (*Problem)(nil)
+	for _, tc := range []struct {
+		name, level, before, move string
+		want                      float64
+	}{
+		{"push onto a goal", "#.$@ #", "", "L", 1},
+		{"push toward a goal", "#. $@#", "", "L", 0},
+		{"walk", "#.$ @#", "", "L", 0},
+		{"push off a goal", "#  *@#", "", "L", 0},
+		{"from goal to goal", "######\n#.*@ #\n#$   #\n######", "", "L", 0},
+		{"second box onto a goal", "######\n#.$@ #\n#.$  #\n######", "LRD", "L", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := parse(t, tc.level)[0]
+			parent := mustPlay(t, p, tc.before)
+			s := mustPlay(t, p, tc.before+tc.move)
+			if got := p.RerootWeight(parent, s); got != tc.want {
+				t.Errorf("RerootWeight after %q then %q = %g; want %g\n%s", tc.before, tc.move, got, tc.want, p.Render(s))
+			}
+		})
+	}
+}
+
 func mustPlay(t *testing.T, p *Problem, moves string) State {
 	t.Helper()
 	s, n := play(p, moves)
