@@ -365,6 +365,7 @@ func (r *run[S]) validate(ctx context.Context) error {
 		ev.Set(snap)
 	}
 	cur := &st.Current
+	of := cur.ValidAttempted + len(todo) // the pass's searches, before a resumption included
 	gctx, stop := r.withTimeLimit(ctx)
 	defer stop()
 	last := time.Now()
@@ -386,7 +387,7 @@ func (r *run[S]) validate(ctx context.Context) error {
 		}
 		if r.env.Logger != nil && time.Since(r.lastLog) >= r.env.LogEvery {
 			r.lastLog = time.Now()
-			r.env.Logger.Info("validation", "iteration", st.Iteration, "attempted", cur.ValidAttempted, "of", len(todo),
+			r.env.Logger.Info("validation", "iteration", st.Iteration, "attempted", cur.ValidAttempted, "of", of,
 				"solved", cur.ValidSolved, "solved_so_far", count(st.ValidSolved), "problems", len(st.ValidSolved),
 				"budget", st.Budget, "elapsed_s", math.Round(r.clock.elapsed()))
 		}

@@ -150,6 +150,23 @@ var SqrtLTSTests = []struct{ Name, Algorithm string }{
 	{"sqrtlts-l", "√LTS-L (stopped after 5 rounds, 2 levels unsolved)"},
 }
 
+// SqrtLTSTrainingDir holds the Boxoban training of √LTS beside PHS* and
+// LevinTS in the setting of Tuero et al. (2026): a directory for each of
+// SqrtLTSTraining, with its run's metrics and settings (run/), once
+// finished its network (model/) and its Bootstrap test (test.jsonl.gz).
+const SqrtLTSTrainingDir = "sokoban-sqrtlts-training"
+
+// SqrtLTSTarget is the fraction of the validation levels whose solving
+// ends those runs, one iteration later.
+const SqrtLTSTarget = 0.95
+
+// SqrtLTSTraining are the names of those directories and their methods
+// on the pages, in the pages' order.
+var SqrtLTSTraining = []struct{ Name, Method string }{
+	{"phsstar", "PHS*"},
+	{"sqrtlts-h", "√LTS-H, α = 1"},
+}
+
 // FixedNetworkRounds are the rounds of the Bootstrap tests of each
 // domain's PHS* network under the other algorithms (DOMAIN-phsstar/
 // test-ALG.jsonl), by domain and algorithm; 0 or missing: until every
@@ -248,20 +265,31 @@ type Cost struct {
 // ReadCost returns the cost of the training run in dir, from its
 // metrics.jsonl.
 func ReadCost(dir string) (Cost, error) {
+	its, err := ReadMetrics(dir)
+	if err != nil {
+		return Cost{}, err
+	}
+	return Cost{WallS: its[len(its)-1].WallS, Expansions: its[len(its)-1].TotalExpansions}, nil
+}
+
+// ReadMetrics returns the iterations of the training run in dir, from
+// its metrics.jsonl, the last one partial if the run stopped in the
+// middle of one; it fails if there is none.
+func ReadMetrics(dir string) ([]bootstrap.Iteration, error) {
 	name := filepath.Join(dir, bootstrap.MetricsJSONL)
 	f, err := os.Open(name)
 	if err != nil {
-		return Cost{}, fmt.Errorf("lab: %w", err)
+		return nil, fmt.Errorf("lab: %w", err)
 	}
 	defer f.Close()
 	its, err := bootstrap.ReadMetricsJSONL(f, name)
 	if err != nil {
-		return Cost{}, fmt.Errorf("lab: %w", err)
+		return nil, fmt.Errorf("lab: %w", err)
 	}
 	if len(its) == 0 {
-		return Cost{}, fmt.Errorf("lab: %s: no iteration", name)
+		return nil, fmt.Errorf("lab: %s: no iteration", name)
 	}
-	return Cost{WallS: its[len(its)-1].WallS, Expansions: its[len(its)-1].TotalExpansions}, nil
+	return its, nil
 }
 
 // TrainingSeconds returns the wall time of a training run: the wall_s of

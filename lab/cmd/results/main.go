@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -295,6 +296,7 @@ paper's 30 minutes of its Python code; the paper's appendix table
 	}
 	g.successors(b)
 	g.sqrtLTS(b)
+	g.sqrtLTSTraining(b)
 	b.WriteString(`
 ## Learning curves
 
@@ -397,6 +399,64 @@ expansions and lengths compare ([` + lab.SqrtLTSDir + `](../lab/` + lab.SqrtLTSD
 		o := ours(g.summary(lab.SqrtLTSDir, "test-"+t.Name))
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", t.Algorithm, o[0], o[1], o[2])
 	}
+}
+
+// sqrtLTSTraining writes the table of the Boxoban training of √LTS beside
+// PHS* and LevinTS.
+func (g *gen) sqrtLTSTraining(b *bytes.Buffer) {
+	d := lab.SqrtLTSTrainingDir
+	b.WriteString(`
+## √LTS trained from scratch on Boxoban
+
+Networks trained from scratch in the setting of Tuero et al. (2026):
+10,000 training levels (` + "`unfiltered/train/000-009`" + `), the 1,000
+validation levels of ` + "`unfiltered/valid/000.txt`" + `, initial budget 4,000,
+the LTS_CM schedule (` + "`-schedule ltscm`" + `), until 95% of the validation levels
+were solved, then one more iteration (` + "`-valid`" + `); a small network (8
+filters, heads of 32 units) for each, one search worker each, two runs
+side by side on the 2 cores ([` + d + `](../lab/` + d + `)). Training
+expansions leave out the validation searches', given apart. Test: the
+Bootstrap test of the 1,000 test levels with the final network.
+
+| method | stopped | iterations | training exp. | validation exp. | wall | solved | length | expansions | time (s) |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+`)
+	for _, r := range lab.SqrtLTSTraining {
+		its, err := lab.ReadMetrics(filepath.Join(g.dir, d, r.Name, "run"))
+		if err != nil {
+			if g.err == nil {
+				g.err = err
+			}
+			return
+		}
+		last := its[len(its)-1]
+		var valid int64
+		for _, it := range its {
+			valid += it.ValidExpansions
+		}
+		n, done := its[0].ValidAttempted, len(its) > 1 && !last.Partial
+		done = done && float64(its[len(its)-2].ValidTotalSolved) >= math.Floor(lab.SqrtLTSTarget*float64(n))
+		stopped := fmt.Sprintf("under way: %s of %s validation levels solved", num(float64(last.ValidTotalSolved), 0), num(float64(n), 0))
+		o := [4]string{"–", "–", "–", "–"}
+		if done {
+			stopped = fmt.Sprintf("%s of %s validation levels solved", num(float64(its[len(its)-2].ValidTotalSolved), 0), num(float64(n), 0))
+			o = ours(g.summary(filepath.Join(d, r.Name), "test"))
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %s M | %s M | %s | %s | %s | %s | %s |\n", r.Method, stopped, last.Iteration,
+			num(float64(last.TotalExpansions)/1e6, 1), num(float64(valid)/1e6, 1), duration(last.WallS), o[0], o[1], o[2], o[3])
+	}
+	b.WriteString(`
+![Boxoban: validation levels solved over training expansions](img/sokoban-sqrtlts-valid-expansions.png)
+![Boxoban: validation levels solved over training time](img/sokoban-sqrtlts-valid-time.png)
+
+` + "```sh" + `
+R=lab/` + d + `
+phs plot -valid -fraction -x expansions -names "PHS*,√LTS-H" -title "Boxoban: validation levels solved" \
+    -out docs/img/sokoban-sqrtlts-valid-expansions.png $R/phsstar/run $R/sqrtlts-h/run
+phs plot -valid -fraction -names "PHS*,√LTS-H" -title "Boxoban: validation levels solved" \
+    -out docs/img/sokoban-sqrtlts-valid-time.png $R/phsstar/run $R/sqrtlts-h/run
+` + "```" + `
+`)
 }
 
 // successorTraining returns the training cost of sc: wall time and
