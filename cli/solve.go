@@ -109,7 +109,7 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 			}
 		}
 	default:
-		if file, ok := contextModelFile(cfg.modelPath); ok {
+		if file, ok := cm.FindTable(cfg.modelPath); ok {
 			if !caps.contexts {
 				return usagef("%s: -model %s is a context model, and the %s domain has no contexts (cm.Contexter)", cmd, cfg.modelPath, cfg.domain)
 			}
@@ -224,29 +224,6 @@ func loadModel(path string) (*model.Model, error) {
 		path = filepath.Join(path, "checkpoint")
 	}
 	return model.Load(path)
-}
-
-// contextModelFile returns the table file of the context model at path,
-// and whether path is one: a table file (cm.WriteTable), the directory of
-// a context model's learner (cm.Learner.Save) or that of a training run
-// of one (its checkpoint).
-func contextModelFile(path string) (string, bool) {
-	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return "", false
-	case fi.Mode().IsRegular():
-		return path, true
-	}
-	for _, dir := range []string{filepath.Join(path, "checkpoint"), path} {
-		if _, err := os.Stat(filepath.Join(dir, cm.LearnerFile)); err == nil {
-			return filepath.Join(dir, cm.TableFile), true
-		}
-	}
-	if _, err := os.Stat(filepath.Join(path, cm.TableFile)); err == nil {
-		return filepath.Join(path, cm.TableFile), true
-	}
-	return "", false
 }
 
 // newSolvers returns one solver per worker with the algorithm, the model

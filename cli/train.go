@@ -184,7 +184,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	switch cfg.Learner {
 	case learnerNetwork:
 	case learnerContext:
-		if _, ok := contextModelFile(cfg.Init); cfg.Init != "" && !ok {
+		if _, ok := cm.FindTable(cfg.Init); cfg.Init != "" && !ok {
 			return usagef("train: -model %s: not a context model (its table file, or the run or directory that holds one)", cfg.Init)
 		}
 		if cfg.Alg == "" {
@@ -697,7 +697,7 @@ func newContextLearner[S comparable](cfg *trainConfig, tasks []search.Task[S]) (
 		}
 		return l, nil
 	}
-	file, _ := contextModelFile(cfg.Init)
+	file, _ := cm.FindTable(cfg.Init)
 	t, err := cm.ReadTable(file)
 	if err != nil {
 		return nil, fmt.Errorf("train: -model: %w", err)

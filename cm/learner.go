@@ -372,6 +372,30 @@ const (
 	TrajectoriesFile = "trajectories.safetensors"
 )
 
+// FindTable returns the table file of the context model that path names,
+// and whether it names one: path itself if it is a file (a table that
+// WriteTable wrote), else the table of the learner saved in
+// path/checkpoint (a training run's directory) or in path (Learner.Save),
+// else path/TableFile.
+func FindTable(path string) (string, bool) {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return "", false
+	case fi.Mode().IsRegular():
+		return path, true
+	}
+	for _, dir := range []string{filepath.Join(path, "checkpoint"), path} {
+		if _, err := os.Stat(filepath.Join(dir, LearnerFile)); err == nil {
+			return filepath.Join(dir, TableFile), true
+		}
+	}
+	if _, err := os.Stat(filepath.Join(path, TableFile)); err == nil {
+		return filepath.Join(path, TableFile), true
+	}
+	return "", false
+}
+
 // learnerState is what LearnerFile holds.
 type learnerState struct {
 	Config LearnerConfig `json:"config"`

@@ -64,7 +64,7 @@ func newGridLearner(t *testing.T, tasks []search.Task[int32], cfg LearnerConfig)
 func withoutTimes(ms []bootstrap.Iteration) []bootstrap.Iteration {
 	out := slices.Clone(ms)
 	for i := range out {
-		out[i].IterationS, out[i].WallS, out[i].LearnS = 0, 0, 0
+		out[i].IterationS, out[i].WallS, out[i].LearnS, out[i].ValidS = 0, 0, 0, 0
 	}
 	return out
 }
@@ -907,6 +907,58 @@ func BenchmarkLearnWithoutOptimising(b *testing.B) {
 		u, err := lr.Learn(context.Background(), batch)
 		if err != nil || u.Steps > 0 {
 			b.Fatal(u, err)
+		}
+	}
+}
+
+// TestFindTable checks the paths that name a context model: a table
+// file, a learner's directory, a training run's (its checkpoint) and a
+// directory with a table file; not a directory without one, nor a path
+// that does not exist.
+func TestFindTable(t *testing.T) {
+	dir := t.TempDir()
+	tasks := grids(4, 12)
+	lr := newGridLearner(t, tasks, LearnerConfig{})
+	if _, err := lr.Learn(context.Background(), solveGrids(t, tasks)); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run")
+	for _, d := range []string{filepath.Join(run, "checkpoint"), filepath.Join(dir, "learner")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := lr.Save(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "model.safetensors")
+	if err := WriteTable(file, lr.Table()); err != nil {
+		t.Fatal(err)
+	}
+	shipped := filepath.Join(dir, "shipped")
+	if err := os.MkdirAll(shipped, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTable(filepath.Join(shipped, TableFile), lr.Table()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{file, file},
+		{run, filepath.Join(run, "checkpoint", TableFile)},
+		{filepath.Join(run, "checkpoint"), filepath.Join(run, "checkpoint", TableFile)},
+		{filepath.Join(dir, "learner"), filepath.Join(dir, "learner", TableFile)},
+		{shipped, filepath.Join(shipped, TableFile)},
+		{t.TempDir(), ""},
+		{filepath.Join(dir, "missing"), ""},
+	} {
+		got, ok := FindTable(tc.path)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("FindTable(%s) = %s, %v; want %q", tc.path, got, ok, tc.want)
+		}
+		if ok {
+			if _, err := ReadTable(got); err != nil {
+				t.Errorf("FindTable(%s) = %s: %v", tc.path, got, err)
+			}
 		}
 	}
 }

@@ -51,11 +51,12 @@ func run(args []string, stdout io.Writer) error {
 	case *threads < 1 || *threads > cm.MaxThreads:
 		return fmt.Errorf("-threads %d: want 1 to %d", *threads, cm.MaxThreads)
 	}
-	in, err := tableFile(fs.Arg(0))
-	if err != nil {
-		return err
+	in, ok := cm.FindTable(fs.Arg(0))
+	if !ok {
+		return fmt.Errorf("%s: no context model: not a table file, nor a directory or run with one", fs.Arg(0))
 	}
 	var t *cm.Table
+	var err error
 	if *flush {
 		if in == fs.Arg(0) {
 			return fmt.Errorf("-flush: %s is a table file; want a run or checkpoint directory", in)
@@ -96,23 +97,4 @@ func flushed(dir string, threads int, stdout io.Writer) (*cm.Table, error) {
 	}
 	fmt.Fprintf(stdout, "flushed: %d solutions, %d optimiser steps, log F %.6g before, %.6g after\n", l.Solutions(), u.Steps, before, l.Loss())
 	return l.Table(), nil
-}
-
-// tableFile returns the table file of path: path itself, or the
-// table.safetensors of the directory or of its checkpoint.
-func tableFile(path string) (string, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return "", err
-	}
-	if fi.Mode().IsRegular() {
-		return path, nil
-	}
-	for _, dir := range []string{filepath.Join(path, "checkpoint"), path} {
-		f := filepath.Join(dir, cm.TableFile)
-		if _, err := os.Stat(f); err == nil {
-			return f, nil
-		}
-	}
-	return "", fmt.Errorf("%s: no %s in it or in its checkpoint", path, cm.TableFile)
 }
