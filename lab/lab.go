@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -160,11 +161,28 @@ const SqrtLTSTrainingDir = "sokoban-sqrtlts-training"
 // ends those runs, one iteration later.
 const SqrtLTSTarget = 0.95
 
-// SqrtLTSTraining are the names of those directories and their methods
-// on the pages, in the pages' order.
-var SqrtLTSTraining = []struct{ Name, Method string }{
-	{"phsstar", "PHS*"},
-	{"sqrtlts-h", "√LTS-H, α = 1"},
+// SqrtLTSTraining are those runs, in the pages' order.
+var SqrtLTSTraining = []TrainingRun{
+	{"phsstar", "PHS*", "phsstar"},
+	{"sqrtlts-h", "√LTS-H, α = 1", "sqrtlts:h:1"},
+}
+
+// A TrainingRun is a run of SqrtLTSTraining: the name of its directory,
+// its method on the pages and its algorithm's text.
+type TrainingRun struct{ Name, Method, Algorithm string }
+
+// Finished reads the metrics of r, whose directory is in lab, and
+// reports whether it stopped at its validation target (SqrtLTSTarget):
+// its metrics end with the iteration after the one that reached it.
+func (r TrainingRun) Finished(lab string) (bool, []bootstrap.Iteration, error) {
+	its, err := ReadMetrics(filepath.Join(lab, SqrtLTSTrainingDir, r.Name, "run"))
+	if err != nil {
+		return false, nil, err
+	}
+	n, last := len(its), its[len(its)-1]
+	done := n > 1 && !last.Partial &&
+		float64(its[n-2].ValidTotalSolved) >= math.Floor(SqrtLTSTarget*float64(its[0].ValidAttempted))
+	return done, its, nil
 }
 
 // FixedNetworkRounds are the rounds of the Bootstrap tests of each

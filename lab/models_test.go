@@ -46,12 +46,30 @@ func TestNetworks(t *testing.T) {
 			}
 		}
 	}
+	for _, r := range lab.SqrtLTSTraining {
+		done, _, err := r.Finished(".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !done {
+			continue
+		}
+		dir := filepath.Join(lab.SqrtLTSTrainingDir, r.Name, "model")
+		want[dir] = true
+		m, err := model.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := m.Config(); c.Domain != "sokoban" || c.Algorithm.String() != r.Algorithm {
+			t.Errorf("%s: a network of %s %s, in the run of sokoban %s", dir, c.Domain, c.Algorithm, r.Algorithm)
+		}
+	}
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.Name() == model.WeightsFile && !want[filepath.Dir(path)] {
-			t.Errorf("%s: a network of no row of Table 1", path)
+			t.Errorf("%s: a network of no row of Table 1 nor of a finished run of %s", path, lab.SqrtLTSTrainingDir)
 		}
 		return nil
 	})

@@ -15,7 +15,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -413,8 +412,8 @@ Networks trained from scratch in the setting of Tuero et al. (2026):
 validation levels of ` + "`unfiltered/valid/000.txt`" + `, initial budget 4,000,
 the LTS_CM schedule (` + "`-schedule ltscm`" + `), until 95% of the validation levels
 were solved, then one more iteration (` + "`-valid`" + `); a small network (8
-filters, heads of 32 units) for each, one search worker each, two runs
-side by side on the 2 cores ([` + d + `](../lab/` + d + `)). Training
+filters, heads of 32 units) for each, one search worker each, two or
+three runs at a time on the 2 cores ([` + d + `](../lab/` + d + `)). Training
 expansions leave out the validation searches', given apart. Test: the
 Bootstrap test of the 1,000 test levels with the final network.
 
@@ -422,7 +421,7 @@ Bootstrap test of the 1,000 test levels with the final network.
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|
 `)
 	for _, r := range lab.SqrtLTSTraining {
-		its, err := lab.ReadMetrics(filepath.Join(g.dir, d, r.Name, "run"))
+		done, its, err := r.Finished(g.dir)
 		if err != nil {
 			if g.err == nil {
 				g.err = err
@@ -434,8 +433,7 @@ Bootstrap test of the 1,000 test levels with the final network.
 		for _, it := range its {
 			valid += it.ValidExpansions
 		}
-		n, done := its[0].ValidAttempted, len(its) > 1 && !last.Partial
-		done = done && float64(its[len(its)-2].ValidTotalSolved) >= math.Floor(lab.SqrtLTSTarget*float64(n))
+		n := its[0].ValidAttempted
 		stopped := fmt.Sprintf("under way: %s of %s validation levels solved", num(float64(last.ValidTotalSolved), 0), num(float64(n), 0))
 		o := [4]string{"–", "–", "–", "–"}
 		if done {
