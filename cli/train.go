@@ -69,8 +69,8 @@ type trainConfig struct {
 	Init string `json:"init,omitempty"`
 	// CheckpointEvery is -checkpoint, kept for -resume unless given again.
 	CheckpointEvery duration `json:"checkpoint_every,omitempty"`
-	// Arch, Units and Blocks are the architecture of a fresh network;
-	// the network records them.
+	// Arch, Units, Blocks, Filters and Hidden are the architecture of a
+	// fresh network; the network records them.
 	Arch                           model.Arch `json:"-"`
 	Units, Blocks, Filters, Hidden int        `json:"-"`
 
