@@ -165,6 +165,7 @@ const SqrtLTSTarget = 0.95
 var SqrtLTSTraining = []TrainingRun{
 	{"phsstar", "PHS*", "phsstar"},
 	{"sqrtlts-h", "√LTS-H, α = 1", "sqrtlts:h:1"},
+	{"levints", "LevinTS", "levints"},
 }
 
 // A TrainingRun is a run of SqrtLTSTraining: the name of its directory,
