@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"runtime"
 	"time"
 
@@ -79,6 +80,11 @@ type Validation struct {
 	// libpolicyts.
 	Target float64 `json:"target"`
 }
+
+// Needed returns the number of validation problems whose solving reaches
+// the target, ⌊Target·Problems⌋ (libpolicyts's rounding); 0 without
+// validation.
+func (v Validation) Needed() int { return int(math.Floor(v.Target * float64(v.Problems))) }
 
 // Env is the environment of a training run: what cannot be saved with
 // it, or may differ from one resumption to the next without changing the

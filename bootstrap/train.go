@@ -588,7 +588,7 @@ func (r *run[S]) endIteration(order []int) error {
 	v := r.cfg.Validation
 	switch {
 	case st.ValidReached > 0: // the last iteration
-	case v.Problems > 0 && float64(it.ValidTotalSolved) >= math.Floor(v.Target*float64(v.Problems)):
+	case v.Problems > 0 && it.ValidTotalSolved >= v.Needed():
 		st.ValidReached = it.Iteration // one more iteration, at the same budget
 	default:
 		st.Budget = r.cfg.Schedule.next(st.Budget, r.cfg.Options.Budget, p)

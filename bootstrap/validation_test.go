@@ -163,3 +163,16 @@ func TestValidationRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestValidationNeeded checks the count that reaches a target: rounded
+// down, as libpolicyts rounds, exact at representable products.
+func TestValidationNeeded(t *testing.T) {
+	for _, tc := range []struct {
+		v    Validation
+		want int
+	}{{Validation{}, 0}, {Validation{1000, 0.95}, 950}, {Validation{8, 0.75}, 6}, {Validation{10, 0.99}, 9}, {Validation{3, 1}, 3}} {
+		if got := tc.v.Needed(); got != tc.want {
+			t.Errorf("%+v.Needed() = %d; want %d", tc.v, got, tc.want)
+		}
+	}
+}

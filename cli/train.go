@@ -791,7 +791,7 @@ func initModel(path string, want model.Config) (*model.Model, error) {
 func stopReason(cfg *trainConfig, bc bootstrap.Config, metrics []bootstrap.Iteration, n int) (reason string, limit bool) {
 	v := bc.Validation
 	switch {
-	case v.Problems > 0 && len(metrics) > 1 && float64(metrics[len(metrics)-2].ValidTotalSolved) >= math.Floor(v.Target*float64(v.Problems)):
+	case v.Problems > 0 && len(metrics) > 1 && metrics[len(metrics)-2].ValidTotalSolved >= v.Needed():
 		return fmt.Sprintf("the validation target reached (%d of %d solved) and one more iteration done", metrics[len(metrics)-2].ValidTotalSolved, v.Problems), false
 	case v.Problems == 0 && len(metrics) > 0 && metrics[len(metrics)-1].TotalSolved == n:
 		return "every problem solved", false

@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -181,8 +180,8 @@ func (r TrainingRun) Finished(lab string) (bool, []bootstrap.Iteration, error) {
 		return false, nil, err
 	}
 	n, last := len(its), its[len(its)-1]
-	done := n > 1 && !last.Partial &&
-		float64(its[n-2].ValidTotalSolved) >= math.Floor(SqrtLTSTarget*float64(its[0].ValidAttempted))
+	v := bootstrap.Validation{Problems: its[0].ValidAttempted, Target: SqrtLTSTarget}
+	done := n > 1 && !last.Partial && its[n-2].ValidTotalSolved >= v.Needed()
 	return done, its, nil
 }
 

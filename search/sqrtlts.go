@@ -72,6 +72,10 @@ func (r Rerooter) String() string {
 	return "Rerooter(" + strconv.Itoa(int(r)) + ")"
 }
 
+// hasParam reports whether r takes a parameter in √LTS's text form: all
+// but ClusterRerooter and DomainRerooter.
+func (r Rerooter) hasParam() bool { return r != ClusterRerooter && r != DomainRerooter }
+
 // DefaultAlpha is the temperature α of √LTS's heuristic rerooter when the
 // text names none (that of the reference implementation's flags).
 const DefaultAlpha = 1.0
@@ -182,7 +186,7 @@ func parseSqrtLTS(text, rest string, has bool) (Algorithm, error) {
 	switch {
 	case len(fields) > 2:
 		return bad("too many fields")
-	case len(fields) == 2 && (a.rr == ClusterRerooter || a.rr == DomainRerooter):
+	case len(fields) == 2 && !a.rr.hasParam():
 		return bad("rerooter " + a.rr.String() + " takes no parameter")
 	case len(fields) == 2:
 		p, err := strconv.ParseFloat(fields[1], 64)
@@ -206,7 +210,7 @@ func (a Algorithm) checkSqrtLTS() error {
 		return fmt.Errorf("search: sqrtlts: bad rerooter %d", a.rr)
 	case a.rr == ConstantRerooter && !finite:
 		return fmt.Errorf("search: sqrtlts: constant weight %g; want a finite number >= 0", a.param)
-	case (a.rr == ClusterRerooter || a.rr == DomainRerooter) && a.param != 0:
+	case !a.rr.hasParam() && a.param != 0:
 		return fmt.Errorf("search: sqrtlts: rerooter %s takes no parameter (got %g)", a.rr, a.param)
 	case !finite:
 		return fmt.Errorf("search: sqrtlts: temperature %g; want a finite number >= 0", a.param)
@@ -221,7 +225,7 @@ func (a Algorithm) sqrtLTSString() string {
 	s := a.Name()
 	switch {
 	case a.rr == ConstantRerooter && a.param == 0:
-	case a.rr == ClusterRerooter || a.rr == DomainRerooter:
+	case !a.rr.hasParam():
 		s += ":" + a.rr.String()
 	default:
 		s += ":" + a.rr.String() + ":" + strconv.FormatFloat(a.param, 'g', -1, 64)
