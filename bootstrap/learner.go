@@ -90,6 +90,7 @@ type AlgorithmChecker interface {
 // Like the evaluators of the snapshots, it is for one goroutine.
 type Evaluator[S comparable] struct {
 	ev    search.Evaluator[S]
+	edge  search.EdgeEvaluator[S]
 	check search.Checker[S]
 }
 
@@ -104,11 +105,22 @@ func NewEvaluator[S comparable](snap Snapshot[S]) *Evaluator[S] {
 // Evaluate on.
 func (e *Evaluator[S]) Set(snap Snapshot[S]) {
 	e.ev = snap.NewEvaluator()
+	e.edge, _ = e.ev.(search.EdgeEvaluator[S])
 	e.check, _ = e.ev.(search.Checker[S])
 }
 
 // Evaluate evaluates with the evaluator of the snapshot set last.
 func (e *Evaluator[S]) Evaluate(p search.Problem[S], states []S, logPi, h []float64) error {
+	return e.ev.Evaluate(p, states, logPi, h)
+}
+
+// EvaluateEdges evaluates with the evaluator of the snapshot set last:
+// along the edges if it is a search.EdgeEvaluator, else by the states
+// alone.
+func (e *Evaluator[S]) EvaluateEdges(p search.Problem[S], parents []S, actions []int, states []S, logPi, h []float64) error {
+	if e.edge != nil {
+		return e.edge.EvaluateEdges(p, parents, actions, states, logPi, h)
+	}
 	return e.ev.Evaluate(p, states, logPi, h)
 }
 

@@ -228,7 +228,7 @@ func TestTrainContextModelFrom(t *testing.T) {
 	wit := trainingSet(t, dir)
 	wrun := filepath.Join(dir, "witness-run")
 	_, _, err := runPHS(t, "train", "-domain", "witness", "-learner", "context", "-model", first, "-dir", wrun, wit)
-	if err == nil || !strings.Contains(err.Error(), "rubiks v1") {
+	if err == nil || !strings.Contains(err.Error(), "rubiks v2") {
 		t.Errorf("a rubiks table for witness puzzles: %v; want an error naming its context set", err)
 	}
 }
@@ -253,9 +253,9 @@ func TestContextModelMismatch(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"solve", "-domain", "stp", "-model", run, tiles}, `the model is for the context set "witness 3x3 v1", the problem has "stp 2x2 v1"`},
+		{[]string{"solve", "-domain", "stp", "-model", run, tiles}, `the model is for the context set "witness 3x3 v1", the problem has "stp 2x2 v2"`},
 		{[]string{"test", "-domain", "witness", "-model", run, wit4}, `the problem has "witness 4x4 v1"`},
-		{[]string{"solve", "-domain", "rubiks", "-model", run, cube}, `the model is for the context set "witness 3x3 v1", the problem has "rubiks v1"`},
+		{[]string{"solve", "-domain", "rubiks", "-model", run, cube}, `the model is for the context set "witness 3x3 v1", the problem has "rubiks v2"`},
 		{[]string{"solve", "-domain", "witness", "-model", run, "-alg", "astar", wit}, "-alg astar: astar reads a heuristic"},
 		{[]string{"test", "-domain", "witness", "-model", run, "-alg", "gbfs", wit}, "-alg gbfs: gbfs reads a heuristic"},
 		{[]string{"solve", "-domain", "witness", "-model", filepath.Join(run, "metrics.csv"), wit}, "metrics.csv: safetensors: "},

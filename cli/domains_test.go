@@ -123,7 +123,7 @@ func parseCtxLines(r io.Reader, file string) ([]ctxLine, error) {
 
 func (l ctxLine) ContextLayout() (string, []uint64) { return "line v1", []uint64{3} }
 
-func (l ctxLine) Contexts(s int, dst []uint64) {
+func (l ctxLine) Contexts(_ int, _ int, s int, dst []uint64) {
 	switch {
 	case s < l.target:
 		dst[0] = 0

@@ -14,14 +14,17 @@ type Contexter[S comparable] interface {
 	search.Problem[S]
 	// ContextLayout returns the name of the problem's context set, which
 	// tells it from the context sets of other domains, board sizes and
-	// versions (such as "stp 5x5 v1"), and the number of codes of each of
+	// versions (such as "stp 5x5 v2"), and the number of codes of each of
 	// its M mutex sets: the code of set i is in [0, sizes[i]). It is the
 	// same for every call and for every problem whose states share the
 	// meaning of their codes.
 	ContextLayout() (name string, sizes []uint64)
-	// Contexts writes to dst[i], for each mutex set i, the code of s in
-	// set i. len(dst) is M. It allocates nothing.
-	Contexts(s S, dst []uint64)
+	// Contexts writes to dst[i], for each mutex set i, the code in set i
+	// of state s, reached from state parent by action a, or the root if a
+	// is −1 (parent is then s): contexts such as the last action depend
+	// on the edge, not on the state alone. len(dst) is M. It allocates
+	// nothing.
+	Contexts(parent S, a int, s S, dst []uint64)
 }
 
 // A Layout is the shape of a context model: the name of its domain's

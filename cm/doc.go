@@ -15,11 +15,13 @@
 // LTS loss Σ_k T_k/π(trajectory k) plus a quadratic regulariser over the
 // box (Optimize); rows are created only for the contexts of solutions.
 //
-// The evaluator is policy-only (h = 0), for LevinTS. It sees the states
-// alone, so a context set cannot depend on the action that led to a
-// state (the reference's "last action" contexts), and the search masks
-// illegal actions without renormalising (search.Options.Renormalize
-// false), as the training loss's full softmax assumes.
+// The evaluator is policy-only (h = 0), for LevinTS. It is a
+// search.EdgeEvaluator: the searches give it the edge that led to each
+// state, so that a context set may depend on it (the reference's "last
+// action" contexts); solutions give the learner the same edges. The
+// search masks illegal actions without renormalising
+// (search.Options.Renormalize false), as the training loss's full
+// softmax assumes.
 //
 // Differences from the reference (google-deepmind/levintreesearch_cm):
 // its search orders nodes by (d+1)/π where search.LevinTS uses d/π; it

@@ -162,7 +162,7 @@ func TestRubiks(t *testing.T) {
 }
 
 // BenchmarkEvaluateSlidingTile measures the policy of a context model
-// on 5x5 puzzles (101 contexts per state, all known) at batch 32.
+// on 5x5 puzzles (102 contexts per state, all known) at batch 32.
 func BenchmarkEvaluateSlidingTile(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	p := stp.GenerateRandom(rng, 5, 5)

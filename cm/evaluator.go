@@ -11,7 +11,7 @@ import (
 // policy of the training searches; tests use 0.
 const DefaultTrainMix = 0.001
 
-// An Evaluator is the policy of a context model, a search.Evaluator with
+// An Evaluator is the policy of a context model, a search.EdgeEvaluator with
 // h = 0 for LevinTS: for each state, the product of the experts of its
 // known contexts, π(a|s) ∝ exp(Σ_c β[c][a]) over the contexts c of s that
 // the table knows (unknown ones are skipped; with none known, the policy
@@ -26,6 +26,7 @@ type Evaluator[S comparable] struct {
 	mix   float64
 	codes []uint64
 	z     []float64
+	roots []int // −1s: the actions of Evaluate
 }
 
 // NewEvaluator returns an Evaluator of t whose policy gives weight mix,
@@ -47,11 +48,22 @@ func (e *Evaluator[S]) Check(p search.Problem[S]) error {
 	return e.t.layout.match(l)
 }
 
-// Evaluate writes the log-policy of each state to logPi and 0 to h. p
-// must pass Check; Evaluate checks only that it is a Contexter with the
-// table's number of actions. An empty table gives the uniform policy
-// without computing any context.
+// Evaluate evaluates each state as if it were the root, by
+// EvaluateEdges with no incoming action: the searches call EvaluateEdges
+// instead.
 func (e *Evaluator[S]) Evaluate(p search.Problem[S], states []S, logPi, h []float64) error {
+	for len(e.roots) < len(states) {
+		e.roots = append(e.roots, -1)
+	}
+	return e.EvaluateEdges(p, states, e.roots[:len(states)], states, logPi, h)
+}
+
+// EvaluateEdges writes the log-policy of each state, reached from
+// parents[i] by actions[i] (−1 for the root), to logPi and 0 to h. p
+// must pass Check; EvaluateEdges checks only that it is a Contexter with
+// the table's number of actions. An empty table gives the uniform policy
+// without computing any context.
+func (e *Evaluator[S]) EvaluateEdges(p search.Problem[S], parents []S, actions []int, states []S, logPi, h []float64) error {
 	A := e.t.layout.Actions
 	if p.NumActions() != A {
 		return fmt.Errorf("cm: the model has %d actions, the problem %d", A, p.NumActions())
@@ -73,7 +85,7 @@ func (e *Evaluator[S]) Evaluate(p search.Problem[S], states []S, logPi, h []floa
 		e.z = make([]float64, A)
 	}
 	for i, s := range states {
-		cp.Contexts(s, e.codes)
+		cp.Contexts(parents[i], actions[i], s, e.codes)
 		e.t.logPolicy(e.codes, e.mix, e.z, logPi[i*A:(i+1)*A])
 	}
 	return nil

@@ -27,7 +27,7 @@ func randomTable(t testing.TB, p *grid, rng *rand.Rand) *Table {
 		if rng.IntN(2) == 0 {
 			continue
 		}
-		p.Contexts(s, codes)
+		p.Contexts(s, -1, s, codes)
 		for set, code := range codes {
 			if rng.IntN(2) == 0 {
 				tb.addRow(set, code)
@@ -69,9 +69,9 @@ func TestEvaluatorProductOfExperts(t *testing.T) {
 			if err := ev.Evaluate(p, states, logPi, h); err != nil {
 				t.Fatal(err)
 			}
-			codes := make([]uint64, 14)
+			codes := make([]uint64, 15)
 			for i, s := range states {
-				p.Contexts(s, codes)
+				p.Contexts(s, -1, s, codes)
 				w := []float64{1, 1, 1, 1}
 				known := false
 				for set, code := range codes {
@@ -266,7 +266,7 @@ func TestTablePrune(t *testing.T) {
 			t.Fatalf("tol %g: %d rows, want %d; εlow %g; layout %+v", tol, pr.Rows(), kept, pr.EpsLow(), pr.layout)
 		}
 		for s := range int32(p.W * p.H) {
-			p.Contexts(s, codes)
+			p.Contexts(s, -1, s, codes)
 			bound := 1e-12
 			for set, code := range codes {
 				if r := tb.Row(set, code); r >= 0 && pr.Row(set, code) < 0 {
@@ -304,7 +304,7 @@ func TestEvaluatorAllocs(t *testing.T) {
 	}
 }
 
-// BenchmarkEvaluate measures the policy of the test grid (14 contexts
+// BenchmarkEvaluate measures the policy of the test grid (15 contexts
 // per state, 4 actions) at batch 32.
 func BenchmarkEvaluate(b *testing.B) {
 	p := grids(1, 5)[0].Problem.(*grid)

@@ -63,7 +63,7 @@ func TestWriteTableF32(t *testing.T) {
 		A := tb.layout.Actions
 		z, want, out := make([]float64, A), make([]float64, A), make([]float64, A)
 		for s := range int32(p.W * p.H) {
-			p.Contexts(s, codes)
+			p.Contexts(s, -1, s, codes)
 			for _, mix := range []float64{0, DefaultTrainMix} {
 				kw := tb.logPolicy(codes, mix, z, want)
 				kg := got.logPolicy(codes, mix, z, out)

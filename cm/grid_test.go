@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 
 	"github.com/phs-go/phs/cm/tiling"
 	"github.com/phs-go/phs/search"
@@ -12,12 +13,15 @@ import (
 
 // A grid is a searchtest.Maze with contexts: the direction of the goal
 // (set 0, 9 codes), the 9 cells around the agent (sets 1 to 9, each floor
-// 0, wall 1 or goal 2; the border reads as a wall) and the four 2x2 tiles
-// of that 3x3 window (sets 10 to 13).
+// 0, wall 1 or goal 2; the border reads as a wall), the four 2x2 tiles of
+// that 3x3 window (sets 10 to 13) and the last action (set 14, 4 at the
+// root). It counts the edges given to Contexts that are no edges of the
+// maze (a parent and an action that do not lead to the state).
 type grid struct {
 	*searchtest.Maze
-	board tiling.Board
-	goal  int
+	board    tiling.Board
+	goal     int
+	badEdges *atomic.Int64
 }
 
 var (
@@ -28,7 +32,7 @@ var (
 const gridBase = 3
 
 func newGrid(m *searchtest.Maze) *grid {
-	g := &grid{Maze: m, board: tiling.Board{Rows: m.H, Cols: m.W, Pad: 1}}
+	g := &grid{Maze: m, board: tiling.Board{Rows: m.H, Cols: m.W, Pad: 1}, badEdges: new(atomic.Int64)}
 	for i, ch := range strings.ReplaceAll(m.String(), "\n", "") {
 		v := uint8(0)
 		switch ch {
@@ -50,6 +54,7 @@ func (g *grid) ContextLayout() (string, []uint64) {
 	for range gridTiles.Len() {
 		sizes = append(sizes, gridTiles.Size(gridBase))
 	}
+	sizes = append(sizes, 5)
 	return "grid test", sizes
 }
 
@@ -63,12 +68,25 @@ func sign(x int) int {
 	return 0
 }
 
-func (g *grid) Contexts(s int32, dst []uint64) {
+func (g *grid) Contexts(parent int32, a int, s int32, dst []uint64) {
+	switch {
+	case a == -1:
+		if parent != s {
+			g.badEdges.Add(1)
+		}
+	case a < 0 || a >= 4:
+		g.badEdges.Add(1)
+	default:
+		if child, ok := g.Apply(parent, a); !ok || child != s {
+			g.badEdges.Add(1)
+		}
+	}
 	r, c := int(s)/g.W, int(s)%g.W
 	gr, gc := g.goal/g.W, g.goal%g.W
 	dst[0] = uint64((sign(gr-r)+1)*3 + sign(gc-c) + 1)
 	rest := gridCells.Codes(g.board, r, c, gridBase, dst[1:])
-	gridTiles.Codes(g.board, r, c, gridBase, rest)
+	rest = gridTiles.Codes(g.board, r, c, gridBase, rest)
+	rest[0] = uint64((a + 5) % 5) // 4 at the root
 }
 
 // grids returns n random grids made from seed.

@@ -272,7 +272,11 @@ func pendingOf[S comparable](l Layout, s bootstrap.Solution[S]) (pendingSolution
 		}
 		p.actions[i] = uint8(a)
 		codes := p.codes[i*M : (i+1)*M]
-		cp.Contexts(st, codes)
+		if i == 0 {
+			cp.Contexts(st, -1, st, codes)
+		} else {
+			cp.Contexts(tr.States[i-1], tr.Actions[i-1], st, codes)
+		}
 		for set, code := range codes {
 			if code >= l.Sizes[set] {
 				return pendingSolution{}, fmt.Errorf("cm: problem %d, step %d: code %d of mutex set %d out of its range %d", s.Index, i, code, set, l.Sizes[set])

@@ -45,7 +45,19 @@ func expansions(t *testing.T, tasks []search.Task[int32], ev search.Evaluator[in
 	}); err != nil {
 		t.Fatal(err)
 	}
+	checkEdges(t, tasks)
 	return n, solved
+}
+
+// checkEdges fails t if a grid of tasks was given an edge that is not one
+// of its edges.
+func checkEdges(t *testing.T, tasks []search.Task[int32]) {
+	t.Helper()
+	for i, task := range tasks {
+		if n := task.Problem.(*grid).badEdges.Load(); n > 0 {
+			t.Fatalf("grid %d: %d contexts of edges that are not its own", i, n)
+		}
+	}
 }
 
 func newGridLearner(t *testing.T, tasks []search.Task[int32], cfg LearnerConfig) *Learner[int32] {
@@ -100,6 +112,7 @@ func testLearnerBootstrap(t *testing.T, lc LearnerConfig) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkEdges(t, tasks)
 	n := len(refMetrics)
 	if last := refMetrics[n-1]; last.TotalSolved != len(tasks) || n < 2 {
 		t.Fatalf("%d of %d solved in %d iterations: %+v", last.TotalSolved, len(tasks), n, refMetrics)
@@ -271,9 +284,11 @@ func bruteLoss(t *testing.T, tb *Table, lambda float64, solutions []bootstrap.So
 	A := tb.layout.Actions
 	var terms []float64
 	for _, s := range solutions {
-		n := len(s.Trajectory.States)
+		tr := s.Trajectory
+		n := len(tr.States)
 		logPi := make([]float64, n*A)
-		if err := ev.Evaluate(s.Problem, s.Trajectory.States, logPi, make([]float64, n)); err != nil {
+		parents, actions := append(tr.States[:1:1], tr.States[:n-1]...), append([]int{-1}, tr.Actions[:n-1]...)
+		if err := ev.EvaluateEdges(s.Problem, parents, actions, tr.States, logPi, make([]float64, n)); err != nil {
 			t.Fatal(err)
 		}
 		l := math.Log(float64(n))
@@ -370,7 +385,7 @@ func TestLearnerPending(t *testing.T) {
 	for _, s := range []bootstrap.Solution[int32]{other, sols[4], sols[6], sols[7]} {
 		codes := make([]uint64, len(tb.layout.Sizes))
 		for _, st := range s.Trajectory.States {
-			s.Problem.(Contexter[int32]).Contexts(st, codes)
+			s.Problem.(Contexter[int32]).Contexts(st, -1, st, codes)
 			for set, code := range codes {
 				if c := (setCode{set, code}); tb.Row(set, code) < 0 && !seen[c] {
 					seen[c] = true
@@ -852,7 +867,7 @@ func (w wide) ContextLayout() (string, []uint64) {
 	return "wide test", sizes
 }
 
-func (w wide) Contexts(s int32, dst []uint64) {
+func (w wide) Contexts(_ int32, _ int, s int32, dst []uint64) {
 	for i := range dst {
 		x := uint64(s)*uint64(len(dst)) + uint64(i) + 1
 		x ^= x >> 33
@@ -876,7 +891,7 @@ func newWideLearner(tb testing.TB, w wide, rows, covered int) *Learner[int32] {
 	}
 	codes := make([]uint64, w.sets)
 	for s := int32(0); lr.table.Rows() < rows; s++ {
-		w.Contexts(s, codes)
+		w.Contexts(s, -1, s, codes)
 		for set, c := range codes {
 			lr.table.addRow(set, c)
 		}

@@ -37,14 +37,16 @@ type bestFirst[S comparable] struct {
 	edges []edge
 	// Scratch space: the evaluator's arguments, and the successors of the
 	// node being expanded.
-	states   []S
-	logPi, h []float64
-	succ     []S
-	legal    []bool
+	states, parents []S
+	actions         []int
+	logPi, h        []float64
+	succ            []S
+	legal           []bool
 
 	// The search under way.
 	p    Problem[S]
 	ev   Evaluator[S]
+	edge EdgeEvaluator[S] // ev, if it is one
 	alg  Algorithm
 	opts *Options
 	A    int
@@ -112,6 +114,7 @@ type visit struct{ levin, logPi float64 }
 // describes, and fills res.
 func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts *Options, lim *limits, res *Result[S]) error {
 	e.p, e.ev, e.alg, e.opts = p, ev, alg, opts
+	e.edge, _ = ev.(EdgeEvaluator[S])
 	e.A, e.safe = p.NumActions(), alg.kind == phsSafe
 	e.atExp = opts.GoalTest.atExpansion(alg)
 	e.reopen = e.atExp && alg.kind == aStar
@@ -121,7 +124,7 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 		e.setRerooter(alg)
 		e.sq.batches, e.sq.rooted = 0, false
 	}
-	defer func() { e.p, e.ev, e.opts = nil, nil, nil }()
+	defer func() { e.p, e.ev, e.edge, e.opts = nil, nil, nil, nil }()
 	e.maxNodes = lim.maxNodes(e.nodeBytes())
 	e.reset(opts.BatchSize)
 
@@ -333,7 +336,8 @@ func (e *bestFirst[S]) reset(batch int) {
 	// A batch holds at most batch-1+A nodes: the pending nodes before an
 	// expansion and the children of that expansion.
 	if n := batch + A; len(e.h) < n || len(e.logPi) < n*A {
-		e.states = make([]S, 0, n)
+		e.states, e.parents = make([]S, 0, n), make([]S, 0, n)
+		e.actions = make([]int, 0, n)
 		e.logPi = make([]float64, n*A)
 		e.h = make([]float64, n)
 	}
@@ -356,13 +360,9 @@ func (e *bestFirst[S]) flush(res *Result[S]) error {
 		e.pending = e.n
 		return nil
 	}
-	e.states = e.states[:0]
-	for i := e.pending; i < e.n; i++ {
-		e.states = append(e.states, e.node(int32(i)).state)
-	}
 	logPi, h := e.logPi[:k*A], e.h[:k]
-	if err := e.ev.Evaluate(e.p, e.states, logPi, h); err != nil {
-		return fmt.Errorf("search: evaluate: %w", err)
+	if err := e.evaluateNodes(int32(e.pending), int32(e.n), logPi, h); err != nil {
+		return err
 	}
 	if t := e.opts.Temperature; t != 1 {
 		temper(logPi, A, t)
@@ -400,13 +400,40 @@ func (e *bestFirst[S]) flush(res *Result[S]) error {
 	return nil
 }
 
+// evaluateNodes evaluates the nodes lo to hi−1 into logPi and h, with
+// their edges if the evaluator is an EdgeEvaluator.
+func (e *bestFirst[S]) evaluateNodes(lo, hi int32, logPi, h []float64) error {
+	e.states = e.states[:0]
+	for i := lo; i < hi; i++ {
+		e.states = append(e.states, e.node(i).state)
+	}
+	var err error
+	if e.edge == nil {
+		err = e.ev.Evaluate(e.p, e.states, logPi, h)
+	} else {
+		e.parents, e.actions = e.parents[:0], e.actions[:0]
+		for i := lo; i < hi; i++ {
+			n := e.node(i)
+			parent, a := n.state, -1
+			if n.parent >= 0 {
+				parent, a = e.node(n.parent).state, n.action()
+			}
+			e.parents, e.actions = append(e.parents, parent), append(e.actions, a)
+		}
+		err = e.edge.EvaluateEdges(e.p, e.parents, e.actions, e.states, logPi, h)
+	}
+	if err != nil {
+		return fmt.Errorf("search: evaluate: %w", err)
+	}
+	return nil
+}
+
 // evaluate evaluates node i alone and keeps its policy, for a lazy search.
 func (e *bestFirst[S]) evaluate(i int32, res *Result[S]) error {
 	A := e.A
-	e.states = append(e.states[:0], e.node(i).state)
 	logPi, h := e.logPi[:A], e.h[:1]
-	if err := e.ev.Evaluate(e.p, e.states, logPi, h); err != nil {
-		return fmt.Errorf("search: evaluate: %w", err)
+	if err := e.evaluateNodes(i, i+1, logPi, h); err != nil {
+		return err
 	}
 	if t := e.opts.Temperature; t != 1 {
 		temper(logPi, A, t)

@@ -482,6 +482,71 @@ func (r *recorder[S]) Evaluate(p search.Problem[S], states []S, logPi, h []float
 	return r.ev.Evaluate(p, states, logPi, h)
 }
 
+// edgeChecker is an EdgeEvaluator with the domain heuristic that counts
+// the edges it is given that are no edges of the problem, and the calls
+// of Evaluate, which the searches must not make.
+type edgeChecker struct{ bad, plain int }
+
+func (c *edgeChecker) Evaluate(p search.Problem[int32], states []int32, logPi, h []float64) error {
+	c.plain++
+	return search.DomainHeuristic[int32]{}.Evaluate(p, states, logPi, h)
+}
+
+func (c *edgeChecker) EvaluateEdges(p search.Problem[int32], parents []int32, actions []int, states []int32, logPi, h []float64) error {
+	if len(parents) != len(states) || len(actions) != len(states) {
+		c.bad++
+	}
+	for i, s := range states {
+		if a := actions[i]; a == -1 {
+			if parents[i] != s || s != p.Root() {
+				c.bad++
+			}
+		} else if child, ok := p.Apply(parents[i], a); !ok || child != s {
+			c.bad++
+		}
+	}
+	return search.DomainHeuristic[int32]{}.Evaluate(p, states, logPi, h)
+}
+
+// TestEdgeEvaluator checks that every algorithm gives an EdgeEvaluator the
+// edge that led to each state, the root's as action −1, never calls its
+// Evaluate, and searches as with the same evaluator by states alone.
+func TestEdgeEvaluator(t *testing.T) {
+	algs := slices.Clone(algorithms)
+	for _, text := range []string{"puct", "sqrtlts:h:1", "sqrtlts:lh:1"} {
+		alg, err := search.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		algs = append(algs, alg)
+	}
+	rng := rand.New(rand.NewPCG(4, 5))
+	for i := range 20 {
+		m, _ := randomMaze(rng, 3+rng.IntN(8), 3+rng.IntN(8))
+		for _, alg := range algs {
+			for _, batch := range []int{1, 32} {
+				opts := search.Options{BatchSize: batch, Budget: 2000}
+				c := &edgeChecker{}
+				got, err := searchtest.Solve[int32](context.Background(), m, c, alg, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := searchtest.Solve[int32](context.Background(), m, search.DomainHeuristic[int32]{}, alg, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if c.bad > 0 || c.plain > 0 {
+					t.Errorf("maze %d %v batch %d: %d wrong edges, %d calls of Evaluate", i, alg, batch, c.bad, c.plain)
+				}
+				if got.Solved != want.Solved || got.Expansions != want.Expansions || !slices.Equal(got.Actions, want.Actions) {
+					t.Errorf("maze %d %v batch %d: solved %v in %d expansions, %v; by states alone %v in %d, %v",
+						i, alg, batch, got.Solved, got.Expansions, got.Actions, want.Solved, want.Expansions, want.Actions)
+				}
+			}
+		}
+	}
+}
+
 // TestBatches checks that the root is evaluated first on its own, that
 // every other batch has at least BatchSize states unless the search had
 // nothing else left to expand, and that no state is evaluated twice.

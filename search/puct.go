@@ -97,10 +97,11 @@ type puctTree[S comparable] struct {
 	touched   []int32
 	lossValue float64
 	// Buffers of the evaluation and the expansion.
-	states   []S
-	logPi, h []float64
-	legal    []bool
-	succ     []S
+	states, parents []S
+	actions         []int
+	logPi, h        []float64
+	legal           []bool
+	succ            []S
 }
 
 // reset empties the tree but for root and sizes its buffers.
@@ -111,7 +112,7 @@ func (t *puctTree[S]) reset(root S, A, batch int) {
 		t.nodes = make([]puctNode[S], 0, 1<<12)
 	}
 	t.nodes = append(t.nodes[:0], puctNode[S]{state: root, parent: -1, first: -1})
-	t.leaves, t.touched, t.states = t.leaves[:0], t.touched[:0], t.states[:0]
+	t.leaves, t.touched = t.leaves[:0], t.touched[:0]
 	if len(t.h) < batch || len(t.logPi) < batch*A {
 		t.logPi = make([]float64, batch*A)
 		t.h = make([]float64, batch)
@@ -131,7 +132,22 @@ func (t *puctTree[S]) evaluate(p Problem[S], ev Evaluator[S], opts *Options, res
 		t.states = append(t.states, t.nodes[l].state)
 	}
 	logPi, h := t.logPi[:k*A], t.h[:k]
-	if err := ev.Evaluate(p, t.states, logPi, h); err != nil {
+	var err error
+	if edge, ok := ev.(EdgeEvaluator[S]); ok {
+		t.parents, t.actions = t.parents[:0], t.actions[:0]
+		for _, l := range t.leaves {
+			n := &t.nodes[l]
+			parent, a := n.state, -1
+			if n.parent >= 0 {
+				parent, a = t.nodes[n.parent].state, int(n.action)
+			}
+			t.parents, t.actions = append(t.parents, parent), append(t.actions, a)
+		}
+		err = edge.EvaluateEdges(p, t.parents, t.actions, t.states, logPi, h)
+	} else {
+		err = ev.Evaluate(p, t.states, logPi, h)
+	}
+	if err != nil {
 		return fmt.Errorf("search: puct: evaluate: %w", err)
 	}
 	if temp := opts.Temperature; temp != 1 {

@@ -77,6 +77,19 @@ type Evaluator[S comparable] interface {
 	Evaluate(p Problem[S], states []S, logPi, h []float64) error
 }
 
+// An EdgeEvaluator is an Evaluator whose values of a state may also depend
+// on how the search reached it: the state of its parent and the action
+// taken there (a context model's last-action context, say). The searches
+// call EvaluateEdges instead of Evaluate, with, for each i, actions[i] the
+// action that led from parents[i] to states[i], or −1 for the root, whose
+// parents[i] is its own state. Duplicates are still detected by state
+// alone: of two nodes of one state, a search keeps the node it would keep
+// with any evaluator, evaluated along its own edge.
+type EdgeEvaluator[S comparable] interface {
+	Evaluator[S]
+	EvaluateEdges(p Problem[S], parents []S, actions []int, states []S, logPi, h []float64) error
+}
+
 // A Checker is an Evaluator that can tell whether it can evaluate the states
 // of a problem. Solver.Solve calls Check before it searches a problem, and
 // SolveAll calls it for every problem before it starts the first search;

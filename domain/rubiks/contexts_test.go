@@ -28,15 +28,19 @@ func pairIndex(i, j int) int {
 	panic("no pair")
 }
 
-func contextsOf(s State) (codes [NumContexts]uint64) {
-	(&Problem{start: s}).Contexts(s, codes[:])
-	return codes
+// contextsOf returns the codes of the pairs of slots of s, the contexts
+// but for the last action.
+func contextsOf(s State) (pairs [numPairs]uint64) {
+	var codes [NumContexts]uint64
+	(&Problem{start: s}).Contexts(s, -1, s, codes[:])
+	copy(pairs[:], codes[1:])
+	return pairs
 }
 
 // slotValues decodes the 20 slot values from codes: v_0 from the pair
 // (0, 1), v_j from the pair (0, j), after checking that every code is
 // v_i·60 + v_j.
-func slotValues(t *testing.T, codes [NumContexts]uint64) (v [numSlots]int) {
+func slotValues(t *testing.T, codes [numPairs]uint64) (v [numSlots]int) {
 	t.Helper()
 	v[0] = int(codes[0] / 60)
 	for j := 1; j < numSlots; j++ {
@@ -95,8 +99,8 @@ func faceletValues(t *testing.T, facelets string) (v [numSlots]int) {
 
 func TestContextLayout(t *testing.T) {
 	name, sizes := (&Problem{}).ContextLayout()
-	if name != "rubiks v1" || NumContexts != 190 || len(sizes) != NumContexts {
-		t.Fatalf("layout %q with %d sets, NumContexts %d; want \"rubiks v1\", 190", name, len(sizes), NumContexts)
+	if name != "rubiks v2" || NumContexts != 191 || len(sizes) != NumContexts || sizes[0] != 13 {
+		t.Fatalf("layout %q with %d sets (the first of %d codes), NumContexts %d; want \"rubiks v2\", 191, 13", name, len(sizes), sizes[0], NumContexts)
 	}
 	for _, tc := range []struct {
 		i, j int
@@ -109,7 +113,7 @@ func TestContextLayout(t *testing.T) {
 		{8 + UR, 8 + UF, 58*60 + 59}, // two edges
 		{8 + BL, 8 + BR, 58*60 + 59},
 	} {
-		if got := sizes[pairIndex(tc.i, tc.j)]; got != tc.size {
+		if got := sizes[1+pairIndex(tc.i, tc.j)]; got != tc.size {
 			t.Errorf("pair (%s, %s): %d codes, want %d", slotNames[tc.i], slotNames[tc.j], got, tc.size)
 		}
 	}
@@ -214,8 +218,8 @@ func TestContextsTurns(t *testing.T) {
 					k++
 				}
 			}
-			if changed != NumContexts-12*11/2 {
-				t.Fatalf("%s: %d pairs changed, want %d", ActionName(a), changed, NumContexts-66)
+			if changed != numPairs-12*11/2 {
+				t.Fatalf("%s: %d pairs changed, want %d", ActionName(a), changed, numPairs-66)
 			}
 		}
 	}
@@ -230,7 +234,8 @@ func TestContextsTurns(t *testing.T) {
 // slots.
 func TestContextsRange(t *testing.T) {
 	_, sizes := (&Problem{}).ContextLayout()
-	seen := make([][]bool, NumContexts)
+	sizes = sizes[1:] // the pairs
+	seen := make([][]bool, numPairs)
 	for k := range seen {
 		seen[k] = make([]bool, sizes[k])
 	}
@@ -292,19 +297,37 @@ func TestContextsRange(t *testing.T) {
 	}
 }
 
+// TestContextsLastAction checks the first code: the action that led to
+// the cube, 12 at the root, the pairs being the cube's own.
+func TestContextsLastAction(t *testing.T) {
+	p := GenerateRandom(rand.New(rand.NewPCG(2, 3)))
+	var codes [NumContexts]uint64
+	p.Contexts(p.Root(), -1, p.Root(), codes[:])
+	if codes[0] != 12 {
+		t.Errorf("root: last action %d, want 12", codes[0])
+	}
+	for a := range NumActions {
+		next, _ := p.Apply(p.Root(), a)
+		p.Contexts(p.Root(), a, next, codes[:])
+		if pairs := contextsOf(next); codes[0] != uint64(a) || [numPairs]uint64(codes[1:]) != pairs {
+			t.Errorf("after %s: last action %d, want %d; or pairs other than the cube's", ActionName(a), codes[0], a)
+		}
+	}
+}
+
 func TestContextsAllocs(t *testing.T) {
 	p := GenerateRandom(rand.New(rand.NewPCG(1, 3)))
 	var codes [NumContexts]uint64
-	if n := testing.AllocsPerRun(100, func() { p.Contexts(p.Root(), codes[:]) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { p.Contexts(p.Root(), -1, p.Root(), codes[:]) }); n != 0 {
 		t.Errorf("%v allocations per Contexts", n)
 	}
 }
 
-// BenchmarkContexts measures the 190 context codes of a cube.
+// BenchmarkContexts measures the 191 context codes of a cube.
 func BenchmarkContexts(b *testing.B) {
 	p := GenerateRandom(rand.New(rand.NewPCG(1, 3)))
 	var codes [NumContexts]uint64
 	for b.Loop() {
-		p.Contexts(p.Root(), codes[:])
+		p.Contexts(p.Root(), -1, p.Root(), codes[:])
 	}
 }

@@ -7,12 +7,13 @@ import (
 )
 
 // The contexts of a level for a context model (package cm), those of
-// Orseau, Hutter & Lelis (2023) but for the undo action, which a state
-// does not hold: the tiles of six tilings of the window around the
-// player, each tile one mutex set, read on the board whose cell value is
-// 1 for a goal, plus 2 for a box, plus 4 for the player, or 8 for a wall
-// (8 off the board too), in base 9:
+// Orseau, Hutter & Lelis (2023): the undo action, and the tiles of six
+// tilings of the window around the player, each tile one mutex set, read
+// on the board whose cell value is 1 for a goal, plus 2 for a box, plus 4
+// for the player, or 8 for a wall (8 off the board too), in base 9:
 //
+//	the action that undoes the move that led to the state if the player
+//	walked (Down after Up, …), 4 if it pushed a box or at the root,
 //	the 49 tiles of 3x3 cells of the 9x9 window (reach 4),
 //	the 16 tiles of 4x2 cells of the 7x5 window (reach 3 rows, 2 columns),
 //	the 16 tiles of 2x4 cells of the 5x7 window (reach 2 rows, 3 columns),
@@ -20,9 +21,9 @@ import (
 //	the 6 tiles of 1x2 cells of the 3x3 window (reach 1),
 //	the 6 tiles of 2x1 cells of the 3x3 window,
 //
-// 109 mutex sets, in this order, each tiling's tiles row-major. The codes
+// 110 mutex sets, in this order, each tiling's tiles row-major. The codes
 // do not depend on the level's size: every level has the layout
-// "sokoban v1".
+// "sokoban v2".
 var contextTilings = [...]tiling.Tiling{
 	{RowReach: 4, ColReach: 4, TileRows: 3, TileCols: 3},
 	{RowReach: 3, ColReach: 2, TileRows: 4, TileCols: 2},
@@ -33,7 +34,7 @@ var contextTilings = [...]tiling.Tiling{
 }
 
 // NumContexts is the number of mutex sets of a level's contexts.
-const NumContexts = 49 + 16 + 16 + 16 + 6 + 6
+const NumContexts = 1 + 49 + 16 + 16 + 16 + 6 + 6
 
 // Cell values of the contexts' board.
 const (
@@ -45,19 +46,26 @@ const (
 )
 
 // ContextLayout returns the name of the level's context set, "sokoban
-// v1", and the number of codes of each of its NumContexts mutex sets.
+// v2", and the number of codes of each of its NumContexts mutex sets.
 func (p *Problem) ContextLayout() (string, []uint64) {
 	sizes := make([]uint64, 0, NumContexts)
+	sizes = append(sizes, 5) // the undo action
 	for _, t := range contextTilings {
 		for range t.Len() {
 			sizes = append(sizes, t.Size(cellBase))
 		}
 	}
-	return "sokoban v1", sizes
+	return "sokoban v2", sizes
 }
 
-// Contexts writes the codes of the NumContexts mutex sets of s to dst.
-func (p *Problem) Contexts(s State, dst []uint64) {
+// Contexts writes the codes of the NumContexts mutex sets of s, reached
+// from parent by action a (−1 at the root), to dst.
+func (p *Problem) Contexts(parent State, a int, s State, dst []uint64) {
+	dst[0] = 4
+	if a >= 0 && parent.boxes == s.boxes {
+		dst[0] = uint64(a ^ 1) // Up and Down, Left and Right
+	}
+	dst = dst[1:]
 	var cells [MaxCells]uint8
 	n := p.rows * p.cols
 	for i := range n {

@@ -7,18 +7,19 @@ import (
 )
 
 // The contexts of a puzzle for a context model (package cm), those of
-// Orseau, Hutter & Lelis (2023) but for the last action, which a state
-// does not hold: the tiles of four tilings of the window around the
-// blank, each tile one mutex set, read on the board of tile numbers with
-// the cells off the board as rows·cols and in base rows·cols+1:
+// Orseau, Hutter & Lelis (2023): the tiles of four tilings of the window
+// around the blank, each tile one mutex set, read on the board of tile
+// numbers with the cells off the board as rows·cols and in base
+// rows·cols+1, and the last action:
 //
 //	the 36 tiles of 2x2 cells of the 7x7 window (reach 3),
 //	the 20 tiles of 2x1 cells of the 5x5 window (reach 2),
 //	the 20 tiles of 1x2 cells of the 5x5 window,
 //	the 25 cells of the 5x5 window,
+//	the action that led to the state, 4 at the root,
 //
-// 101 mutex sets, in this order, each tiling's tiles row-major. The
-// layout's name is "stp RxC v1"; a Problem and a LargeProblem of the same
+// 102 mutex sets, in this order, each tiling's tiles row-major. The
+// layout's name is "stp RxC v2"; a Problem and a LargeProblem of the same
 // size have the same contexts.
 var contextTilings = [...]tiling.Tiling{
 	{RowReach: 3, ColReach: 3, TileRows: 2, TileCols: 2},
@@ -28,7 +29,11 @@ var contextTilings = [...]tiling.Tiling{
 }
 
 // NumContexts is the number of mutex sets of a puzzle's contexts.
-const NumContexts = 36 + 20 + 20 + 25
+const NumContexts = 36 + 20 + 20 + 25 + 1
+
+// numActions is the number of the blank's moves, the last action's code
+// at the root.
+const numActions = 4
 
 // contextLayout returns the layout of the contexts of a rows×cols board.
 func contextLayout(rows, cols int) (string, []uint64) {
@@ -39,12 +44,14 @@ func contextLayout(rows, cols int) (string, []uint64) {
 			sizes = append(sizes, t.Size(base))
 		}
 	}
-	return fmt.Sprintf("stp %dx%d v1", rows, cols), sizes
+	sizes = append(sizes, numActions+1)
+	return fmt.Sprintf("stp %dx%d v2", rows, cols), sizes
 }
 
 // contexts writes the codes of the board cells (rows×cols tile numbers)
-// with the blank in cell blank to dst.
-func contexts(rows, cols int, cells []uint8, blank int, dst []uint64) {
+// with the blank in cell blank, reached by action a (−1 at the root), to
+// dst.
+func contexts(rows, cols int, cells []uint8, blank, a int, dst []uint64) {
 	b := tiling.Board{Rows: rows, Cols: cols, Cells: cells, Pad: uint8(rows * cols)}
 	base := uint64(rows*cols + 1)
 	var w tiling.Window
@@ -52,27 +59,33 @@ func contexts(rows, cols int, cells []uint8, blank int, dst []uint64) {
 	for _, t := range contextTilings {
 		dst = w.Codes(t, base, dst)
 	}
+	if a < 0 {
+		a = numActions
+	}
+	dst[0] = uint64(a)
 }
 
 // ContextLayout returns the name of the puzzle's context set, "stp RxC
-// v1", and the number of codes of each of its NumContexts mutex sets.
+// v2", and the number of codes of each of its NumContexts mutex sets.
 func (p *Problem) ContextLayout() (string, []uint64) { return contextLayout(p.Rows, p.Cols) }
 
-// Contexts writes the codes of the NumContexts mutex sets of s to dst.
-func (p *Problem) Contexts(s State, dst []uint64) {
+// Contexts writes the codes of the NumContexts mutex sets of s, reached
+// by action a (−1 at the root), to dst.
+func (p *Problem) Contexts(_ State, a int, s State, dst []uint64) {
 	var cells [MaxCells]uint8
 	n := p.Rows * p.Cols
 	for i := range n {
 		cells[i] = uint8(s.At(i))
 	}
-	contexts(p.Rows, p.Cols, cells[:n], s.Blank(), dst)
+	contexts(p.Rows, p.Cols, cells[:n], s.Blank(), a, dst)
 }
 
 // ContextLayout returns the name of the puzzle's context set, "stp RxC
-// v1", and the number of codes of each of its NumContexts mutex sets.
+// v2", and the number of codes of each of its NumContexts mutex sets.
 func (p *LargeProblem) ContextLayout() (string, []uint64) { return contextLayout(p.Rows, p.Cols) }
 
-// Contexts writes the codes of the NumContexts mutex sets of s to dst.
-func (p *LargeProblem) Contexts(s LargeState, dst []uint64) {
-	contexts(p.Rows, p.Cols, s.cells[:p.Rows*p.Cols], s.Blank(), dst)
+// Contexts writes the codes of the NumContexts mutex sets of s, reached
+// by action a (−1 at the root), to dst.
+func (p *LargeProblem) Contexts(_ LargeState, a int, s LargeState, dst []uint64) {
+	contexts(p.Rows, p.Cols, s.cells[:p.Rows*p.Cols], s.Blank(), a, dst)
 }

@@ -27,16 +27,16 @@ func window(rows, cols int, tiles []int, k int) []int {
 // TestContexts checks the contexts of random arrangements of boards of
 // several sizes: NumContexts codes, each within its set's range, the
 // same for a Problem and a LargeProblem, deterministic, and exact: the
-// 25 cells of the 5x5 window decode from the last 25 codes and the 7x7
-// window from the first 36, so that different windows give different
-// codes.
+// 25 cells of the 5x5 window decode from the 25 codes before the last
+// and the 7x7 window from the first 36, so that different windows give
+// different codes; the last code is the last action, 4 at the root.
 func TestContexts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, size := range [][2]int{{2, 2}, {3, 3}, {4, 4}, {5, 5}, {3, 8}, {2, 12}, {6, 6}, {8, 8}} {
 		rows, cols := size[0], size[1]
 		n := rows * cols
 		name, sizes := contextLayout(rows, cols)
-		if len(sizes) != NumContexts || NumContexts != 101 {
+		if len(sizes) != NumContexts || NumContexts != 102 || sizes[NumContexts-1] != 5 {
 			t.Fatalf("%s: %d mutex sets", name, len(sizes))
 		}
 		base := n + 1
@@ -45,8 +45,8 @@ func TestContexts(t *testing.T) {
 			lp := GenerateRandomLarge(rng, rows, cols)
 			tiles := lp.Tiles(lp.Root())
 			var codes, again [NumContexts]uint64
-			lp.Contexts(lp.Root(), codes[:])
-			lp.Contexts(lp.Root(), again[:])
+			lp.Contexts(lp.Root(), -1, lp.Root(), codes[:])
+			lp.Contexts(lp.Root(), -1, lp.Root(), again[:])
 			if codes != again {
 				t.Fatal("Contexts is not deterministic")
 			}
@@ -57,7 +57,7 @@ func TestContexts(t *testing.T) {
 				}
 				lname, lsizes := p.ContextLayout()
 				var pc [NumContexts]uint64
-				p.Contexts(p.Root(), pc[:])
+				p.Contexts(p.Root(), -1, p.Root(), pc[:])
 				if pc != codes || lname != name || !slices.Equal(lsizes, sizes) {
 					t.Fatalf("%dx%d: a Problem's contexts differ from a LargeProblem's", rows, cols)
 				}
@@ -68,9 +68,24 @@ func TestContexts(t *testing.T) {
 				}
 			}
 			w5 := window(rows, cols, tiles, 2)
-			for i, c := range codes[NumContexts-25:] {
+			for i, c := range codes[NumContexts-26 : NumContexts-1] {
 				if int(c) != w5[i] {
 					t.Fatalf("%s: 5x5 window cell %d: code %d, want %d", name, i, c, w5[i])
+				}
+			}
+			if last := codes[NumContexts-1]; last != 4 {
+				t.Fatalf("%s: last action %d at the root, want 4", name, last)
+			}
+			for a := range 4 {
+				child, ok := lp.Apply(lp.Root(), a)
+				if !ok {
+					continue
+				}
+				var edge, root [NumContexts]uint64
+				lp.Contexts(lp.Root(), a, child, edge[:])
+				lp.Contexts(child, -1, child, root[:])
+				if edge[NumContexts-1] != uint64(a) || !slices.Equal(edge[:NumContexts-1], root[:NumContexts-1]) {
+					t.Fatalf("%s: after action %d, last action %d, or other codes than the state's", name, a, edge[NumContexts-1])
 				}
 			}
 			w7 := window(rows, cols, tiles, 3)
@@ -96,7 +111,7 @@ func TestContexts(t *testing.T) {
 func TestContextsPadding(t *testing.T) {
 	p := GenerateWalk(rand.New(rand.NewPCG(1, 1)), 5, 5, 0, 0)
 	var codes [NumContexts]uint64
-	p.Contexts(p.Goal(), codes[:])
+	p.Contexts(p.Goal(), -1, p.Goal(), codes[:])
 	const pad = 25
 	// The 5x5 window of the goal: rows −2..2, cols −2..2.
 	want5 := []int{
@@ -106,7 +121,7 @@ func TestContextsPadding(t *testing.T) {
 		pad, pad, 5, 6, 7,
 		pad, pad, 10, 11, 12,
 	}
-	for i, c := range codes[NumContexts-25:] {
+	for i, c := range codes[NumContexts-26 : NumContexts-1] {
 		if int(c) != want5[i] {
 			t.Errorf("cell %d of the 5x5 window: %d, want %d", i, c, want5[i])
 		}
@@ -126,8 +141,8 @@ func TestContextsAllocs(t *testing.T) {
 	p, lp := GenerateRandom(rng, 5, 5), GenerateRandomLarge(rng, 8, 8)
 	var codes [NumContexts]uint64
 	if n := testing.AllocsPerRun(100, func() {
-		p.Contexts(p.Root(), codes[:])
-		lp.Contexts(lp.Root(), codes[:])
+		p.Contexts(p.Root(), -1, p.Root(), codes[:])
+		lp.Contexts(lp.Root(), -1, lp.Root(), codes[:])
 	}); n != 0 {
 		t.Errorf("%v allocations per Contexts", n)
 	}
@@ -138,6 +153,6 @@ func BenchmarkContexts(b *testing.B) {
 	p := GenerateRandom(rand.New(rand.NewPCG(1, 3)), 5, 5)
 	var codes [NumContexts]uint64
 	for b.Loop() {
-		p.Contexts(p.Root(), codes[:])
+		p.Contexts(p.Root(), -1, p.Root(), codes[:])
 	}
 }

@@ -52,8 +52,9 @@ func (p *Problem) ContextLayout() (string, []uint64) {
 	return fmt.Sprintf("witness %dx%d v1", p.Rows, p.Cols), sizes
 }
 
-// Contexts writes the codes of the NumContexts mutex sets of s to dst.
-func (p *Problem) Contexts(s State, dst []uint64) {
+// Contexts writes the codes of the NumContexts mutex sets of s to dst;
+// they do not depend on the edge that led to s.
+func (p *Problem) Contexts(_ State, _ int, s State, dst []uint64) {
 	var vertices, cells [MaxVertices]uint8
 	nv := (p.Rows + 1) * (p.Cols + 1)
 	for i := range nv {

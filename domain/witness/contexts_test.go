@@ -36,8 +36,8 @@ func TestContexts(t *testing.T) {
 				s = n
 			}
 			var codes, again [NumContexts]uint64
-			p.Contexts(s, codes[:])
-			p.Contexts(s, again[:])
+			p.Contexts(s, -1, s, codes[:])
+			p.Contexts(s, -1, s, again[:])
 			if codes != again {
 				t.Fatal("Contexts is not deterministic")
 			}
@@ -108,7 +108,7 @@ func TestContextsLayout(t *testing.T) {
 func TestContextsAllocs(t *testing.T) {
 	p := Generate(rand.New(rand.NewPCG(1, 1)), 4, 4)
 	var codes [NumContexts]uint64
-	if n := testing.AllocsPerRun(100, func() { p.Contexts(p.Root(), codes[:]) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { p.Contexts(p.Root(), -1, p.Root(), codes[:]) }); n != 0 {
 		t.Errorf("%v allocations per Contexts", n)
 	}
 }
@@ -119,6 +119,6 @@ func BenchmarkContexts(b *testing.B) {
 	s := p.Root()
 	var codes [NumContexts]uint64
 	for b.Loop() {
-		p.Contexts(s, codes[:])
+		p.Contexts(s, -1, s, codes[:])
 	}
 }
