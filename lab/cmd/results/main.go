@@ -436,13 +436,19 @@ Bootstrap test of the 1,000 test levels with the final network, 10 rounds
 		}
 		n := its[0].ValidAttempted
 		stopped := fmt.Sprintf("under way: %s of %s validation levels solved", num(float64(last.ValidTotalSolved), 0), num(float64(n), 0))
+		if r.Stopped != "" {
+			stopped = r.Stopped
+		}
 		o := [4]string{"–", "–", "–", "–"}
 		if done {
 			stopped = fmt.Sprintf("%s of %s validation levels solved", num(float64(its[len(its)-2].ValidTotalSolved), 0), num(float64(n), 0))
 			o = ours(g.summary(filepath.Join(d, r.Name), "test"))
 		}
 		iterations := strconv.Itoa(last.Iteration)
-		if last.Partial {
+		switch {
+		case last.Partial && last.Iteration == 1:
+			iterations = "a part of 1"
+		case last.Partial:
 			iterations = fmt.Sprintf("%d and a part", last.Iteration-1)
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s M | %s M | %s | %s | %s | %s | %s |\n", r.Method, stopped, iterations,
@@ -450,6 +456,9 @@ Bootstrap test of the 1,000 test levels with the final network, 10 rounds
 	}
 	var names, runs []string
 	for _, r := range lab.SqrtLTSTraining {
+		if r.Stopped != "" {
+			continue // stopped before its first validation
+		}
 		names = append(names, strings.SplitN(r.Method, ",", 2)[0])
 		runs = append(runs, "$R/"+r.Name+"/run")
 	}
