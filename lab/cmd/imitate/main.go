@@ -1,0 +1,164 @@
+// Command imitate trains a Sokoban network on given solutions, such as
+// the optimal ones of sokopt, with the learner of the Bootstrap process
+// (bootstrap.Network), from a model:
+//
+//	imitate -model DIR -out DIR [-lr 1e-4] [-epochs 1] [-weight 1] [-threads 1] LEVELS OPTIMA.jsonl [LEVELS OPTIMA.jsonl ...]
+//
+// Each pair names a file of levels and the JSONL records of sokopt on it
+// (those with a "solution"; the others are skipped and counted). Every
+// solution is replayed. Each epoch is one pass over all the solutions,
+// shuffled, one Adam step a solution; -weight is the Levin loss's weight
+// of a solution, the expansions that the Bootstrap process would have
+// spent to find it. The model, with its heads and settings, is written to
+// -out/epoch-N after epoch N.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/domain/sokoban"
+	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/search"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "imitate:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("imitate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	from := fs.String("model", "", "the model to start from (required)")
+	out := fs.String("out", "", "the directory of the trained model (required)")
+	lr := fs.Float64("lr", 1e-4, "Adam's learning rate (> 0)")
+	epochs := fs.Int("epochs", 1, "passes over the solutions (> 0)")
+	weight := fs.Int64("weight", 1, "the Levin loss's weight of a solution (> 0)")
+	threads := fs.Int("threads", 1, fmt.Sprintf("goroutines of a step, 1 to %d", model.MaxThreads))
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch {
+	case *from == "" || *out == "":
+		return errors.New("-model and -out are required")
+	case !(*lr > 0):
+		return fmt.Errorf("-lr %g; want > 0", *lr)
+	case *epochs < 1:
+		return fmt.Errorf("-epochs %d; want > 0", *epochs)
+	case *weight < 1:
+		return fmt.Errorf("-weight %d; want > 0", *weight)
+	case *threads < 1 || *threads > model.MaxThreads:
+		return fmt.Errorf("-threads %d; want 1 to %d", *threads, model.MaxThreads)
+	case fs.NArg() == 0 || fs.NArg()%2 != 0:
+		return errors.New("want pairs of LEVELS OPTIMA.jsonl")
+	}
+	var sols []bootstrap.Solution[sokoban.State]
+	skipped := 0
+	for i := 0; i < fs.NArg(); i += 2 {
+		s, k, err := readSolutions(fs.Arg(i), fs.Arg(i+1), *weight, len(sols))
+		if err != nil {
+			return err
+		}
+		sols, skipped = append(sols, s...), skipped+k
+	}
+	m, err := model.Load(*from)
+	if err != nil {
+		return err
+	}
+	n, err := bootstrap.NewNetwork[sokoban.State](m, bootstrap.NetworkConfig{LearningRate: *lr, Passes: 1, Seed: 1}, *threads)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "imitate: %d solutions (%d levels without one skipped)\n", len(sols), skipped)
+	start := time.Now()
+	for e := range *epochs {
+		u, err := n.Learn(ctx, sols)
+		if err != nil {
+			return err
+		}
+		if err := model.Save(filepath.Join(*out, fmt.Sprintf("epoch-%d", e+1)), n.Model()); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "imitate: epoch %d: policy loss %.4f, heuristic loss %.4f, %d steps, %s\n",
+			e+1, u.PolicyLoss/float64(u.Steps), u.HeuristicLoss/float64(u.Steps), u.Steps, time.Since(start).Round(time.Second))
+	}
+	return nil
+}
+
+// readSolutions returns the solutions of the records of sokopt in optima
+// on the levels of file levels, numbered from first, each of weight w,
+// and the number of records without one.
+func readSolutions(levels, optima string, w int64, first int) ([]bootstrap.Solution[sokoban.State], int, error) {
+	ps, err := sokoban.ReadFile(levels)
+	if err != nil {
+		return nil, 0, err
+	}
+	byID := make(map[string]*sokoban.Problem, len(ps))
+	for _, p := range ps {
+		byID[p.ID] = p
+	}
+	f, err := os.Open(optima)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	var sols []bootstrap.Solution[sokoban.State]
+	skipped := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		var r struct {
+			Problem  string `json:"problem"`
+			Solution string `json:"solution"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, 0, fmt.Errorf("%s:%d: %w", optima, line, err)
+		}
+		p := byID[r.Problem]
+		switch {
+		case p == nil:
+			return nil, 0, fmt.Errorf("%s:%d: level %q is not in %s", optima, line, r.Problem, levels)
+		case r.Solution == "":
+			skipped++
+			continue
+		}
+		tr := &search.Trajectory[sokoban.State]{Expansions: w, NodeLoss: 1}
+		s := p.Root()
+		for i := range len(r.Solution) {
+			a := strings.IndexByte("UDLR", r.Solution[i])
+			if a < 0 {
+				return nil, 0, fmt.Errorf("%s:%d: %s: move %d is %q, not one of UDLR", optima, line, r.Problem, i+1, r.Solution[i])
+			}
+			next, ok := p.Apply(s, a)
+			if !ok {
+				return nil, 0, fmt.Errorf("%s:%d: %s: move %d (%c) is illegal", optima, line, r.Problem, i+1, r.Solution[i])
+			}
+			tr.States, tr.Actions = append(tr.States, s), append(tr.Actions, a)
+			s = next
+		}
+		if !p.IsGoal(s) {
+			return nil, 0, fmt.Errorf("%s:%d: %s: the solution does not solve the level", optima, line, r.Problem)
+		}
+		sols = append(sols, bootstrap.Solution[sokoban.State]{Index: first + len(sols), Problem: p, Trajectory: tr})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", optima, err)
+	}
+	return sols, skipped, nil
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/phs-go/phs/domain/sokoban"
+	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/search"
+)
+
+const levels = "../../../domain/sokoban/testdata/boxoban-test-000-first40.txt"
+
+// TestRun trains a small network on the optimal solutions of 4 levels
+// (sokoban.Optimal) for 50 epochs: its policy then gives their moves a
+// higher mean log-probability than at the start. Bad records and flags
+// are errors.
+func TestRun(t *testing.T) {
+	ps, err := sokoban.ReadFile(levels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var lines []string
+	var sols [][]int
+	for i, p := range ps[:5] {
+		if i == 2 {
+			lines = append(lines, `{"problem":"`+p.ID+`","error":"state limit reached"}`)
+			continue
+		}
+		r, err := sokoban.Optimal(p, 1e6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(map[string]string{"problem": p.ID, "solution": search.FormatActions(p, r.Actions)})
+		lines, sols = append(lines, string(b)), append(sols, r.Actions)
+	}
+	optima := write(t, dir, "optima.jsonl", strings.Join(lines, "\n")+"\n")
+
+	m, err := model.New(model.Config{Domain: "sokoban", Algorithm: search.PHSStar(), Heads: model.Both, PolicyLoss: model.Levin,
+		HeuristicLoss: model.SquaredError, Channels: 4, Height: 10, Width: 10, Actions: 4, Filters: 4, Hidden: 8}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := filepath.Join(dir, "start")
+	if err := model.Save(start, m); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if err := run(context.Background(), []string{"-model", start, "-out", out, "-epochs", "50", "-lr", "3e-3", levels, optima}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	trained, err := model.Load(filepath.Join(out, "epoch-50"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := meanLogPi(t, m, ps, sols), meanLogPi(t, trained, ps, sols)
+	t.Logf("mean log π of the optimal moves: %.3f before, %.3f after", before, after)
+	if !(after > before+0.1) {
+		t.Errorf("mean log π of the optimal moves %.3f before, %.3f after training", before, after)
+	}
+
+	bad := write(t, dir, "bad.jsonl", `{"problem":"`+ps[0].ID+`","solution":"UUUU"}`+"\n")
+	unknown := write(t, dir, "unknown.jsonl", `{"problem":"x.txt#1","solution":"U"}`+"\n")
+	for _, args := range [][]string{
+		{"-out", out, levels, optima},
+		{"-model", start, "-out", out, "-lr", "0", levels, optima},
+		{"-model", start, "-out", out, "-epochs", "0", levels, optima},
+		{"-model", start, "-out", out, levels},
+		{"-model", start, "-out", out, levels, bad},
+		{"-model", start, "-out", out, levels, unknown},
+		{"-model", filepath.Join(dir, "none"), "-out", out, levels, optima},
+	} {
+		if err := run(context.Background(), args, io.Discard); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+	}
+}
+
+func write(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	f := filepath.Join(dir, name)
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// meanLogPi returns the mean log-probability that m's policy gives the
+// moves of the solutions sols of the levels without an error, in order.
+func meanLogPi(t *testing.T, m *model.Model, ps []*sokoban.Problem, sols [][]int) float64 {
+	t.Helper()
+	ev := model.NewEvaluator[sokoban.State](m)
+	var sum float64
+	n := 0
+	k := 0
+	for i, p := range ps[:5] {
+		if i == 2 {
+			continue
+		}
+		s := p.Root()
+		for _, a := range sols[k] {
+			logPi, h := make([]float64, 4), make([]float64, 1)
+			if err := ev.Evaluate(p, []sokoban.State{s}, logPi, h); err != nil {
+				t.Fatal(err)
+			}
+			sum += logPi[a]
+			n++
+			s, _ = p.Apply(s, a)
+		}
+		k++
+	}
+	return sum / math.Max(float64(n), 1)
+}
