@@ -167,11 +167,13 @@ var SqrtLTSTraining = []TrainingRun{
 	{Name: "levints", Method: "LevinTS", Algorithm: "levints"},
 	{Name: "sqrtlts-lh", Method: "√LTS-LH, α = 1", Algorithm: "sqrtlts:lh:1",
 		Stopped: "stopped after 2,752 levels: 10x slower than √LTS-H"},
+	{Name: "sqrtlts-h10", Method: "√LTS-H, α = 10", Algorithm: "sqrtlts:h:10",
+		Stopped: "stopped in iteration 4, behind α = 1 from iteration 2"},
 }
 
 // A TrainingRun is a run of SqrtLTSTraining: the name of its directory,
 // its method on the pages and its algorithm's text; Stopped, why a run
-// that will not be resumed was stopped before its first validation.
+// that will not be resumed was stopped.
 type TrainingRun struct{ Name, Method, Algorithm, Stopped string }
 
 // Finished reads the metrics of r, whose directory is in lab, and

@@ -421,6 +421,7 @@ Bootstrap test of the 1,000 test levels with the final network, 10 rounds
 | method | stopped | iterations | training exp. | validation exp. | wall | solved | length | expansions | time (s) |
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|
 `)
+	var names, runs []string // of the plots: the runs past their first validation
 	for _, r := range lab.SqrtLTSTraining {
 		done, its, err := r.Finished(g.dir)
 		if err != nil {
@@ -430,6 +431,10 @@ Bootstrap test of the 1,000 test levels with the final network, 10 rounds
 			return
 		}
 		last := its[len(its)-1]
+		if !its[0].Partial {
+			names = append(names, strings.ReplaceAll(strings.ReplaceAll(r.Method, ", ", " "), " = ", "="))
+			runs = append(runs, "$R/"+r.Name+"/run")
+		}
 		var valid int64
 		for _, it := range its {
 			valid += it.ValidExpansions
@@ -453,14 +458,6 @@ Bootstrap test of the 1,000 test levels with the final network, 10 rounds
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s M | %s M | %s | %s | %s | %s | %s |\n", r.Method, stopped, iterations,
 			num(float64(last.TotalExpansions)/1e6, 1), num(float64(valid)/1e6, 1), duration(last.WallS), o[0], o[1], o[2], o[3])
-	}
-	var names, runs []string
-	for _, r := range lab.SqrtLTSTraining {
-		if r.Stopped != "" {
-			continue // stopped before its first validation
-		}
-		names = append(names, strings.SplitN(r.Method, ",", 2)[0])
-		runs = append(runs, "$R/"+r.Name+"/run")
 	}
 	n, rs := strings.Join(names, ","), strings.Join(runs, " ")
 	b.WriteString(`
