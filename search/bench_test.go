@@ -127,10 +127,15 @@ func TestTiles5(t *testing.T) {
 // a fresh one per search, with opts (a budget), and reports expansions per
 // second and bytes allocated per generated node.
 func benchSearch(b *testing.B, alg search.Algorithm, fresh bool, opts search.Options) {
+	benchSearchWith(b, search.DomainHeuristic[board]{}, alg, fresh, opts)
+}
+
+// benchSearchWith is benchSearch with the evaluator ev.
+func benchSearchWith(b *testing.B, ev search.Evaluator[board], alg search.Algorithm, fresh bool, opts search.Options) {
 	p := scrambled(rand.New(rand.NewPCG(1, 1)), 1000)
 	ctx := context.Background()
 	newSolver := func() *search.Solver[board] {
-		s, err := search.NewSolver[board](alg, search.DomainHeuristic[board]{}, opts)
+		s, err := search.NewSolver[board](alg, ev, opts)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -308,6 +313,30 @@ func BenchmarkSqrtLTS(b *testing.B) {
 			opts.Budget = 1e4
 		}
 		b.Run(text, func(b *testing.B) { benchSearch(b, alg, false, opts) })
+	}
+}
+
+// edgeHeuristic is the domain heuristic as a search.EdgeEvaluator that
+// ignores the edges: the engine's cost of gathering them.
+type edgeHeuristic struct{ search.DomainHeuristic[board] }
+
+func (e edgeHeuristic) EvaluateEdges(p search.Problem[board], _ []board, _ []int, states []board, logPi, h []float64) error {
+	return e.Evaluate(p, states, logPi, h)
+}
+
+// BenchmarkEdgeEvaluator measures LevinTS, one node at a time and in
+// batches of 32, on the puzzle of benchSearch with the domain heuristic
+// by states and through EvaluateEdges: the cost of the edges, which the
+// engine gathers for each evaluated node. B/node must stay the same.
+func BenchmarkEdgeEvaluator(b *testing.B) {
+	for _, batch := range []int{1, 32} {
+		opts := search.Options{Budget: 1e5, BatchSize: batch}
+		b.Run(fmt.Sprint("states/batch=", batch), func(b *testing.B) {
+			benchSearchWith(b, search.DomainHeuristic[board]{}, search.LevinTS(), false, opts)
+		})
+		b.Run(fmt.Sprint("edges/batch=", batch), func(b *testing.B) {
+			benchSearchWith(b, edgeHeuristic{}, search.LevinTS(), false, opts)
+		})
 	}
 }
 

@@ -46,10 +46,11 @@ func (t *puctTree[S]) search(p Problem[S], ev Evaluator[S], c float64, opts *Opt
 	}
 	t.reset(root, p.NumActions(), opts.BatchSize)
 	t.leaves = append(t.leaves, 0)
+	edge, _ := ev.(EdgeEvaluator[S])
 	maxNodes := lim.maxNodes(int(unsafe.Sizeof(puctNode[S]{})))
 	nextCheck := int64(0)
 	for {
-		if err := t.evaluate(p, ev, opts, res); err != nil {
+		if err := t.evaluate(p, ev, edge, opts, res); err != nil {
 			return err
 		}
 		if t.nodes[0].dead {
@@ -123,9 +124,10 @@ func (t *puctTree[S]) reset(root S, A, batch int) {
 	}
 }
 
-// evaluate evaluates the leaves of the batch, takes back the virtual losses,
-// expands the leaves and backs their values up.
-func (t *puctTree[S]) evaluate(p Problem[S], ev Evaluator[S], opts *Options, res *Result[S]) error {
+// evaluate evaluates the leaves of the batch (with edge, ev's
+// EdgeEvaluator if it is one), takes back the virtual losses, expands the
+// leaves and backs their values up.
+func (t *puctTree[S]) evaluate(p Problem[S], ev Evaluator[S], edge EdgeEvaluator[S], opts *Options, res *Result[S]) error {
 	A, k := t.A, len(t.leaves)
 	t.states = t.states[:0]
 	for _, l := range t.leaves {
@@ -133,7 +135,7 @@ func (t *puctTree[S]) evaluate(p Problem[S], ev Evaluator[S], opts *Options, res
 	}
 	logPi, h := t.logPi[:k*A], t.h[:k]
 	var err error
-	if edge, ok := ev.(EdgeEvaluator[S]); ok {
+	if edge != nil {
 		t.parents, t.actions = t.parents[:0], t.actions[:0]
 		for _, l := range t.leaves {
 			n := &t.nodes[l]
