@@ -1,10 +1,13 @@
 package cm
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -410,71 +413,115 @@ type learnerState struct {
 
 // Save writes the learner to directory dir, which exists: its settings
 // and layout to cm.json, its table to table.safetensors (β as F64,
-// exactly) and the
-// solutions it keeps, pending or not, to trajectories.safetensors (see
-// docs/MODEL_FORMAT.md), each file replaced atomically.
+// exactly) and the solutions it keeps, pending or not, to
+// trajectories.safetensors (see docs/MODEL_FORMAT.md), each file replaced
+// atomically. The solutions are written as they are read, in pieces: Save
+// holds no second copy of them, which can take gigabytes.
 func (l *Learner[S]) Save(dir string) error {
-	js, tb, tj, err := l.encode()
+	js, tb, err := l.encodeSettings()
 	if err != nil {
 		return fmt.Errorf("cm: %w", err)
 	}
-	for _, f := range []struct {
-		name string
-		b    []byte
-	}{{TableFile, tb}, {TrajectoriesFile, tj}, {LearnerFile, js}} {
-		if err := atomicfile.WriteFile(filepath.Join(dir, f.name), f.b); err != nil {
-			return fmt.Errorf("cm: %w", err)
-		}
+	if err := atomicfile.WriteFile(filepath.Join(dir, TableFile), tb); err != nil {
+		return fmt.Errorf("cm: %w", err)
+	}
+	f, err := atomicfile.Create(filepath.Join(dir, TrajectoriesFile))
+	if err != nil {
+		return fmt.Errorf("cm: %w", err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := l.writeTrajectories(w); err != nil {
+		f.Abort()
+		return fmt.Errorf("cm: %s: %w", TrajectoriesFile, err)
+	}
+	if err := w.Flush(); err != nil {
+		f.Abort()
+		return fmt.Errorf("cm: %w", err)
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("cm: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, LearnerFile), js); err != nil {
+		return fmt.Errorf("cm: %w", err)
 	}
 	return nil
 }
 
-// encode returns the contents of the learner's files: cm.json,
-// table.safetensors and trajectories.safetensors.
-func (l *Learner[S]) encode() (js, tb, tj []byte, err error) {
+// encodeSettings returns the contents of cm.json and table.safetensors.
+func (l *Learner[S]) encodeSettings() (js, tb []byte, err error) {
 	tb, err = marshalTable(l.table, nil, false)
 	if err != nil {
-		return nil, nil, nil, err
-	}
-	M := len(l.table.layout.Sizes)
-	index, lengths, actions, rows := columns(l.trajs, func(tr trajectory) ([]uint8, []int32) { return tr.actions, tr.rows })
-	ts := map[string]safetensors.Tensor{
-		"index":  safetensors.I64([]int{len(index)}, index),
-		"length": safetensors.I32([]int{len(lengths)}, lengths),
-		"action": safetensors.U8([]int{len(actions)}, actions),
-		"rows":   safetensors.I32([]int{len(actions), M}, rows),
-	}
-	if len(l.pending) > 0 {
-		index, lengths, actions, codes := columns(l.pending, func(p pendingSolution) ([]uint8, []uint64) { return p.actions, p.codes })
-		ts["pending_index"] = safetensors.I64([]int{len(index)}, index)
-		ts["pending_length"] = safetensors.I32([]int{len(lengths)}, lengths)
-		ts["pending_action"] = safetensors.U8([]int{len(actions)}, actions)
-		ts["pending_codes"] = safetensors.U64([]int{len(actions), M}, codes)
-	}
-	tj, err = safetensors.Encode(ts, map[string]string{"format": formatName})
-	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	js, err = json.MarshalIndent(learnerState{Config: l.cfg, Layout: l.table.layout, Solutions: l.opt}, "", "  ")
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return append(js, '\n'), tb, tj, nil
+	return append(js, '\n'), tb, nil
 }
 
-// columns returns the solutions of m, in the order of their problems'
-// indices, as the columns of trajectories.safetensors: their indices,
-// their lengths, and their actions and per-step values (of which steps
-// returns those of a solution) end to end.
-func columns[E, V any](m map[int]E, steps func(E) ([]uint8, []V)) (index []int64, lengths []int32, actions []uint8, values []V) {
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		a, v := steps(m[k])
-		index = append(index, int64(k))
-		lengths = append(lengths, int32(len(a)))
-		actions = append(actions, a...)
-		values = append(values, v...)
+// writeTrajectories writes trajectories.safetensors to w: the solutions
+// optimised over (their rows) and those pending (their codes), each in the
+// order of their problems' indices.
+func (l *Learner[S]) writeTrajectories(w io.Writer) error {
+	M := len(l.table.layout.Sizes)
+	src := map[string]safetensors.Source{}
+	addColumns(src, "", "rows", "I32", M, l.trajs, func(tr trajectory) ([]uint8, []int32) { return tr.actions, tr.rows },
+		func(b []byte, r int32) []byte { return binary.LittleEndian.AppendUint32(b, uint32(r)) })
+	if len(l.pending) > 0 {
+		addColumns(src, "pending_", "codes", "U64", M, l.pending, func(p pendingSolution) ([]uint8, []uint64) { return p.actions, p.codes },
+			binary.LittleEndian.AppendUint64)
 	}
-	return index, lengths, actions, values
+	return safetensors.Write(w, src, map[string]string{"format": formatName})
+}
+
+// addColumns adds to src the columns of trajectories.safetensors for the
+// solutions of m, in the order of their problems' indices: prefix+"index"
+// (I64), prefix+"length" (I32), prefix+"action" (U8, end to end) and
+// prefix+values (dtype, [steps, M], end to end), each of whose values put
+// appends as little-endian bytes. steps returns a solution's actions and
+// per-step values.
+func addColumns[E, V any](src map[string]safetensors.Source, prefix, values, dtype string, M int, m map[int]E,
+	steps func(E) ([]uint8, []V), put func([]byte, V) []byte) {
+	keys := slices.Sorted(maps.Keys(m))
+	total := 0
+	for _, k := range keys {
+		a, _ := steps(m[k])
+		total += len(a)
+	}
+	// column writes the bytes that add appends for each solution in turn,
+	// in pieces of about 64 KiB.
+	column := func(add func(b []byte, k int, actions []uint8, vals []V) []byte) func(io.Writer) error {
+		return func(w io.Writer) error {
+			var b []byte
+			for _, k := range keys {
+				a, v := steps(m[k])
+				if b = add(b, k, a, v); len(b) >= 1<<16 {
+					if _, err := w.Write(b); err != nil {
+						return err
+					}
+					b = b[:0]
+				}
+			}
+			_, err := w.Write(b)
+			return err
+		}
+	}
+	src[prefix+"index"] = safetensors.Source{DType: "I64", Shape: []int{len(keys)}, Write: column(func(b []byte, k int, _ []uint8, _ []V) []byte {
+		return binary.LittleEndian.AppendUint64(b, uint64(k))
+	})}
+	src[prefix+"length"] = safetensors.Source{DType: "I32", Shape: []int{len(keys)}, Write: column(func(b []byte, _ int, a []uint8, _ []V) []byte {
+		return binary.LittleEndian.AppendUint32(b, uint32(len(a)))
+	})}
+	src[prefix+"action"] = safetensors.Source{DType: "U8", Shape: []int{total}, Write: column(func(b []byte, _ int, a []uint8, _ []V) []byte {
+		return append(b, a...)
+	})}
+	src[prefix+values] = safetensors.Source{DType: dtype, Shape: []int{total, M}, Write: column(func(b []byte, _ int, _ []uint8, vals []V) []byte {
+		for _, v := range vals {
+			b = put(b, v)
+		}
+		return b
+	})}
 }
 
 // LoadLearner reads the learner that Learner.Save wrote to dir, whose

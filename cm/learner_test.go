@@ -529,6 +529,59 @@ func TestDecodePending(t *testing.T) {
 
 // TestLearnerSaveLoad checks that a saved learner loads as it was, and
 // that a snapshot decodes as it was.
+// TestSaveMemory checks that Save streams the solutions to their file:
+// with 24 MB of them, optimised over and pending, it allocates less than
+// a tenth of that (the runs of the sliding-tile puzzle keep gigabytes), and
+// LoadLearner reads them back.
+func TestSaveMemory(t *testing.T) {
+	lr := newGridLearner(t, grids(1, 12), LearnerConfig{})
+	M := len(lr.table.layout.Sizes)
+	if lr.table.Rows() == 0 {
+		if _, err := lr.Learn(context.Background(), solveGrids(t, grids(4, 12))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const n, steps = 1000, 200
+	rows, codes := make([]int32, steps*M), make([]uint64, steps*M)
+	for set := range M {
+		r := int32(slices.Index(lr.table.rowSet, int32(set)))
+		if r < 0 {
+			t.Fatalf("no row of mutex set %d", set)
+		}
+		for i := range steps {
+			rows[i*M+set] = r
+		}
+	}
+	actions := make([]uint8, steps)
+	lr.trajs, lr.pending = map[int]trajectory{}, map[int]pendingSolution{}
+	for k := range n {
+		lr.trajs[2*k] = trajectory{actions: actions, rows: rows}
+		lr.pending[2*k+1] = pendingSolution{actions: actions, codes: codes}
+	}
+	lr.opt = counts{Covered: n, Changed: n}
+	data := int64(n * steps * M * (4 + 8))
+	if data < 20e6 {
+		t.Fatalf("%d bytes of solutions; want at least 20 MB", data)
+	}
+	dir := t.TempDir()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := lr.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if alloc := int64(after.TotalAlloc - before.TotalAlloc); alloc > data/10 {
+		t.Errorf("Save allocated %d bytes for %d bytes of solutions; want at most a tenth", alloc, data)
+	}
+	got, err := LoadLearner[int32](dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.trajs, lr.trajs) || !reflect.DeepEqual(got.pending, lr.pending) {
+		t.Error("the loaded solutions differ from the saved ones")
+	}
+}
+
 func TestLearnerSaveLoad(t *testing.T) {
 	tasks := grids(10, 12)
 	lr := newGridLearner(t, tasks, LearnerConfig{OptimizerConfig: OptimizerConfig{Lambda: 3, MaxSteps: 30}, Mix: 0.01})
@@ -760,10 +813,15 @@ func decodeFuzzed(t *testing.T, js, tb, tj []byte) {
 		return
 	}
 	lr.Loss()
-	js2, tb2, tj2, err := lr.encode()
+	js2, tb2, err := lr.encodeSettings()
 	if err != nil {
 		t.Fatal(err)
 	}
+	var buf bytes.Buffer
+	if err := lr.writeTrajectories(&buf); err != nil {
+		t.Fatal(err)
+	}
+	tj2 := buf.Bytes()
 	got, err := decodeLearner[int32](js2, tb2, tj2)
 	if err != nil {
 		t.Fatal(err)

@@ -56,13 +56,45 @@ func count(shape []int) (int64, bool) {
 	return c, true
 }
 
-// Encode returns the safetensors file of tensors and meta (no
-// "__metadata__" if meta is empty), the tensors in the order of their
-// names. Each tensor must have a dtype above and as many bytes as its
-// shape holds values of that dtype: Decode reads back what Encode writes.
+// Encode returns the safetensors file of tensors and meta, as Write
+// writes it. Decode reads back what Encode writes.
 func Encode(tensors map[string]Tensor, meta map[string]string) ([]byte, error) {
-	names := make([]string, 0, len(tensors))
-	for n := range tensors {
+	src := make(map[string]Source, len(tensors))
+	size := 0
+	for n, t := range tensors {
+		src[n] = Source{t.DType, t.Shape, func(w io.Writer) error {
+			_, err := w.Write(t.Data)
+			return err
+		}}
+		size += len(t.Data)
+	}
+	var buf bytes.Buffer
+	buf.Grow(size + 1<<10)
+	if err := Write(&buf, src, meta); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// A Source is a tensor whose data a function writes, for a tensor too
+// large to hold in memory a second time as bytes.
+type Source struct {
+	DType string
+	Shape []int
+	// Write writes the tensor's little-endian data to w: as many bytes as
+	// Shape holds values of DType.
+	Write func(w io.Writer) error
+}
+
+// Write writes the safetensors file of the sources and meta (no
+// "__metadata__" if meta is empty) to w, the tensors in the order of
+// their names. Each source must have a dtype above and write as many
+// bytes as its shape holds values of that dtype; after an error, what w
+// holds is no safetensors file. Write buffers nothing but the header: give
+// it a buffered writer.
+func Write(w io.Writer, sources map[string]Source, meta map[string]string) error {
+	names := make([]string, 0, len(sources))
+	for n := range sources {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -70,37 +102,61 @@ func Encode(tensors map[string]Tensor, meta map[string]string) ([]byte, error) {
 	if len(meta) > 0 {
 		header["__metadata__"] = meta
 	}
+	sizes := make([]int64, len(names))
 	var off int64
-	for _, n := range names {
-		t := tensors[n]
+	for i, n := range names {
+		t := sources[n]
 		if n == "__metadata__" {
-			return nil, errors.New("safetensors: a tensor named __metadata__")
+			return errors.New("safetensors: a tensor named __metadata__")
 		}
 		size, ok := dtypeSize[t.DType]
 		if !ok {
-			return nil, fmt.Errorf("safetensors: tensor %q: dtype %q", n, t.DType)
+			return fmt.Errorf("safetensors: tensor %q: dtype %q", n, t.DType)
 		}
 		c, ok := count(t.Shape)
-		if !ok || int64(len(t.Data)) != int64(size)*c {
-			return nil, fmt.Errorf("safetensors: tensor %q: %d bytes for shape %v of %s", n, len(t.Data), t.Shape, t.DType)
+		if !ok {
+			return fmt.Errorf("safetensors: tensor %q: no number of bytes for shape %v", n, t.Shape)
 		}
-		header[n] = tensorHeader{DType: t.DType, Shape: t.Shape, DataOffsets: [2]int64{off, off + int64(len(t.Data))}}
-		off += int64(len(t.Data))
+		sizes[i] = int64(size) * c
+		header[n] = tensorHeader{DType: t.DType, Shape: t.Shape, DataOffsets: [2]int64{off, off + sizes[i]}}
+		off += sizes[i]
 	}
 	h, err := json.Marshal(header)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for len(h)%8 != 0 {
 		h = append(h, ' ')
 	}
-	out := make([]byte, 8, 8+len(h)+int(off))
-	binary.LittleEndian.PutUint64(out, uint64(len(h)))
-	out = append(out, h...)
-	for _, n := range names {
-		out = append(out, tensors[n].Data...)
+	if err := binary.Write(w, binary.LittleEndian, uint64(len(h))); err != nil {
+		return err
 	}
-	return out, nil
+	if _, err := w.Write(h); err != nil {
+		return err
+	}
+	for i, n := range names {
+		t := sources[n]
+		cw := countWriter{w: w}
+		if err := t.Write(&cw); err != nil {
+			return fmt.Errorf("safetensors: tensor %q: %w", n, err)
+		}
+		if cw.n != sizes[i] {
+			return fmt.Errorf("safetensors: tensor %q: %d bytes for shape %v of %s", n, cw.n, t.Shape, t.DType)
+		}
+	}
+	return nil
+}
+
+// A countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // CheckHeaderLength checks the length n of the header of a safetensors

@@ -3,6 +3,8 @@ package safetensors
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -97,6 +99,53 @@ func TestEncodeErrors(t *testing.T) {
 	}
 	if _, err := Encode(map[string]Tensor{"__metadata__": U8([]int{0}, nil)}, nil); err == nil {
 		t.Error("a tensor named __metadata__: no error")
+	}
+}
+
+// TestWrite checks that Write writes what Encode returns, its sources'
+// data in pieces, and that a source that writes the wrong number of bytes
+// or fails is an error that names it.
+func TestWrite(t *testing.T) {
+	ts := map[string]Tensor{"a": I32([]int{3}, []int32{1, -2, 3}), "b": U8([]int{2, 2}, []uint8{4, 5, 6, 7})}
+	want, err := Encode(ts, map[string]string{"k": "v"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bytewise := func(data []byte) func(w io.Writer) error {
+		return func(w io.Writer) error {
+			for i := range data {
+				if _, err := w.Write(data[i : i+1]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	src := map[string]Source{}
+	for n, x := range ts {
+		src[n] = Source{x.DType, x.Shape, bytewise(x.Data)}
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, src, map[string]string{"k": "v"}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("Write wrote\n%q\nEncode returns\n%q", buf.Bytes(), want)
+	}
+	fail := errors.New("disk full")
+	for _, tc := range []struct {
+		name  string
+		write func(io.Writer) error
+		msg   string
+	}{
+		{"short", bytewise(make([]byte, 11)), `tensor "a": 11 bytes for shape [3] of I32`},
+		{"long", bytewise(make([]byte, 13)), `tensor "a": 13 bytes for shape [3] of I32`},
+		{"error", func(io.Writer) error { return fail }, `tensor "a": disk full`},
+	} {
+		err := Write(io.Discard, map[string]Source{"a": {"I32", []int{3}, tc.write}}, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: error %v; want one with %q", tc.name, err, tc.msg)
+		}
 	}
 }
 
