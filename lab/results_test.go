@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/phs-go/phs/domain/rubiks"
 	"github.com/phs-go/phs/domain/sokoban"
 	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/domain/witness"
@@ -34,6 +35,8 @@ var committedProblems = map[string]func(t *testing.T) (replay func(i int, soluti
 		}
 		return replayer[sokoban.State](ps), len(ps)
 	},
+	"deepcubea_test_1000.txt": rubiksFixture("deepcubea_test_1000"),
+	"ltscm_test_1000.txt":     rubiksFixture("ltscm_test_1000"),
 	"puzzles_5x5_test.txt": func(t *testing.T) (func(int, string) (int, error), int) {
 		ps, err := stp.ReadFile("../domain/stp/testdata/puzzles_5x5_test-first40.txt")
 		if err != nil {
@@ -41,6 +44,18 @@ var committedProblems = map[string]func(t *testing.T) (replay func(i int, soluti
 		}
 		return replayer[stp.State](ps), len(ps)
 	},
+}
+
+// rubiksFixture returns the entry of committedProblems of the Rubik's
+// cube test set set.
+func rubiksFixture(set string) func(t *testing.T) (func(int, string) (int, error), int) {
+	return func(t *testing.T) (func(int, string) (int, error), int) {
+		ps, err := rubiks.ReadFile("../domain/rubiks/testdata/" + set + "-first40.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return replayer[rubiks.State](ps), len(ps)
+	}
 }
 
 // replayer returns a function that replays a solution of the i-th of ps,

@@ -11,8 +11,8 @@ import (
 
 // The excerpts of the test sets in testdata, and the names of the sets.
 var fixtures = []struct{ excerpt, set string }{
-	{"testdata/deepcubea_test_1000-first5.txt", "rubiks/deepcubea_test_1000.txt"},
-	{"testdata/ltscm_test_1000-first5.txt", "rubiks/ltscm_test_1000.txt"},
+	{"testdata/deepcubea_test_1000-first40.txt", "rubiks/deepcubea_test_1000.txt"},
+	{"testdata/ltscm_test_1000-first40.txt", "rubiks/ltscm_test_1000.txt"},
 }
 
 // edit returns facelets with the facelets of the names set to the letters
@@ -176,7 +176,7 @@ func roundTrip(t *testing.T, path string) []*Problem {
 
 func TestRoundTripFixtures(t *testing.T) {
 	for _, f := range fixtures {
-		if ps := roundTrip(t, f.excerpt); len(ps) != 5 {
+		if ps := roundTrip(t, f.excerpt); len(ps) != 40 {
 			t.Fatalf("%s: %d cubes", f.excerpt, len(ps))
 		}
 	}
