@@ -92,6 +92,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *davi && m.Config().Heads&model.Heuristic == 0 {
+		return fmt.Errorf("-davi learns h, and the network has no heuristic head (%v)", m.Config().Algorithm)
+	}
 	tr := newTrainer(m, *step, *sync, *threads, *lr, *davi)
 	rng := rand.New(rand.NewPCG(*seed, 0x736372616d626c65))
 	begin, saved := time.Now(), time.Now()

@@ -104,6 +104,7 @@ func TestRun(t *testing.T) {
 		{[]string{"-out", out, "-rounds", "-1"}, "-rounds -1"},
 		{[]string{"-out", out, "-threads", "0"}, "-threads 0"},
 		{[]string{"-out", out, "-davi", "-sync", "0"}, "-sync 0"},
+		{[]string{"-out", out, "-davi", "-alg", "levints", "-units", "8", "-blocks", "1"}, "no heuristic head"},
 		{[]string{"-out", out, "-model", filepath.Join(out, "none")}, "none"},
 		{[]string{"-out", out, "-alg", "nope"}, "nope"},
 		{[]string{"-out", out, "extra"}, "unexpected arguments"},
