@@ -164,11 +164,11 @@ func newTrainer(m *model.Model, step, sync, threads int, lr float64, davi bool) 
 // the solved cube).
 func (t *trainer) step(scrambles [][]int) (model.Losses, error) {
 	for i, sc := range scrambles {
-		tr := unscramble(sc)
-		k := len(tr.States)
+		states, actions := unscramble(sc)
+		k := len(states)
 		smp := &t.samples[i]
-		smp.Inputs, smp.Actions, smp.CostToGo, smp.Expansions = slices.Grow(smp.Inputs[:0], k*t.size)[:k*t.size], tr.Actions, slices.Grow(smp.CostToGo[:0], k)[:k], 1
-		for j, s := range tr.States {
+		smp.Inputs, smp.Actions, smp.CostToGo, smp.Expansions = slices.Grow(smp.Inputs[:0], k*t.size)[:k*t.size], actions, slices.Grow(smp.CostToGo[:0], k)[:k], 1
+		for j, s := range states {
 			t.cube.Encode(s, smp.Inputs[j*t.size:(j+1)*t.size])
 			smp.CostToGo[j] = float32(k - j)
 			if s == rubiks.Solved() { // a scramble may come back to it
@@ -176,7 +176,7 @@ func (t *trainer) step(scrambles [][]int) (model.Losses, error) {
 			}
 		}
 		if t.davi {
-			if err := t.bellman(tr.States, smp.CostToGo); err != nil {
+			if err := t.bellman(states, smp.CostToGo); err != nil {
 				return model.Losses{}, err
 			}
 		}
@@ -245,16 +245,16 @@ func network(dir, algName string, units, blocks int, seed uint64) (*model.Model,
 	return model.New(cfg, seed)
 }
 
-// unscramble returns the trajectory that undoes the scramble: from the
-// cube it makes, the inverse of its last turn, then of the one before,
-// and so on to the solved cube.
-func unscramble(scramble []int) *search.Trajectory[rubiks.State] {
+// unscramble returns the states and actions that undo the scramble: from
+// the cube it makes, the inverse of its last turn, then of the one before,
+// and so on to the solved cube (not among the states).
+func unscramble(scramble []int) (states []rubiks.State, actions []int) {
 	k := len(scramble)
-	tr := &search.Trajectory[rubiks.State]{States: make([]rubiks.State, k), Actions: make([]int, k), Expansions: 1, NodeLoss: 1}
+	states, actions = make([]rubiks.State, k), make([]int, k)
 	s := rubiks.Solved()
 	for i, a := range scramble {
 		s, _ = rubiks.Apply(s, a)
-		tr.States[k-1-i], tr.Actions[k-1-i] = s, a^1 // a^1 undoes a
+		states[k-1-i], actions[k-1-i] = s, a^1 // a^1 undoes a
 	}
-	return tr
+	return states, actions
 }

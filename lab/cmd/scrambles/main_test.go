@@ -19,20 +19,20 @@ func TestUnscramble(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 200 {
 		sc := rubiks.Scramble(rng, 1, 30)
-		tr := unscramble(sc)
-		if len(tr.States) != len(sc) || len(tr.Actions) != len(sc) {
-			t.Fatalf("scramble of %d turns: %d states, %d actions", len(sc), len(tr.States), len(tr.Actions))
+		states, actions := unscramble(sc)
+		if len(states) != len(sc) || len(actions) != len(sc) {
+			t.Fatalf("scramble of %d turns: %d states, %d actions", len(sc), len(states), len(actions))
 		}
 		s := rubiks.Solved()
 		for _, a := range sc {
 			s, _ = rubiks.Apply(s, a)
 		}
-		if tr.States[0] != s {
-			t.Fatalf("scramble %v: the trajectory starts at %v, not at the scrambled cube %v", sc, tr.States[0], s)
+		if states[0] != s {
+			t.Fatalf("scramble %v: the trajectory starts at %v, not at the scrambled cube %v", sc, states[0], s)
 		}
-		for i, a := range tr.Actions {
+		for i, a := range actions {
 			s, _ = rubiks.Apply(s, a)
-			if i+1 < len(tr.States) && s != tr.States[i+1] {
+			if i+1 < len(states) && s != states[i+1] {
 				t.Fatalf("scramble %v: action %d leads to %v, not to state %d", sc, i, s, i+1)
 			}
 		}
@@ -139,7 +139,8 @@ func TestBellman(t *testing.T) {
 	}
 	tr := newTrainer(m, 1, 1, 1, 1e-3, true)
 	rng := rand.New(rand.NewPCG(3, 4))
-	states := append(unscramble(rubiks.Scramble(rng, 12, 12)).States, rubiks.Solved())
+	states, _ := unscramble(rubiks.Scramble(rng, 12, 12))
+	states = append(states, rubiks.Solved())
 	cost := make([]float32, len(states))
 	if err := tr.bellman(states, cost); err != nil {
 		t.Fatal(err)
