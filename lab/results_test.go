@@ -21,40 +21,23 @@ import (
 // repository holds: the first 40 of each test set, as fixtures of the
 // domains, keyed by the data file the records name.
 var committedProblems = map[string]func(t *testing.T) (replay func(i int, solution string) (int, error), n int){
-	"puzzles_4x4_test.txt": func(t *testing.T) (func(int, string) (int, error), int) {
-		ps, err := witness.ReadFile("../domain/witness/testdata/puzzles_4x4_test-first40.txt")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return replayer[witness.State](ps), len(ps)
-	},
-	"000.txt": func(t *testing.T) (func(int, string) (int, error), int) {
-		ps, err := sokoban.ReadFile("../domain/sokoban/testdata/boxoban-test-000-first40.txt")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return replayer[sokoban.State](ps), len(ps)
-	},
-	"deepcubea_test_1000.txt": rubiksFixture("deepcubea_test_1000"),
-	"ltscm_test_1000.txt":     rubiksFixture("ltscm_test_1000"),
-	"puzzles_5x5_test.txt": func(t *testing.T) (func(int, string) (int, error), int) {
-		ps, err := stp.ReadFile("../domain/stp/testdata/puzzles_5x5_test-first40.txt")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return replayer[stp.State](ps), len(ps)
-	},
+	"puzzles_4x4_test.txt":    fixture[witness.State](witness.ReadFile, "witness/testdata/puzzles_4x4_test-first40.txt"),
+	"000.txt":                 fixture[sokoban.State](sokoban.ReadFile, "sokoban/testdata/boxoban-test-000-first40.txt"),
+	"medium-049-first200.txt": fixture[sokoban.State](sokoban.ReadFile, "sokoban/testdata/boxoban-medium-train-049-first40.txt"),
+	"deepcubea_test_1000.txt": fixture[rubiks.State](rubiks.ReadFile, "rubiks/testdata/deepcubea_test_1000-first40.txt"),
+	"ltscm_test_1000.txt":     fixture[rubiks.State](rubiks.ReadFile, "rubiks/testdata/ltscm_test_1000-first40.txt"),
+	"puzzles_5x5_test.txt":    fixture[stp.State](stp.ReadFile, "stp/testdata/puzzles_5x5_test-first40.txt"),
 }
 
-// rubiksFixture returns the entry of committedProblems of the Rubik's
-// cube test set set.
-func rubiksFixture(set string) func(t *testing.T) (func(int, string) (int, error), int) {
+// fixture returns the entry of committedProblems of the problems that
+// read takes from the file at path under ../domain.
+func fixture[S comparable, P search.Problem[S]](read func(string) ([]P, error), path string) func(t *testing.T) (func(int, string) (int, error), int) {
 	return func(t *testing.T) (func(int, string) (int, error), int) {
-		ps, err := rubiks.ReadFile("../domain/rubiks/testdata/" + set + "-first40.txt")
+		ps, err := read("../domain/" + path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return replayer[rubiks.State](ps), len(ps)
+		return replayer[S](ps), len(ps)
 	}
 }
 

@@ -5,10 +5,12 @@
 // policy (the turn that undoes the scramble's turn into it) and for the
 // heuristic (the turns left or, with -davi, DeepCubeA's approximate value
 // iteration: min over the 12 turns of 1 + h of the child, h a target
-// network's that copies the trained weights every -sync steps). The
-// losses are the model's (model.Trainer), at weight 1 a scramble:
+// network's that copies the trained weights every -sync steps; with
+// -greedy too, the policy learns the turn that value iteration picks, not
+// the undoing turn). The losses are the model's (model.Trainer), at
+// weight 1 a scramble:
 //
-//	scrambles -out DIR [-model DIR | -alg phsstar -units 256 -blocks 4] [-min 1] [-max 20] [-n 512] [-step 32] [-lr 1e-3] [-davi [-sync 500]] [-time 10m] [-rounds 0] [-seed 1] [-threads 1]
+//	scrambles -out DIR [-model DIR | -alg phsstar -units 256 -blocks 4] [-min 1] [-max 20] [-n 512] [-step 32] [-lr 1e-3] [-davi [-sync 500] [-greedy]] [-time 10m] [-rounds 0] [-seed 1] [-threads 1]
 //
 // Each round draws -n scrambles of lengths uniform in [-min, -max] (no
 // turn undoes the one before it, rubiks.Scramble) and learns them in
@@ -25,7 +27,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"os"
 	"os/signal"
@@ -65,6 +66,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	save := fs.Duration("save", 5*time.Minute, "the longest time between two writes of the network (> 0)")
 	seed := fs.Uint64("seed", 1, "seed of the scrambles and of a fresh network")
 	davi := fs.Bool("davi", false, "learn h by approximate value iteration (DeepCubeA's DAVI) against a target network, not the turns left")
+	greedy := fs.Bool("greedy", false, "with -davi, the policy learns the turn to the child of least h by the target network (the undoing turn on ties), not the undoing turn")
 	sync := fs.Int("sync", 500, "with -davi, optimiser steps between two copies of the weights to the target network (≥ 1)")
 	threads := fs.Int("threads", 1, fmt.Sprintf("goroutines of a step, 1 to %d", model.MaxThreads))
 	if err := fs.Parse(args); err != nil {
@@ -85,6 +87,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("-time %v -save %v -rounds %d; want time and save > 0, rounds ≥ 0", *limit, *save, *rounds)
 	case *sync < 1:
 		return fmt.Errorf("-sync %d; want ≥ 1", *sync)
+	case *greedy && !*davi:
+		return errors.New("-greedy needs -davi")
 	case *threads < 1 || *threads > model.MaxThreads:
 		return fmt.Errorf("-threads %d; want 1 to %d", *threads, model.MaxThreads)
 	}
@@ -96,6 +100,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("-davi learns h, and the network has no heuristic head (%v)", m.Config().Algorithm)
 	}
 	tr := newTrainer(m, *step, *sync, *threads, *lr, *davi)
+	tr.greedy = *greedy
 	rng := rand.New(rand.NewPCG(*seed, 0x736372616d626c65))
 	begin, saved := time.Now(), time.Now()
 	var states int64
@@ -135,7 +140,8 @@ type trainer struct {
 	t       *model.Trainer
 	size    int // values of an encoded cube
 	davi    bool
-	sync    int // steps between two copies of the weights to target
+	greedy  bool // with davi, the policy learns bellman's turns
+	sync    int  // steps between two copies of the weights to target
 	target  *model.Model
 	eval    *model.Evaluator[rubiks.State]
 	cube    *rubiks.Problem // the problem given to the evaluator and Encode
@@ -161,7 +167,7 @@ func newTrainer(m *model.Model, step, sync, threads int, lr float64, davi bool) 
 // backwards: each state's action is the one that undoes the scramble's
 // turn into it, its cost-to-go the turns left or, with davi, the
 // smallest of 1 + h over its 12 children by the target network (0 for
-// the solved cube).
+// the solved cube) and, with greedy, its action the turn to that child.
 func (t *trainer) step(scrambles [][]int) (model.Losses, error) {
 	for i, sc := range scrambles {
 		states, actions := unscramble(sc)
@@ -176,7 +182,11 @@ func (t *trainer) step(scrambles [][]int) (model.Losses, error) {
 			}
 		}
 		if t.davi {
-			if err := t.bellman(states, smp.CostToGo); err != nil {
+			var turns []int
+			if t.greedy {
+				turns = actions
+			}
+			if err := t.bellman(states, smp.CostToGo, turns); err != nil {
 				return model.Losses{}, err
 			}
 		}
@@ -192,8 +202,10 @@ func (t *trainer) step(scrambles [][]int) (model.Losses, error) {
 }
 
 // bellman sets cost[j] to min over the turns a of 1 + h(states[j]·a), h
-// the target network's and 0 at the solved cube.
-func (t *trainer) bellman(states []rubiks.State, cost []float32) error {
+// the target network's and 0 at the solved cube, and, unless turns is
+// nil, turns[j] to the first a of that minimum, turns[j] itself if it is
+// one (turns[j] is kept at the solved cube).
+func (t *trainer) bellman(states []rubiks.State, cost []float32, turns []int) error {
 	t.children = t.children[:0]
 	for _, s := range states {
 		for a := range rubiks.NumActions {
@@ -211,15 +223,23 @@ func (t *trainer) bellman(states []rubiks.State, cost []float32) error {
 			cost[j] = 0
 			continue
 		}
-		best := math.Inf(1)
-		for a := range rubiks.NumActions {
-			h := max(t.hVal[j*rubiks.NumActions+a], 0)
+		// to(a) is 1 + h of the child by turn a.
+		to := func(a int) float64 {
 			if t.children[j*rubiks.NumActions+a] == rubiks.Solved() {
-				h = 0
+				return 1
 			}
-			best = min(best, 1+h)
+			return 1 + max(t.hVal[j*rubiks.NumActions+a], 0)
 		}
-		cost[j] = float32(best)
+		arg := 0
+		for a := 1; a < rubiks.NumActions; a++ {
+			if to(a) < to(arg) {
+				arg = a
+			}
+		}
+		cost[j] = float32(to(arg))
+		if turns != nil && to(arg) < to(turns[j]) {
+			turns[j] = arg
+		}
 	}
 	return nil
 }

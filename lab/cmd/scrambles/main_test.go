@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,7 +86,7 @@ func TestRun(t *testing.T) {
 		}
 	}
 
-	if err := run(context.Background(), []string{"-out", out, "-model", out, "-davi", "-sync", "2", "-n", "8", "-step", "4", "-rounds", "2"}, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"-out", out, "-model", out, "-davi", "-greedy", "-sync", "2", "-n", "8", "-step", "4", "-rounds", "2"}, io.Discard); err != nil {
 		t.Fatalf("-davi: %v", err)
 	}
 	if _, err := model.Load(out); err != nil {
@@ -104,6 +105,7 @@ func TestRun(t *testing.T) {
 		{[]string{"-out", out, "-rounds", "-1"}, "-rounds -1"},
 		{[]string{"-out", out, "-threads", "0"}, "-threads 0"},
 		{[]string{"-out", out, "-davi", "-sync", "0"}, "-sync 0"},
+		{[]string{"-out", out, "-greedy"}, "-greedy needs -davi"},
 		{[]string{"-out", out, "-davi", "-alg", "levints", "-units", "8", "-blocks", "1"}, "no heuristic head"},
 		{[]string{"-out", out, "-model", filepath.Join(out, "none")}, "none"},
 		{[]string{"-out", out, "-alg", "nope"}, "nope"},
@@ -118,7 +120,8 @@ func TestRun(t *testing.T) {
 
 // TestBellman checks the targets of -davi against the target network's h
 // of each child evaluated on its own: min over the turns of 1 + max(h, 0),
-// 1 next to the solved cube and 0 at it.
+// 1 next to the solved cube and 0 at it; and the turns of -greedy: one of
+// that minimum, the undoing turn next to the solved cube.
 func TestBellman(t *testing.T) {
 	// A network whose h of the solved cube is positive, so that the
 	// solved child's 0 makes a difference.
@@ -139,15 +142,15 @@ func TestBellman(t *testing.T) {
 	}
 	tr := newTrainer(m, 1, 1, 1, 1e-3, true)
 	rng := rand.New(rand.NewPCG(3, 4))
-	states, _ := unscramble(rubiks.Scramble(rng, 12, 12))
-	states = append(states, rubiks.Solved())
-	cost := make([]float32, len(states))
-	if err := tr.bellman(states, cost); err != nil {
+	states, undo := unscramble(rubiks.Scramble(rng, 12, 12))
+	states, undo = append(states, rubiks.Solved()), append(undo, 0)
+	cost, turns := make([]float32, len(states)), slices.Clone(undo)
+	if err := tr.bellman(states, cost, turns); err != nil {
 		t.Fatal(err)
 	}
 	eval := model.NewEvaluator[rubiks.State](m)
 	for j, s := range states {
-		want := math.Inf(1)
+		want, to := math.Inf(1), make([]float64, rubiks.NumActions)
 		for a := range rubiks.NumActions {
 			c, _ := rubiks.Apply(s, a)
 			if err := eval.Evaluate(tr.cube, []rubiks.State{c}, logPi, h); err != nil {
@@ -157,14 +160,25 @@ func TestBellman(t *testing.T) {
 			if c == rubiks.Solved() {
 				hc = 0
 			}
-			want = min(want, 1+hc)
+			to[a] = 1 + hc
+			want = min(want, to[a])
 		}
 		switch {
 		case s == rubiks.Solved():
 			want = 0
+			if turns[j] != undo[j] {
+				t.Errorf("the solved cube's turn changed from %d to %d", undo[j], turns[j])
+			}
 		case j == len(states)-2:
 			if want != 1 {
 				t.Fatalf("one turn from the goal, the independent target is %g; want 1", want)
+			}
+			if turns[j] != undo[j] {
+				t.Errorf("one turn from the goal: turn %d; want the undoing turn %d", turns[j], undo[j])
+			}
+		default:
+			if to[turns[j]] > want+1e-5 {
+				t.Errorf("state %d: turn %d to 1 + h = %g; want a turn to the least, %g", j, turns[j], to[turns[j]], want)
 			}
 		}
 		if math.Abs(float64(cost[j])-want) > 1e-5 {
