@@ -18,8 +18,9 @@ import (
 )
 
 // committedProblems are the test problems of the lab's results that the
-// repository holds: the first 40 of each test set, as fixtures of the
-// domains, keyed by the data file the records name.
+// repository holds: the first 40 of each set the lab tests on (test sets,
+// held-back training levels), as fixtures of the domains, keyed by the
+// data file the records name.
 var committedProblems = map[string]func(t *testing.T) (replay func(i int, solution string) (int, error), n int){
 	"puzzles_4x4_test.txt":    fixture[witness.State](witness.ReadFile, "witness/testdata/puzzles_4x4_test-first40.txt"),
 	"000.txt":                 fixture[sokoban.State](sokoban.ReadFile, "sokoban/testdata/boxoban-test-000-first40.txt"),

@@ -99,8 +99,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if *davi && m.Config().Heads&model.Heuristic == 0 {
 		return fmt.Errorf("-davi learns h, and the network has no heuristic head (%v)", m.Config().Algorithm)
 	}
-	tr := newTrainer(m, *step, *sync, *threads, *lr, *davi)
-	tr.greedy = *greedy
+	tr := newTrainer(m, *step, *sync, *threads, *lr, *davi, *greedy)
 	rng := rand.New(rand.NewPCG(*seed, 0x736372616d626c65))
 	begin, saved := time.Now(), time.Now()
 	var states int64
@@ -151,11 +150,11 @@ type trainer struct {
 	logPi, hVal []float64
 }
 
-func newTrainer(m *model.Model, step, sync, threads int, lr float64, davi bool) *trainer {
+func newTrainer(m *model.Model, step, sync, threads int, lr float64, davi, greedy bool) *trainer {
 	c := m.Config()
 	cube, _ := rubiks.NewState(rubiks.Solved(), "") // the solved cube is legal
 	t := &trainer{t: model.NewTrainer(m, model.TrainConfig{LearningRate: lr, Threads: threads}), size: c.Channels * c.Height * c.Width,
-		davi: davi, sync: sync, cube: cube, samples: make([]model.Sample, step)}
+		davi: davi, greedy: greedy, sync: sync, cube: cube, samples: make([]model.Sample, step)}
 	if davi {
 		t.target = m.Clone()
 		t.eval = model.NewEvaluator[rubiks.State](t.target)

@@ -140,7 +140,7 @@ func TestBellman(t *testing.T) {
 			m = net
 		}
 	}
-	tr := newTrainer(m, 1, 1, 1, 1e-3, true)
+	tr := newTrainer(m, 1, 1, 1, 1e-3, true, false)
 	rng := rand.New(rand.NewPCG(3, 4))
 	states, undo := unscramble(rubiks.Scramble(rng, 12, 12))
 	states, undo = append(states, rubiks.Solved()), append(undo, 0)
