@@ -99,6 +99,9 @@ func TestBadFlagValues(t *testing.T) {
 		{append(solve, "-temperature", "NaN"), "-temperature NaN"},
 		{append(solve, "-temperature", "Inf"), "-temperature +Inf"},
 		{append(solve, "-alg", "wastar", "-temperature", "2"), "-temperature 2: search: wastar reads no policy"},
+		{append(solve, "-mix", "1"), "-mix 1"},
+		{append(solve, "-mix", "-0.1"), "-mix -0.1"},
+		{append(solve, "-alg", "gbfs", "-mix", "0.01"), "-mix 0.01: search: gbfs reads no policy"},
 		{append(solve, "-goal-test", "expanded"), "-goal-test"},
 		{append(solve, "-alg", "puct", "-goal-test", "expansion"), "-goal-test expansion"},
 		{append(test, "-rounds", "-1"), "-rounds -1"},
@@ -332,8 +335,8 @@ func checkpointConfig(t *testing.T, dir string) string {
 // algorithms that read a policy. It also checks that phs train searches
 // at -temperature and records it in the network it trains, and that -model
 // without -temperature carries over neither the old network's temperature
-// nor its meta notes. What a temperature does to a search is tested in
-// package search (TestTemperature).
+// nor its meta notes; and the same of -mix. What a temperature and a mix
+// do to a search is tested in package search (TestTemperature).
 func TestTemperature(t *testing.T) {
 	// The first level of the fixture, whose searches at budget 500 differ
 	// at the shipped model's temperature and at 1.
@@ -405,6 +408,22 @@ func TestTemperature(t *testing.T) {
 	}
 	if _, _, err := runPHS(t, "train", "-resume", hot, "-temperature", "1"); err == nil || !strings.Contains(err.Error(), "-temperature") {
 		t.Errorf("changing -temperature on resume: %v", err)
+	}
+
+	// -mix: searched with, recorded, kept on resume.
+	if _, b := solve("-mix", "0.01"); a == b {
+		t.Errorf("states generated: %d with and without -mix 0.01; want a difference", a)
+	}
+	mixed, _ := trained("-mix", "0.01")
+	var mixedConfig model.Config
+	if cfg := checkpointConfig(t, mixed); json.Unmarshal([]byte(cfg), &mixedConfig) != nil || mixedConfig.Mix != 0.01 {
+		t.Errorf("the network of a run with -mix 0.01 does not say so:\n%s", cfg)
+	}
+	if bc, err := bootstrap.ReadConfig(mixed); err != nil || bc.Options.Mix != 0.01 {
+		t.Errorf("the checkpoint does not record -mix 0.01: %+v, %v", bc.Options, err)
+	}
+	if _, _, err := runPHS(t, "train", "-resume", mixed, "-mix", "0.02"); err == nil || !strings.Contains(err.Error(), "-mix") {
+		t.Errorf("changing -mix on resume: %v", err)
 	}
 }
 

@@ -36,7 +36,7 @@
 // names, defaults and checks: -domain, -alg, -w, -c, -model (every model
 // read: the network or context model to search with, or the network
 // train starts from),
-// -budget, -timeout, -batch, -renormalize, -temperature,
+// -budget, -timeout, -batch, -renormalize, -temperature, -mix,
 // -prune-deadlocks, -memory, -progress, -workers, -log; -out names every
 // output file. A flag's 0 selects the library's default; the library's
 // checks of search.NewSolver and bootstrap.Config.Validate are reported

@@ -206,6 +206,9 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 	if cfg.opts.Temperature == 0 && cfg.model != nil && alg.NeedsPolicy() {
 		cfg.opts.Temperature = cfg.model.Config().Temperature // 0 (1) if it has none
 	}
+	if cfg.opts.Mix == 0 && cfg.model != nil && alg.NeedsPolicy() {
+		cfg.opts.Mix = cfg.model.Config().Mix
+	}
 	if cfg.opts.BatchSize == 0 && cfg.table != nil {
 		// A context model's evaluation is a few look-ups: batches
 		// would only cost expansions (LevinTS evaluates a node when it

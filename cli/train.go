@@ -54,6 +54,7 @@ type trainConfig struct {
 	Batch           int                `json:"-"`
 	Renormalize     bool               `json:"-"`
 	Temperature     float64            `json:"-"`
+	Mix             float64            `json:"-"`
 	GoalTest        search.GoalTest    `json:"-"`
 	PruneDeadlocks  bool               `json:"prune_deadlocks,omitempty"`
 	Seed            uint64             `json:"-"`
@@ -222,7 +223,7 @@ func (cfg *trainConfig) setFlags(f *runFlags) {
 	cfg.flags = *f
 	cfg.Domain, cfg.Alg, cfg.W, cfg.C, cfg.Init = f.domain, f.alg, f.w, f.c, f.modelPath
 	cfg.Budget, cfg.Batch, cfg.GoalTest = f.budget, f.batch, f.goalTest
-	cfg.Renormalize, cfg.Temperature, cfg.PruneDeadlocks = f.renormalize, f.temperature, f.pruneDeadlocks
+	cfg.Renormalize, cfg.Temperature, cfg.Mix, cfg.PruneDeadlocks = f.renormalize, f.temperature, f.mix, f.pruneDeadlocks
 	cfg.Arch, cfg.Units, cfg.Blocks, cfg.Filters, cfg.Hidden = f.arch, f.units, f.blocks, f.filters, f.hidden
 }
 
@@ -312,6 +313,7 @@ func (cfg *trainConfig) settings() []setting[trainSetup] {
 		{"batch", func(s *trainSetup) { s.bc.Options.BatchSize = cfg.Batch }},
 		{"renormalize", func(s *trainSetup) { s.bc.Options.Renormalize = cfg.Renormalize }},
 		{"temperature", func(s *trainSetup) { s.bc.Options.Temperature = cfg.Temperature }},
+		{"mix", func(s *trainSetup) { s.bc.Options.Mix = cfg.Mix }},
 		{"goal-test", func(s *trainSetup) { s.bc.Options.GoalTest = cfg.GoalTest }},
 		{"update-every", func(s *trainSetup) { s.bc.ProblemsPerUpdate = cfg.PerUpdate }},
 		{"skip-solved", func(s *trainSetup) { s.bc.SkipSolvedAfter = cfg.SkipSolvedAfter }},
@@ -332,7 +334,7 @@ func (cfg *trainConfig) settings() []setting[trainSetup] {
 // networkOnly and contextOnly are the flags of train that only one kind
 // of learner reads.
 var (
-	networkOnly = []string{"seed", "lr", "l2", "passes", "step-trajectories", "arch", "units", "blocks", "filters", "hidden"}
+	networkOnly = []string{"mix", "seed", "lr", "l2", "passes", "step-trajectories", "arch", "units", "blocks", "filters", "hidden"}
 	contextOnly = []string{"cm-mix", "cm-eps-low", "cm-lambda", "cm-steps", "cm-growth"}
 )
 
@@ -507,7 +509,7 @@ func (cfg *trainConfig) setFrom(run bootstrap.Config) {
 	cfg.run = &run
 	cfg.Alg, cfg.W, cfg.C = run.Algorithm.String(), paramFlag{}, paramFlag{}
 	cfg.Budget, cfg.Schedule, cfg.PerUpdate, cfg.SkipSolvedAfter = run.Options.Budget, run.Schedule, run.ProblemsPerUpdate, run.SkipSolvedAfter
-	cfg.Batch, cfg.Renormalize, cfg.Temperature = run.Options.BatchSize, run.Options.Renormalize, run.Options.Temperature
+	cfg.Batch, cfg.Renormalize, cfg.Temperature, cfg.Mix = run.Options.BatchSize, run.Options.Renormalize, run.Options.Temperature, run.Options.Mix
 	cfg.GoalTest = run.Options.GoalTest
 	cfg.Iterations, cfg.TimeLimit, cfg.Async = run.MaxIterations, duration(run.TimeLimit), run.Async
 }
@@ -530,7 +532,7 @@ func (cfg *trainConfig) bootstrapConfig() (bootstrap.Config, error) {
 		Algorithm: withParams(alg, cfg.W, cfg.C),
 		Options: search.Options{
 			Budget: cfg.Budget, Timeout: cfg.flags.timeout, BatchSize: cfg.Batch, Renormalize: cfg.Renormalize,
-			Temperature: cfg.Temperature, GoalTest: cfg.GoalTest, MaxMemory: cfg.flags.memoryBytes(cfg.flags.workerCount()),
+			Temperature: cfg.Temperature, Mix: cfg.Mix, GoalTest: cfg.GoalTest, MaxMemory: cfg.flags.memoryBytes(cfg.flags.workerCount()),
 		},
 		Schedule:          cfg.Schedule,
 		Validation:        cfg.validation(),
@@ -603,7 +605,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 			return fmt.Errorf("train: %s problems have no network encoding", cfg.Domain)
 		}
 		want := model.ConfigFor(cfg.Domain, bc.Algorithm, enc)
-		want.PruneDeadlocks, want.Temperature = cfg.PruneDeadlocks, cfg.Temperature
+		want.PruneDeadlocks, want.Temperature, want.Mix = cfg.PruneDeadlocks, cfg.Temperature, cfg.Mix
 		if cfg.Init != "" {
 			net, err = initModel(cfg.Init, want)
 		} else if want, err = cfg.architecture(want); err != nil {
@@ -749,9 +751,9 @@ func (cfg *trainConfig) architecture(want model.Config) (model.Config, error) {
 // initModel returns the model of -model at path, a model or run directory,
 // after checking that it is a network for want's domain and algorithm,
 // with its heads, losses and input and output shapes; its layers' sizes
-// may differ from want's. The model returned has want's PruneDeadlocks and
-// Temperature, not its own (a temperature chosen for that network need not
-// suit the new one), and no Meta, which describes that network.
+// may differ from want's. The model returned has want's PruneDeadlocks,
+// Temperature and Mix, not its own (a temperature chosen for that network
+// need not suit the new one), and no Meta, which describes that network.
 func initModel(path string, want model.Config) (*model.Model, error) {
 	m, err := loadModel(path)
 	if err != nil {
@@ -774,8 +776,8 @@ func initModel(path string, want model.Config) (*model.Model, error) {
 			return nil, fmt.Errorf("train: -model %s: a network with %s %v; the run needs %v", path, f.name, f.got, f.want)
 		}
 	}
-	if got.PruneDeadlocks != want.PruneDeadlocks || got.Temperature != want.Temperature || got.Meta != nil {
-		got.PruneDeadlocks, got.Temperature, got.Meta = want.PruneDeadlocks, want.Temperature, nil
+	if got.PruneDeadlocks != want.PruneDeadlocks || got.Temperature != want.Temperature || got.Mix != want.Mix || got.Meta != nil {
+		got.PruneDeadlocks, got.Temperature, got.Mix, got.Meta = want.PruneDeadlocks, want.Temperature, want.Mix, nil
 		n, err := model.New(got, 0)
 		if err != nil {
 			return nil, fmt.Errorf("train: -model %s: %w", path, err)

@@ -260,6 +260,11 @@ type Config struct {
 	// chosen after training: finite and > 0, and only for a network with
 	// a policy; 0 means 1.
 	Temperature float64 `json:"temperature,omitempty"`
+	// Mix is the weight of the uniform policy mixed into the policy with
+	// which searches use the network unless told otherwise
+	// (search.Options.Mix), in [0, 1), and only for a network with a
+	// policy; 0 mixes nothing. phs train records the one it trained with.
+	Mix float64 `json:"mix,omitempty"`
 	// Meta is free-form metadata, such as how the network was trained.
 	Meta map[string]string `json:"meta,omitempty"`
 }
@@ -359,6 +364,10 @@ func (c *Config) check() error {
 		return fmt.Errorf("temperature %g; want a finite number > 0 (0: 1)", c.Temperature)
 	case !hasPolicy && c.Temperature != 0:
 		return fmt.Errorf("a temperature (%g) without a policy head", c.Temperature)
+	case !(c.Mix >= 0 && c.Mix < 1):
+		return fmt.Errorf("mix %g; want a number in [0, 1)", c.Mix)
+	case !hasPolicy && c.Mix != 0:
+		return fmt.Errorf("a mix (%g) without a policy head", c.Mix)
 	}
 	return nil
 }

@@ -440,6 +440,12 @@ func TestConfigErrors(t *testing.T) {
 		{"negative temperature", func(c *Config) { c.Temperature = -1 }, "temperature -1"},
 		{"infinite temperature", func(c *Config) { c.Temperature = math.Inf(1) }, "temperature +Inf"},
 		{"NaN temperature", func(c *Config) { c.Temperature = math.NaN() }, "temperature NaN"},
+		{"negative mix", func(c *Config) { c.Mix = -0.5 }, "mix -0.5"},
+		{"mix 1", func(c *Config) { c.Mix = 1 }, "mix 1"},
+		{"NaN mix", func(c *Config) { c.Mix = math.NaN() }, "mix NaN"},
+		{"mix without policy", func(c *Config) {
+			c.Heads, c.PolicyLoss, c.Mix = Heuristic, 0, 0.01
+		}, "mix (0.01) without a policy head"},
 		{"units in a conv network", func(c *Config) { c.Units = 8 }, "units 8 and blocks 0 in a conv network"},
 		{"filters in a resnet", func(c *Config) { c.Arch, c.Filters = ResNet, 8 }, "filters 8"},
 		{"negative units", func(c *Config) { c.Arch, c.Units = ResNet, -1 }, "units -1"},

@@ -196,15 +196,18 @@ func BenchmarkWAStar(b *testing.B) {
 
 // BenchmarkPHS measures PHS_h, PHS* and PHS with safe state pruning with a
 // uniform policy on the same puzzle, for 200,000 expansions (unsolved),
-// and PHS* with the policy at temperature 5: the same search (a uniform
-// policy stays uniform), plus the cost of tempering.
+// and PHS* with the policy at temperature 5 and mixed with weight 0.01:
+// the same search (a uniform policy stays uniform), plus the cost of
+// tempering or mixing.
 func BenchmarkPHS(b *testing.B) {
 	opts := search.Options{Budget: 2e5}
 	for _, alg := range []search.Algorithm{search.PHSh(), search.PHSStar(), search.PHSSafe()} {
 		b.Run(alg.String(), func(b *testing.B) { benchSearch(b, alg, false, opts) })
 	}
-	opts.Temperature = 5
-	b.Run("phsstar/T=5", func(b *testing.B) { benchSearch(b, search.PHSStar(), false, opts) })
+	hot, mixed := opts, opts
+	hot.Temperature, mixed.Mix = 5, 0.01
+	b.Run("phsstar/T=5", func(b *testing.B) { benchSearch(b, search.PHSStar(), false, hot) })
+	b.Run("phsstar/mix=0.01", func(b *testing.B) { benchSearch(b, search.PHSStar(), false, mixed) })
 }
 
 // netLike is an Evaluator that costs like a small network on a CPU: a

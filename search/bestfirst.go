@@ -364,9 +364,7 @@ func (e *bestFirst[S]) flush(res *Result[S]) error {
 	if err := e.evaluateNodes(int32(e.pending), int32(e.n), logPi, h); err != nil {
 		return err
 	}
-	if t := e.opts.Temperature; t != 1 {
-		temper(logPi, A, t)
-	}
+	e.opts.shapePolicy(logPi, A)
 	res.Evaluations += int64(k)
 	loss := e.opts.NodeLoss
 	for i := range k {
@@ -435,9 +433,7 @@ func (e *bestFirst[S]) evaluate(i int32, res *Result[S]) error {
 	if err := e.evaluateNodes(i, i+1, logPi, h); err != nil {
 		return err
 	}
-	if t := e.opts.Temperature; t != 1 {
-		temper(logPi, A, t)
-	}
+	e.opts.shapePolicy(logPi, A)
 	res.Evaluations++
 	for c := int(i >> chunkBits); c >= len(e.policies); {
 		e.policies = append(e.policies, make([]float32, chunkSize*A))

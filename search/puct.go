@@ -152,9 +152,7 @@ func (t *puctTree[S]) evaluate(p Problem[S], ev Evaluator[S], edge EdgeEvaluator
 	if err != nil {
 		return fmt.Errorf("search: puct: evaluate: %w", err)
 	}
-	if temp := opts.Temperature; temp != 1 {
-		temper(logPi, A, temp)
-	}
+	opts.shapePolicy(logPi, A)
 	res.Evaluations += int64(k)
 	for _, i := range t.touched {
 		t.nodes[i].virtual = 0

@@ -221,6 +221,18 @@ type Options struct {
 	// costs A exponentials per evaluated state. Only the algorithms that
 	// read a policy (Algorithm.NeedsPolicy) take a T other than 1.
 	Temperature float64 `json:"temperature,omitempty"`
+	// Mix is the weight ε of the uniform policy in the policy of the
+	// search, in [0, 1); 0 mixes nothing. The search uses (1−ε)·pi + ε/A
+	// over the A actions in place of pi (after Temperature), so that no
+	// action's probability falls below ε/A and a policy confidently wrong
+	// about a step costs at most log(A/ε) at that step. The reference
+	// implementation of √LTS (libpolicyts) searches with ε = 0.01. The
+	// mixed policy is a policy, so every guarantee holds with it in place
+	// of pi, and Trajectory.LogPi holds its log-probabilities. Mixing costs
+	// A exponentials and logarithms per evaluated state. Only the
+	// algorithms that read a policy (Algorithm.NeedsPolicy) take an ε
+	// other than 0.
+	Mix float64 `json:"mix,omitempty"`
 	// GoalTest says when a node is tested for the goal: GoalTestDefault
 	// (the zero value) is at expansion for A* and at generation for the
 	// other best-first algorithms; PUCT takes only the default. See
@@ -325,6 +337,10 @@ func (o Options) check(alg Algorithm) error {
 		return fmt.Errorf("search: temperature %g; want a finite number > 0 (0: 1)", o.Temperature)
 	case o.Temperature != 0 && o.Temperature != 1 && !alg.NeedsPolicy():
 		return fmt.Errorf("search: %s reads no policy; temperature %g is for the algorithms that do", alg.Name(), o.Temperature)
+	case !(o.Mix >= 0 && o.Mix < 1):
+		return fmt.Errorf("search: mix %g; want a number in [0, 1)", o.Mix)
+	case o.Mix != 0 && !alg.NeedsPolicy():
+		return fmt.Errorf("search: %s reads no policy; mix %g is for the algorithms that do", alg.Name(), o.Mix)
 	case o.MaxMemory < 0:
 		return fmt.Errorf("search: max memory %d; want >= 0 (0: no bound)", o.MaxMemory)
 	case o.Shorten && (alg.IsPUCT() || alg.kind == phsSafe):
@@ -350,6 +366,20 @@ func (o Options) withDefaults() Options {
 		o.Temperature = 1
 	}
 	return o
+}
+
+// shapePolicy applies the temperature and then the mix of o, which has its
+// defaults, to the rows of A log-probabilities in logPi.
+func (o *Options) shapePolicy(logPi []float64, A int) {
+	if o.Temperature != 1 {
+		temper(logPi, A, o.Temperature)
+	}
+	if o.Mix != 0 {
+		u := o.Mix / float64(A)
+		for i, l := range logPi {
+			logPi[i] = math.Log((1-o.Mix)*math.Exp(l) + u)
+		}
+	}
 }
 
 // temper replaces each of the rows of A log-probabilities in logPi with
