@@ -148,12 +148,15 @@ var SqrtLTSTests = []struct{ Name, Algorithm string }{
 	{"phsstar", "PHS*"},
 	{"sqrtlts-h", "√LTS-H, α = 1"},
 	{"sqrtlts-l", "√LTS-L (stopped after 5 rounds, 2 levels unsolved)"},
+	{"mix-phsstar", "PHS*, ε = 0.01 (`-mix 0.01`)"},
+	{"mix-sqrtlts-h", "√LTS-H, α = 1, ε = 0.01"},
 }
 
 // SqrtLTSTrainingDir holds the Boxoban training of √LTS beside PHS* and
 // LevinTS in the setting of Tuero et al. (2026): a directory for each of
 // SqrtLTSTraining, with its run's metrics and settings (run/), once
-// finished its network (model/) and its Bootstrap test (test.jsonl.gz).
+// finished its network (model/, unless NoModel) and its Bootstrap test
+// (test.jsonl.gz).
 const SqrtLTSTrainingDir = "sokoban-sqrtlts-training"
 
 // SqrtLTSTarget is the fraction of the validation levels whose solving
@@ -166,15 +169,23 @@ var SqrtLTSTraining = []TrainingRun{
 	{Name: "sqrtlts-h", Method: "√LTS-H, α = 1", Algorithm: "sqrtlts:h:1"},
 	{Name: "levints", Method: "LevinTS", Algorithm: "levints"},
 	{Name: "sqrtlts-lh", Method: "√LTS-LH, α = 1", Algorithm: "sqrtlts:lh:1",
-		Stopped: "stopped after 2,752 levels: 10x slower than √LTS-H"},
+		Stopped: "stopped in iteration 2, 8,704 levels in: 11x slower than √LTS-H"},
+	{Name: "sqrtlts-l", Method: "√LTS-L", Algorithm: "sqrtlts:l",
+		Stopped: "stopped in iteration 2, 1,792 levels in: 9x slower than √LTS-H"},
 	{Name: "sqrtlts-h10", Method: "√LTS-H, α = 10", Algorithm: "sqrtlts:h:10",
 		Stopped: "stopped in iteration 4, behind α = 1 from iteration 2"},
+	{Name: "mix-phsstar", Method: "PHS*, ε = 0.01", Algorithm: "phsstar", NoModel: true},
+	{Name: "mix-sqrtlts-h", Method: "√LTS-H, α = 1, ε = 0.01", Algorithm: "sqrtlts:h:1", NoModel: true},
 }
 
 // A TrainingRun is a run of SqrtLTSTraining: the name of its directory,
 // its method on the pages and its algorithm's text; Stopped, why a run
-// that will not be resumed was stopped.
-type TrainingRun struct{ Name, Method, Algorithm, Stopped string }
+// that will not be resumed was stopped; NoModel, that its final network
+// is not committed (for want of room in the repository).
+type TrainingRun struct {
+	Name, Method, Algorithm, Stopped string
+	NoModel                          bool
+}
 
 // Finished reads the metrics of r, whose directory is in lab, and
 // reports whether it stopped at its validation target (SqrtLTSTarget):
