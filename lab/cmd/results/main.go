@@ -421,7 +421,7 @@ Bootstrap test of the 1,000 test levels with the final network, 10 rounds
 | method | stopped | iterations | training exp. | validation exp. | wall | solved | length | expansions | time (s) |
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|
 `)
-	var names, runs []string // of the plots: the runs past their first validation
+	var names, runs []string      // of the plots: the runs past their first validation
 	total := map[string]float64{} // the training expansions of each run
 	for _, r := range lab.SqrtLTSTraining {
 		done, its, err := r.Finished(g.dir)
