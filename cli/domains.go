@@ -134,7 +134,10 @@ type Generator interface {
 //   - search.ActionNamer: records spell solutions with the action names;
 //   - a method Render(S) string: -render draws solutions with it;
 //   - a method PruneDeadlocks() P, which returns the problem with its
-//     dead ends pruned: -prune-deadlocks.
+//     dead ends pruned: -prune-deadlocks;
+//   - a method Reorder(actions []int, limit int) ([]int, int, error),
+//     which returns a solution at most as long as actions and the states
+//     it expanded, at most limit (as sokoban.Problem.Reorder): -reorder.
 //
 // The options add the rest: ProblemID, InitialBudget, WithGenerator,
 // NoModelAlgorithm, DefaultModel. NewDomain panics, at the start of the
@@ -158,6 +161,7 @@ func NewDomain[S comparable, P search.Problem[S]](name string, parse func(r io.R
 	_, caps.contexts = any(zero).(cm.Contexter[S])
 	_, caps.namer = any(zero).(search.ActionNamer[S])
 	_, caps.prunes = any(zero).(interface{ PruneDeadlocks() P })
+	_, caps.reorders = any(zero).(reorderer)
 	caps.budget = o.budget
 	caps.gen = o.gen
 	caps.defaultModel = o.defaultModel
@@ -245,6 +249,7 @@ func Shipped() []Domain {
 type capabilities struct {
 	name                              string
 	heuristic, encoder, namer, prunes bool
+	reorders                          bool // reorderer
 	contexts                          bool // cm.Contexter
 	budget                            int64
 	gen                               Generator

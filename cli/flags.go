@@ -49,6 +49,7 @@ type runFlags struct {
 	noHeuristic bool
 	render      bool
 	shorten     bool
+	reorder     bool
 }
 
 // A flagGroup selects the flags of runFlags that a command has.
@@ -92,6 +93,7 @@ func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []st
 		fs.IntVar(&f.first, "first", 0, "attempt only the first N problems of FILES, in order (0: all); every problem is still read and checked")
 		fs.BoolVar(&f.render, "render", false, "draw each solution step by step")
 		fs.BoolVar(&f.shorten, "shorten", false, "return a shortest path to the goal found over every edge the search generated, duplicates included (search.Options.Shorten): no more expansions, often shorter solutions")
+		fs.BoolVar(&f.reorder, "reorder", false, fmt.Sprintf("after the search, reorder the solution (sokoban: the shortest interleaving of its runs of pushes, sokoban.Problem.Reorder, up to %d expansions, counted in the record's expansions and reorder_expansions)", reorderLimit))
 		fs.BoolVar(&f.noHeuristic, "no-heuristic", false, "without a model: search with a zero heuristic instead of the domain's")
 	}
 	if groups&networkFlags != 0 {

@@ -88,6 +88,9 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 	if cfg.pruneDeadlocks && !caps.prunes {
 		return usagef("%s: -prune-deadlocks: the %s domain has no deadlock pruning", cmd, cfg.domain)
 	}
+	if cfg.reorder && !caps.reorders {
+		return usagef("%s: -reorder: the %s domain does not reorder solutions", cmd, cfg.domain)
+	}
 	switch cfg.modelPath {
 	case "none":
 	case "":
@@ -359,6 +362,17 @@ func newResults(cfg *searchConfig, asked int, stdout, stderr io.Writer) (*result
 // interruption, and its rendering if asked. A solution that does not
 // replay to the goal is an error (a defect of the search or the domain).
 func writeResult[S comparable](out *results, cfg *searchConfig, t search.Task[S], r search.Result[S], budget int64) error {
+	var reordered int64
+	if r.Solved && cfg.reorder {
+		start := time.Now()
+		actions, n, err := t.Problem.(reorderer).Reorder(r.Actions, reorderLimit)
+		if err != nil {
+			return fmt.Errorf("%s: -reorder: %w", t.ID, err)
+		}
+		r.Actions, reordered = actions, int64(n)
+		r.Expansions += reordered
+		r.Time += time.Since(start)
+	}
 	if r.Solved {
 		if err := search.Replay(t.Problem, r.Actions); err != nil {
 			return fmt.Errorf("%s: the solution found does not replay: %w", t.ID, err)
@@ -376,6 +390,8 @@ func writeResult[S comparable](out *results, cfg *searchConfig, t search.Task[S]
 		Budget:     budget,
 		Solution:   search.FormatActions(t.Problem, r.Actions),
 		Stop:       stopReasonOf(r, budget),
+
+		ReorderExpansions: reordered,
 	}
 	out.sum.Add(rec)
 	if cfg.render && r.Solved {
@@ -388,6 +404,18 @@ func writeResult[S comparable](out *results, cfg *searchConfig, t search.Task[S]
 	}
 	return out.buf.Flush()
 }
+
+// A reorderer is a problem that reorders a solution: -reorder. Reorder
+// returns a solution at most as long as actions, a solution of the
+// problem, and the states it expanded, at most limit; see
+// sokoban.Problem.Reorder.
+type reorderer interface {
+	Reorder(actions []int, limit int) ([]int, int, error)
+}
+
+// reorderLimit is the most expansions of the pass of -reorder; a pass
+// that reaches it keeps the solution of the search.
+const reorderLimit = 100_000
 
 // stopReasonOf returns the Stop of the record of r, a search with the
 // given budget.

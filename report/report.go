@@ -37,6 +37,10 @@ type Record struct {
 	// (the memory bound), "exhausted" (no solution exists), or "" when
 	// solved or never attempted.
 	Stop string `json:"stop,omitempty"`
+	// ReorderExpansions is the part of Expansions spent by a pass that
+	// shortened the solution after the search ("phs solve|test -reorder"), 0
+	// for none.
+	ReorderExpansions int64 `json:"reorder_expansions,omitempty"`
 }
 
 // A JSONLWriter writes records one JSON object per line.
@@ -65,8 +69,11 @@ func (w *JSONLWriter) Write(r Record) error {
 // where line counts from 1, and no records are returned with them.
 func ReadJSONL(r io.Reader, name string) ([]Record, error) {
 	recs, err := jsonl.ReadCheck(r, name, func(rec Record) error {
-		if rec.Problem == "" {
+		switch {
+		case rec.Problem == "":
 			return errors.New(`not a result record (no "problem")`)
+		case rec.ReorderExpansions < 0 || rec.ReorderExpansions > rec.Expansions:
+			return fmt.Errorf("reorder_expansions %d; want 0 to expansions (%d)", rec.ReorderExpansions, rec.Expansions)
 		}
 		return nil
 	})

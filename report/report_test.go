@@ -103,7 +103,7 @@ func TestWriteTable(t *testing.T) {
 func TestReadJSONL(t *testing.T) {
 	var buf bytes.Buffer
 	w := NewJSONLWriter(&buf)
-	want := []Record{{Problem: "a#0", Solved: true, Length: 3, Expansions: 7, Solution: "UDL"}, {Problem: "a#1"}}
+	want := []Record{{Problem: "a#0", Solved: true, Length: 3, Expansions: 7, Solution: "UDL", ReorderExpansions: 2}, {Problem: "a#1"}}
 	for _, r := range want {
 		if err := w.Write(r); err != nil {
 			t.Fatal(err)
@@ -131,6 +131,8 @@ func TestReadJSONLErrors(t *testing.T) {
 		{"wrong type", "{\"problem\":\"a\",\"solved\":1}\n", "report: x.jsonl:1: json: cannot unmarshal number"},
 		{"two objects", "{\"problem\":\"a\"}{\"problem\":\"b\"}\n", "report: x.jsonl:1: data after the object"},
 		{"not an object", "[]\n", "report: x.jsonl:1: not a JSON object"},
+		{"reorder beyond expansions", "{\"problem\":\"a\",\"expansions\":3,\"reorder_expansions\":4}\n", "report: x.jsonl:1: reorder_expansions 4; want 0 to expansions (3)"},
+		{"negative reorder", "{\"problem\":\"a\",\"reorder_expansions\":-1}\n", "report: x.jsonl:1: reorder_expansions -1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
