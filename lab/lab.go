@@ -12,8 +12,10 @@
 package lab
 
 import (
+	"bufio"
 	"compress/gzip"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -152,6 +154,61 @@ var SqrtLTSTests = []struct{ Name, Algorithm string }{
 	{"mix-sqrtlts-h", "√LTS-H, α = 1, ε = 0.01"},
 }
 
+// ShorterDir holds the Sokoban searches for short solutions: the test
+// records test-NAME.jsonl.gz of ShorterTests, and the optimal lengths of
+// their levels, optima-SET.jsonl.gz (cmd/sokopt's records).
+const ShorterDir = "experiments/sokoban-shorter"
+
+// ShorterTests are those searches: the set of levels ("test": the
+// unfiltered test levels, "medium": the held-back medium levels), the
+// record's name, the search on the pages, and whether the search is the
+// set's WA*, the reference of the times.
+var ShorterTests = []struct {
+	Set, Name, Search string
+	WAStar            bool
+}{
+	{"test", "T5", "shipped model, T = 5 (the default)", false},
+	{"test", "T7-reorder", "shipped model, T = 7, `-shorten -reorder`", false},
+	{"test", "wastar", "WA* (w = 1.5), domain heuristic, deadlocks pruned", true},
+	{"medium", "medium-ship-T5-reorder", "shipped model, T = 5, `-shorten -reorder`", false},
+	{"medium", "medium-ft-T5-reorder", "shipped model fine-tuned on medium levels, T = 5, `-shorten -reorder`", false},
+	{"medium", "medium-wastar", "WA* (w = 1.5), domain heuristic, deadlocks pruned", true},
+}
+
+// ReadOptima returns the optimal lengths of cmd/sokopt's records in the
+// file at path, gzipped if its name ends in ".gz", by problem; records of
+// levels it could not solve are left out.
+func ReadOptima(path string) (map[string]int, error) {
+	optima := map[string]int{}
+	err := readFile(path, func(r io.Reader) error {
+		sc := bufio.NewScanner(r)
+		for line := 1; sc.Scan(); line++ {
+			var o struct {
+				Problem string `json:"problem"`
+				Optimal int    `json:"optimal"`
+				Error   string `json:"error"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &o); err != nil {
+				return fmt.Errorf("lab: %s:%d: %w", path, line, err)
+			}
+			switch {
+			case o.Problem == "" || o.Error == "" && o.Optimal <= 0:
+				return fmt.Errorf("lab: %s:%d: not an optimum (problem %q, optimal %d)", path, line, o.Problem, o.Optimal)
+			case o.Error == "":
+				optima[o.Problem] = o.Optimal
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return fmt.Errorf("lab: %s: %w", path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return optima, nil
+}
+
 // SqrtLTSTrainingDir holds the Boxoban training of √LTS beside PHS* and
 // LevinTS in the setting of Tuero et al. (2026): a directory for each of
 // SqrtLTSTraining, with its run's metrics and settings (run/), once
@@ -248,25 +305,38 @@ func ResultFile(dir, name string) (string, error) {
 // ReadRecords reads the records of a JSONL file of per-problem results,
 // gunzipping it if its name ends in ".gz".
 func ReadRecords(name string) ([]report.Record, error) {
-	f, err := os.Open(name)
+	var recs []report.Record
+	err := readFile(name, func(r io.Reader) error {
+		var err error
+		if recs, err = report.ReadJSONL(r, name); err != nil {
+			return fmt.Errorf("lab: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("lab: %w", err)
+		return nil, err
+	}
+	return recs, nil
+}
+
+// readFile calls read with the content of the file at path, gunzipped if
+// its name ends in ".gz", and returns its error.
+func readFile(path string, read func(io.Reader) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("lab: %w", err)
 	}
 	defer f.Close()
 	var r io.Reader = f
-	if filepath.Ext(name) == ".gz" {
+	if filepath.Ext(path) == ".gz" {
 		z, err := gzip.NewReader(f)
 		if err != nil {
-			return nil, fmt.Errorf("lab: %s: %w", name, err)
+			return fmt.Errorf("lab: %s: %w", path, err)
 		}
 		defer z.Close()
 		r = z
 	}
-	recs, err := report.ReadJSONL(r, name)
-	if err != nil {
-		return nil, fmt.Errorf("lab: %w", err)
-	}
-	return recs, nil
+	return read(r)
 }
 
 // Summarize reads the per-problem results dir/name.jsonl (or .jsonl.gz)

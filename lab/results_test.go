@@ -2,6 +2,7 @@ package lab_test
 
 import (
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -163,6 +164,53 @@ func TestRowFiles(t *testing.T) {
 		}
 		if _, err := r.TrainingSeconds("."); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// TestReadOptima checks ReadOptima on good and bad records, and that the
+// optima of the Sokoban searches for short solutions cover their levels.
+func TestReadOptima(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     map[string]int
+		err      string
+	}{
+		{"good", `{"problem":"a#0","optimal":3,"pushes":1,"states":9,"time_s":0.1,"solution":"RRR"}` + "\n" +
+			`{"problem":"a#1","error":"state limit reached","states":4000000,"time_s":3.1}` + "\n",
+			map[string]int{"a#0": 3}, ""},
+		{"no optimum", `{"problem":"a#0","states":9}` + "\n", nil, `x.jsonl:1: not an optimum (problem "a#0", optimal 0)`},
+		{"no problem", `{"optimal":3}` + "\n", nil, "x.jsonl:1: not an optimum"},
+		{"bad json", `{"problem":"a#0","optimal":3}` + "\n{\n", nil, "x.jsonl:2: unexpected end of JSON input"},
+	} {
+		path := filepath.Join(t.TempDir(), "x.jsonl")
+		if err := os.WriteFile(path, []byte(tc.in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := lab.ReadOptima(path)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: %v, %v; want an error with %q", tc.name, got, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !maps.Equal(got, tc.want) {
+			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+	}
+	for _, tc := range lab.ShorterTests {
+		optima, err := lab.ReadOptima(filepath.Join(lab.ShorterDir, "optima-"+tc.Set+".jsonl.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := lab.ReadRecords(filepath.Join(lab.ShorterDir, "test-"+tc.Name+".jsonl.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			if opt, ok := optima[r.Problem]; !ok || r.Solved && r.Length < opt {
+				t.Errorf("%s: %s: %d moves, optimum %d (%v)", tc.Name, r.Problem, r.Length, opt, ok)
+			}
 		}
 	}
 }
