@@ -154,6 +154,12 @@ var SqrtLTSTests = []struct{ Name, Algorithm string }{
 	{"mix-sqrtlts-h", "√LTS-H, α = 1, ε = 0.01"},
 }
 
+// PrunedDir holds the run of the Sokoban network shipped until 2026-11-27
+// (PHS* trained and searched with deadlocks pruned, not a row of the
+// paper's domain): its settings and metrics (run/), its network (model/)
+// and its Bootstrap tests.
+const PrunedDir = "experiments/sokoban-phsstar-pruned"
+
 // ShorterDir holds the Sokoban searches for short solutions: the test
 // records test-NAME.jsonl.gz of ShorterTests, and the optimal lengths of
 // their levels, optima-SET.jsonl.gz (cmd/sokopt's records).
@@ -167,11 +173,12 @@ var ShorterTests = []struct {
 	Set, Name, Search string
 	WAStar            bool
 }{
-	{"test", "T5", "shipped model, T = 5 (the default)", false},
-	{"test", "T7-reorder", "shipped model, T = 7, `-shorten -reorder`", false},
+	{"test", "new-T3", "shipped network, T = 3 (the default)", false},
+	{"test", "new-T3-reorder", "shipped network, T = 3, `-shorten -reorder`", false},
+	{"test", "T7-reorder", "network shipped until 2026-11-27, T = 7, `-shorten -reorder`", false},
 	{"test", "wastar", "WA* (w = 1.5), domain heuristic, deadlocks pruned", true},
-	{"medium", "medium-ship-T5-reorder", "shipped model, T = 5, `-shorten -reorder`", false},
-	{"medium", "medium-ft-T5-reorder", "shipped model fine-tuned on medium levels, T = 5, `-shorten -reorder`", false},
+	{"medium", "medium-new-T3-reorder", "shipped network, T = 3, `-shorten -reorder`", false},
+	{"medium", "medium-ship-T5-reorder", "network shipped until 2026-11-27, T = 5, `-shorten -reorder`", false},
 	{"medium", "medium-wastar", "WA* (w = 1.5), domain heuristic, deadlocks pruned", true},
 }
 

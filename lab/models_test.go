@@ -3,7 +3,6 @@ package lab_test
 import (
 	"encoding/binary"
 	"encoding/json"
-	"github.com/phs-go/phs/cm"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,12 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/phs-go/phs/cm"
 	"github.com/phs-go/phs/lab"
 	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/search"
 )
 
 // TestNetworks checks that the lab holds the network of each row of Table
-// 1 and no other: each loads, is the row's domain and algorithm, and its
+// 1, of each finished √LTS run and of the Sokoban network shipped until
+// 2026-11-27, and no other: each loads, is the row's domain and algorithm, and its
 // weights file is in the current layout (each tensor in its parameter's
 // real shape, not the flattened legacy one that Load also accepts).
 func TestNetworks(t *testing.T) {
@@ -45,6 +47,13 @@ func TestNetworks(t *testing.T) {
 				t.Errorf("%s: %s has shape %v, want %v", r.Model, p.Name, got, p.Shape)
 			}
 		}
+	}
+	pruned := filepath.Join(lab.PrunedDir, "model")
+	want[pruned] = true
+	if m, err := model.Load(pruned); err != nil {
+		t.Error(err)
+	} else if c := m.Config(); c.Domain != "sokoban" || c.Algorithm != search.PHSStar() || !c.PruneDeadlocks {
+		t.Errorf("%s: a network of %s %s, pruning %v; want sokoban PHS*, deadlocks pruned", pruned, c.Domain, c.Algorithm, c.PruneDeadlocks)
 	}
 	for _, r := range lab.SqrtLTSTraining {
 		done, _, err := r.Finished(".")

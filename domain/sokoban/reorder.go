@@ -12,9 +12,9 @@ const MaxReorderBoxes = 16
 // Reorder returns a shortest solution of p among those that make the
 // pushes of actions, a solution of p, in another order, and the number of
 // nodes its search expanded. It is a pass after a search, which makes
-// solutions shorter for a small part of the search's cost: the solutions
-// of the shipped model's searches of Boxoban levels lose about 0.8 moves
-// for about 50 expansions (lab/experiments/sokoban-shorter).
+// solutions shorter for a small part of the search's cost: on Boxoban
+// levels, the solutions of PHS* with a network lose 0.7 to 0.9 moves on
+// average for about 50 expansions (lab/experiments/sokoban-shorter).
 //
 // The pushes of actions make runs: the consecutive pushes of one box in
 // one direction, split where the box is on a cell that it is on at

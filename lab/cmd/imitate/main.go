@@ -1,8 +1,12 @@
 // Command imitate trains a Sokoban network on given solutions, such as
 // the optimal ones of sokopt, with the learner of the Bootstrap process
-// (bootstrap.Network), from a model:
+// (bootstrap.Network), from a model or from a fresh PHS* network:
 //
-//	imitate -model DIR -out DIR [-lr 1e-4] [-epochs 1] [-weight 1] [-threads 1] LEVELS OPTIMA.jsonl [LEVELS OPTIMA.jsonl ...]
+//	imitate -model DIR|new [-filters F] [-hidden H] -out DIR [-lr 1e-4] [-epochs 1] [-weight 1] [-threads 1] LEVELS OPTIMA.jsonl [LEVELS OPTIMA.jsonl ...]
+//
+// With -model new, the network is the paper's for PHS* (model.ConfigFor),
+// with deadlocks pruned, -filters filters and -hidden hidden units
+// (the library's sizes for 0), its weights drawn with seed 1.
 //
 // Each pair names a file of levels and the JSONL records of sokopt on it
 // (those with a "solution"; the others are skipped and counted). Every
@@ -45,7 +49,9 @@ func main() {
 func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("imitate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	from := fs.String("model", "", "the model to start from (required)")
+	from := fs.String("model", "", `the model to start from, or "new" for a fresh PHS* network (required)`)
+	filters := fs.Int("filters", 0, "with -model new: filters of each convolution (0: the library's)")
+	hidden := fs.Int("hidden", 0, "with -model new: units of the hidden layer of each head (0: the library's)")
 	out := fs.String("out", "", "the directory of the trained model (required)")
 	lr := fs.Float64("lr", 1e-4, "Adam's learning rate (> 0)")
 	epochs := fs.Int("epochs", 1, "passes over the solutions (> 0)")
@@ -67,6 +73,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("-threads %d; want 1 to %d", *threads, model.MaxThreads)
 	case fs.NArg() == 0 || fs.NArg()%2 != 0:
 		return errors.New("want pairs of LEVELS OPTIMA.jsonl")
+	case *from != "new" && (*filters != 0 || *hidden != 0):
+		return errors.New("-filters and -hidden are for -model new")
 	}
 	var sols []bootstrap.Solution[sokoban.State]
 	skipped := 0
@@ -77,7 +85,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		sols, skipped = append(sols, s...), skipped+k
 	}
-	m, err := model.Load(*from)
+	m, err := startModel(*from, *filters, *hidden, fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -99,6 +107,22 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			e+1, u.PolicyLoss/float64(u.Steps), u.HeuristicLoss/float64(u.Steps), u.Steps, time.Since(start).Round(time.Second))
 	}
 	return nil
+}
+
+// startModel loads the model at from, or returns a fresh PHS* network for
+// the levels of the file levels (model.ConfigFor, deadlocks pruned) of the
+// given sizes for from "new".
+func startModel(from string, filters, hidden int, levels string) (*model.Model, error) {
+	if from != "new" {
+		return model.Load(from)
+	}
+	ps, err := sokoban.ReadFile(levels)
+	if err != nil {
+		return nil, err
+	}
+	cfg := model.ConfigFor[sokoban.State]("sokoban", search.PHSStar(), ps[0])
+	cfg.Filters, cfg.Hidden, cfg.PruneDeadlocks = filters, hidden, true
+	return model.New(cfg, 1)
 }
 
 // readSolutions returns the solutions of the records of sokopt in optima

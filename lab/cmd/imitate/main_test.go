@@ -17,10 +17,10 @@ import (
 
 const levels = "../../../domain/sokoban/testdata/boxoban-test-000-first40.txt"
 
-// TestRun trains a small network on the optimal solutions of 4 levels
-// (sokoban.Optimal) for 50 epochs: its policy then gives their moves a
-// higher mean log-probability than at the start. Bad records and flags
-// are errors.
+// TestRun trains a small fresh network (-model new) on the optimal
+// solutions of 4 levels (sokoban.Optimal) for 50 epochs: its policy then
+// gives their moves a higher mean log-probability than at the start. Bad
+// records and flags are errors.
 func TestRun(t *testing.T) {
 	ps, err := sokoban.ReadFile(levels)
 	if err != nil {
@@ -43,8 +43,10 @@ func TestRun(t *testing.T) {
 	}
 	optima := write(t, dir, "optima.jsonl", strings.Join(lines, "\n")+"\n")
 
-	m, err := model.New(model.Config{Domain: "sokoban", Algorithm: search.PHSStar(), Heads: model.Both, PolicyLoss: model.Levin,
-		HeuristicLoss: model.SquaredError, Channels: 4, Height: 10, Width: 10, Actions: 4, Filters: 4, Hidden: 8}, 1)
+	// The network of -model new -filters 4 -hidden 8.
+	cfg := model.ConfigFor[sokoban.State]("sokoban", search.PHSStar(), ps[0])
+	cfg.Filters, cfg.Hidden, cfg.PruneDeadlocks = 4, 8, true
+	m, err := model.New(cfg, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	if err := run(context.Background(), []string{"-model", start, "-out", out, "-epochs", "50", "-lr", "3e-3", levels, optima}, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"-model", "new", "-filters", "4", "-hidden", "8", "-out", out, "-epochs", "50", "-lr", "3e-3", levels, optima}, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	trained, err := model.Load(filepath.Join(out, "epoch-50"))
@@ -76,6 +78,8 @@ func TestRun(t *testing.T) {
 		{"-model", start, "-out", out, levels, bad},
 		{"-model", start, "-out", out, levels, unknown},
 		{"-model", filepath.Join(dir, "none"), "-out", out, levels, optima},
+		{"-model", start, "-filters", "4", "-out", out, levels, optima},
+		{"-model", "new", "-filters", "100000", "-out", out, levels, optima},
 	} {
 		if err := run(context.Background(), args, io.Discard); err == nil {
 			t.Errorf("%q: no error", args)

@@ -92,10 +92,6 @@ func replaceTable(readme, table []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// pruned is the shipped Sokoban model's run: PHS* trained and searched
-// with deadlocks pruned, not a row of the paper's domain.
-const pruned = "experiments/sokoban-phsstar-pruned"
-
 // generate returns the page and the README's table from the lab in dir.
 func generate(dir string) (page, table []byte, err error) {
 	g := &gen{dir: dir}
@@ -236,24 +232,28 @@ or for the rounds the row says.
 		cells(b, ours(g.summary(r.Final, "test")), paper(p))
 		fmt.Fprintf(b, " %s | [%s](../lab/%s) |\n", g.training(r), r.Dir, r.Dir)
 		if r.Domain == "sokoban" && r.Algorithm == "phsstar" {
-			fmt.Fprintf(b, "| %s | PHS*, deadlocks pruned, T = 5 (models/sokoban) |", lab.DomainNames[r.Domain])
-			cells(b, ours(g.summary(pruned, "test")), paper(p))
-			s, err := lab.TrainingSeconds(filepath.Join(g.dir, pruned, "run"))
+			fmt.Fprintf(b, "| %s | PHS*, deadlocks pruned, T = 5 (shipped until 2026-11-27) |", lab.DomainNames[r.Domain])
+			cells(b, ours(g.summary(lab.PrunedDir, "test")), paper(p))
+			s, err := lab.TrainingSeconds(filepath.Join(g.dir, lab.PrunedDir, "run"))
 			if err != nil {
 				g.fail(err)
 			}
-			fmt.Fprintf(b, " %s | [%s](../lab/%s) |\n", duration(s), filepath.Base(pruned), pruned)
+			fmt.Fprintf(b, " %s | [%s](../lab/%s) |\n", duration(s), filepath.Base(lab.PrunedDir), lab.PrunedDir)
 		}
 	}
 	b.WriteString(`
 The shipped models (package models, used when no -model is given) are
 the context model of The Witness ([models/witness](../models/witness);
 below, "Successors"), and the networks of sliding-tile WA*
-([models/stp](../models/stp)) and Sokoban PHS* trained and searched
-with simple deadlocks pruned, its policy at temperature 5
-([models/sokoban](../models/sokoban)): pruning keeps every solution, but
-the domain is not the paper's, so that line is beside the paper's PHS*
-only for scale.
+([models/stp](../models/stp)) and Sokoban PHS*
+([models/sokoban](../models/sokoban)): a network of 16 filters and 64
+hidden units trained by imitating optimal solutions, searched with
+simple deadlocks pruned at temperature 3 (below, "Sokoban: short
+solutions"). Until 2026-11-27 the Sokoban network was the one of the
+line "deadlocks pruned" above, trained by the Bootstrap process with
+simple deadlocks pruned ([its run and network](../lab/` + lab.PrunedDir + `)):
+pruning keeps every solution, but the domain is not the paper's, so
+that line is beside the paper's PHS* only for scale.
 
 ## The PHS* network under every algorithm
 
@@ -387,10 +387,11 @@ func (g *gen) shorter(b *bytes.Buffer) {
 	fmt.Fprintf(b, `
 ## Sokoban: short solutions
 
-The shipped Sokoban network searching for short solutions, beside WA*
-with the domain heuristic and no network, on the 1,000 test levels and
-on 200 medium levels held back from training (the first 200 of
-medium/train/049.txt). The settings were chosen on validation levels.
+The shipped Sokoban network, and the one shipped until 2026-11-27,
+searching for short solutions, beside WA* with the domain heuristic and
+no network, on the 1,000 test levels and on 200 medium levels held back
+from training (the first 200 of medium/train/049.txt). The network and
+the settings were chosen on validation levels.
 Each set's searches ran one after the other on one core, the other set
 on the other core ([%[1]s](../lab/%[1]s)). The gap is the mean of the
 length less the level's optimum (cmd/sokopt). The paper's PHS* solved
@@ -474,9 +475,9 @@ func (g *gen) fail(err error) {
 
 func (g *gen) sqrtLTS(b *bytes.Buffer) {
 	b.WriteString(`
-## √LTS with the shipped Sokoban network
+## √LTS with the Sokoban network shipped until 2026-11-27
 
-The shipped Sokoban network (models/sokoban) under PHS* and rerooted
+The Sokoban network shipped until 2026-11-27 ([` + lab.PrunedDir + `/model](../lab/` + lab.PrunedDir + `/model)) under PHS* and rerooted
 Levin tree search (√LTS), one node at a time (-batch 1), the Bootstrap
 test of the 1,000 test levels; the runs shared the machine, so only the
 expansions and lengths compare ([` + lab.SqrtLTSDir + `](../lab/` + lab.SqrtLTSDir + `)).
@@ -607,13 +608,13 @@ func (g *gen) readme(b *bytes.Buffer) {
 		}
 		b.WriteString("\n")
 	}
-	s := ours(g.summary(pruned, "test"))
+	s := ours(g.summary(lab.ShorterDir, "test-new-T3"))
 	fmt.Fprintf(b, `
 Test problems solved of 1,000 · mean expansions per solved problem, each
 algorithm with its own network (the paper's Table 1; "≥": a lower bound).
 The shipped models are the Witness context model (below), the
-sliding-tile WA* network and a Sokoban PHS* network trained and searched
-with simple deadlocks pruned: %s · %s. Lengths, times, training costs, the fixed-network and
+sliding-tile WA* network and a Sokoban PHS* network trained by imitating
+optimal solutions, searched with simple deadlocks pruned: %s · %s. Lengths, times, training costs, the fixed-network and
 fixed-limit tables and learning curves: [docs/RESULTS.md](docs/RESULTS.md).
 `, s[0], s[2])
 	b.WriteString("Context models of LTS+CM, trained from scratch:")
