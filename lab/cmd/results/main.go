@@ -114,6 +114,13 @@ type gen struct {
 	err error
 }
 
+// fail keeps err if it is the first error met.
+func (g *gen) fail(err error) {
+	if g.err == nil {
+		g.err = err
+	}
+}
+
 // summary returns the summary of the results dir/name.jsonl of the lab.
 func (g *gen) summary(dir, name string) report.Summary {
 	s, err := lab.Summarize(filepath.Join(g.dir, dir), name)
@@ -379,8 +386,6 @@ network expands fewer nodes and its context model searches faster
 	}
 }
 
-// sqrtLTS writes the table of the shipped Sokoban network under PHS* and
-// √LTS.
 // shorter writes the table of the Sokoban searches for short solutions.
 func (g *gen) shorter(b *bytes.Buffer) {
 	p, _ := lab.PaperTable(lab.Paper, "sokoban", "phsstar")
@@ -466,13 +471,8 @@ the test levels with %[2]s moves and %[3]s expansions.
 	fmt.Fprintf(b, "\nThe mean optimum: %s.\n", strings.Join(means, "; "))
 }
 
-// fail keeps err if it is the first error met.
-func (g *gen) fail(err error) {
-	if g.err == nil {
-		g.err = err
-	}
-}
-
+// sqrtLTS writes the table of the Sokoban network shipped until
+// 2026-11-27 under PHS* and √LTS.
 func (g *gen) sqrtLTS(b *bytes.Buffer) {
 	b.WriteString(`
 ## √LTS with the Sokoban network shipped until 2026-11-27
