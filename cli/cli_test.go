@@ -462,8 +462,8 @@ func TestTemperature(t *testing.T) {
 	}
 
 	// -mix: searched with, recorded, kept on resume.
-	if _, b := solve("-mix", "0.01"); a == b {
-		t.Errorf("states generated: %d with and without -mix 0.01; want a difference", a)
+	if _, b := solve("-mix", "0.05"); a == b {
+		t.Errorf("states generated: %d with and without -mix 0.05; want a difference", a)
 	}
 	mixed, _ := trained("-mix", "0.01")
 	var mixedConfig model.Config
