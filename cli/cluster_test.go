@@ -165,7 +165,9 @@ func TestTrainOverNATS(t *testing.T) {
 	puzzles := writeFile(t, "puzzles.txt", strings.Join(strings.SplitAfter(string(b), "\n\n")[:n], ""))
 	dir := filepath.Join(t.TempDir(), "run")
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	const iterations = 4
+	// Enough iterations that the learner is still training when two are
+	// done and it is killed: an iteration here can take under 0.3 s.
+	const iterations = 12
 	learner := startPHS(t, "train", "-domain", "witness", "-alg", "levints", "-dir", dir, "-listen", addr,
 		"-workers", "3", "-budget", "300", "-update-every", "4", "-passes", "2", "-iterations", strconv.Itoa(iterations),
 		"-ack-wait", "1s", "-checkpoint", "100ms", puzzles)
