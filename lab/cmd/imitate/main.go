@@ -120,6 +120,9 @@ func startModel(from string, filters, hidden int, levels string) (*model.Model, 
 	if err != nil {
 		return nil, err
 	}
+	if len(ps) == 0 {
+		return nil, fmt.Errorf("%s: no levels", levels)
+	}
 	cfg := model.ConfigFor[sokoban.State]("sokoban", search.PHSStar(), ps[0])
 	cfg.Filters, cfg.Hidden, cfg.PruneDeadlocks = filters, hidden, true
 	return model.New(cfg, 1)
