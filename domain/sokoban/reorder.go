@@ -2,6 +2,7 @@ package sokoban
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
@@ -82,23 +83,19 @@ func (u run) end(p *Problem) (box, player int) {
 // no runs if the boxes or the runs are too many for Reorder, and an error
 // if actions is not a solution of p.
 func (p *Problem) runsOf(actions []int) (starts []int, runs [][]run, err error) {
-	var id [MaxCells]int8 // the box on a cell, or -1
-	for i := range id {
-		id[i] = -1
-	}
-	n := 0
-	for i := range p.rows * p.cols {
-		if has(p.start.boxes, i) {
-			starts = append(starts, i)
-			if n == MaxReorderBoxes {
-				n++
-				break
+	// The boxes are tracked only if Reorder takes the level; the moves are
+	// checked either way.
+	tracked := bits.OnesCount64(p.start.boxes[0])+bits.OnesCount64(p.start.boxes[1]) <= MaxReorderBoxes
+	var id [MaxCells]int8 // the box on a cell, when tracked
+	if tracked {
+		for i := range p.rows * p.cols {
+			if has(p.start.boxes, i) {
+				id[i] = int8(len(starts))
+				starts = append(starts, i)
 			}
-			id[i] = int8(n)
-			n++
 		}
 	}
-	rs := make([][]run, min(n, MaxReorderBoxes))
+	rs := make([][]run, len(starts))
 	s := p.start
 	last := -1 // the box of the last push
 	for i, a := range actions {
@@ -106,11 +103,7 @@ func (p *Problem) runsOf(actions []int) (starts []int, runs [][]run, err error) 
 		if !ok {
 			return nil, nil, fmt.Errorf("sokoban: %s: move %d of the solution (%s) is illegal", p.ID, i+1, p.ActionName(a))
 		}
-		if to := int(t.player); has(s.boxes, to) {
-			if n > MaxReorderBoxes {
-				s = t
-				continue
-			}
+		if to := int(t.player); tracked && has(s.boxes, to) {
 			k := id[to]
 			id[to], id[p.next[4*to+a]] = -1, k
 			if u := rs[k]; len(u) > 0 && int(k) == last && u[len(u)-1].dir == a {
@@ -125,7 +118,7 @@ func (p *Problem) runsOf(actions []int) (starts []int, runs [][]run, err error) 
 	if !p.IsGoal(s) {
 		return nil, nil, fmt.Errorf("sokoban: %s: the %d moves do not solve the level", p.ID, len(actions))
 	}
-	if n > MaxReorderBoxes {
+	if !tracked {
 		return nil, nil, nil
 	}
 	for k, us := range rs {

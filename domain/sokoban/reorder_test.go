@@ -3,6 +3,7 @@ package sokoban
 import (
 	"context"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,6 +82,37 @@ func TestReorderErrors(t *testing.T) {
 		_, _, err = p.Reorder(actions, 10)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p.ID) {
 			t.Errorf("%q: error %v; want one with %q and the level's ID", tc.solution, err, tc.want)
+		}
+	}
+}
+
+// TestReorderManyBoxes checks that a level of more than MaxReorderBoxes
+// boxes gets its solution back as it is, with no expansion, and that its
+// moves are still checked.
+func TestReorderManyBoxes(t *testing.T) {
+	p := parseOne(t, `
+######################
+#@$.*****************#
+#                    #
+######################
+`)
+	for _, tc := range []struct {
+		solution string
+		err      bool
+	}{{"DUR", false}, {"U", true}, {"DU", true}} {
+		actions, err := search.ParseActions[State](p, tc.solution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, n, err := p.Reorder(actions, 100)
+		if tc.err {
+			if err == nil {
+				t.Errorf("%s: no error", tc.solution)
+			}
+			continue
+		}
+		if err != nil || n != 0 || !slices.Equal(got, actions) {
+			t.Errorf("%s: %v, %d expansions, %v; want the solution as it is", tc.solution, got, n, err)
 		}
 	}
 }
