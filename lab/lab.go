@@ -175,9 +175,11 @@ var ShorterTests = []struct {
 }{
 	{"test", "new-T3", "shipped network, T = 3 (the default)", false},
 	{"test", "new-T3-reorder", "shipped network, T = 3, `-shorten -reorder`", false},
+	{"test", "M2-T3-reorder", "network M2 (shipped before it, no symmetries), T = 3, `-shorten -reorder`", false},
 	{"test", "T7-reorder", "network shipped until 2026-11-27, T = 7, `-shorten -reorder`", false},
 	{"test", "wastar", "WA* (w = 1.5), domain heuristic, deadlocks pruned", true},
 	{"medium", "medium-new-T3-reorder", "shipped network, T = 3, `-shorten -reorder`", false},
+	{"medium", "medium-M2-T3-reorder", "network M2 (shipped before it, no symmetries), T = 3, `-shorten -reorder`", false},
 	{"medium", "medium-ship-T5-reorder", "network shipped until 2026-11-27, T = 5, `-shorten -reorder`", false},
 	{"medium", "medium-wastar", "WA* (w = 1.5), domain heuristic, deadlocks pruned", true},
 }

@@ -2,7 +2,7 @@
 // the optimal ones of sokopt, with the learner of the Bootstrap process
 // (bootstrap.Network), from a model or from a fresh PHS* network:
 //
-//	imitate -model DIR|new [-filters F] [-hidden H] -out DIR [-lr 1e-4] [-epochs 1] [-weight 1] [-threads 1] LEVELS OPTIMA.jsonl [LEVELS OPTIMA.jsonl ...]
+//	imitate -model DIR|new [-filters F] [-hidden H] -out DIR [-lr 1e-4] [-epochs 1] [-weight 1] [-symmetries 1] [-threads 1] LEVELS OPTIMA.jsonl [LEVELS OPTIMA.jsonl ...]
 //
 // With -model new, the network is the paper's for PHS* (model.ConfigFor),
 // with deadlocks pruned, -filters filters and -hidden hidden units
@@ -13,8 +13,12 @@
 // solution is replayed. Each epoch is one pass over all the solutions,
 // shuffled, one Adam step a solution; -weight is the Levin loss's weight
 // of a solution, the expansions that the Bootstrap process would have
-// spent to find it. The model, with its heads and settings, is written to
-// -out/epoch-N after epoch N.
+// spent to find it. With -symmetries N, each solution is learnt on its
+// level and on N-1 of the level's images under the symmetries of the
+// square (rotations and mirror images), in the order of symmetric: N
+// times the data, as the rules of Sokoban do not change under them. The
+// model, with its heads and settings, is written to -out/epoch-N after
+// epoch N.
 package main
 
 import (
@@ -25,9 +29,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,6 +62,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	lr := fs.Float64("lr", 1e-4, "Adam's learning rate (> 0)")
 	epochs := fs.Int("epochs", 1, "passes over the solutions (> 0)")
 	weight := fs.Int64("weight", 1, "the Levin loss's weight of a solution (> 0)")
+	syms := fs.Int("symmetries", 1, "the symmetries of the square each solution is learnt under, 1 (itself) to 8 (all its rotations and mirror images)")
 	threads := fs.Int("threads", 1, fmt.Sprintf("goroutines of a step, 1 to %d", model.MaxThreads))
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -69,6 +76,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("-epochs %d; want > 0", *epochs)
 	case *weight < 1:
 		return fmt.Errorf("-weight %d; want > 0", *weight)
+	case *syms < 1 || *syms > 8:
+		return fmt.Errorf("-symmetries %d; want 1 to 8", *syms)
 	case *threads < 1 || *threads > model.MaxThreads:
 		return fmt.Errorf("-threads %d; want 1 to %d", *threads, model.MaxThreads)
 	case fs.NArg() == 0 || fs.NArg()%2 != 0:
@@ -79,7 +88,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	var sols []bootstrap.Solution[sokoban.State]
 	skipped := 0
 	for i := 0; i < fs.NArg(); i += 2 {
-		s, k, err := readSolutions(fs.Arg(i), fs.Arg(i+1), *weight, len(sols))
+		s, k, err := readSolutions(fs.Arg(i), fs.Arg(i+1), *weight, *syms, len(sols))
 		if err != nil {
 			return err
 		}
@@ -95,8 +104,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "imitate: %d solutions (%d levels without one skipped)\n", len(sols), skipped)
 	start := time.Now()
+	shuffle := rand.New(rand.NewPCG(1, 2))
 	for e := range *epochs {
-		u, err := n.Learn(ctx, sols)
+		u, err := learn(ctx, n, sols, shuffle)
 		if err != nil {
 			return err
 		}
@@ -107,6 +117,30 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			e+1, u.PolicyLoss/float64(u.Steps), u.HeuristicLoss/float64(u.Steps), u.Steps, time.Since(start).Round(time.Second))
 	}
 	return nil
+}
+
+// maxChunk is the most solutions given to one call of Learn, which
+// encodes every state of its solutions first: about 1.6 KB a state of a
+// 10x10 level, some 6 GB for maxChunk solutions.
+const maxChunk = 100_000
+
+// learn runs one epoch of n over sols: one call of n.Learn, which
+// shuffles them, or, past maxChunk solutions, sols shuffled with shuffle
+// and learnt in chunks of maxChunk.
+func learn(ctx context.Context, n *bootstrap.Network[sokoban.State], sols []bootstrap.Solution[sokoban.State], shuffle *rand.Rand) (bootstrap.Update, error) {
+	if len(sols) <= maxChunk {
+		return n.Learn(ctx, sols)
+	}
+	shuffle.Shuffle(len(sols), func(i, j int) { sols[i], sols[j] = sols[j], sols[i] })
+	var u bootstrap.Update
+	for c := range slices.Chunk(sols, maxChunk) {
+		v, err := n.Learn(ctx, c)
+		u.Steps, u.PolicyLoss, u.HeuristicLoss = u.Steps+v.Steps, u.PolicyLoss+v.PolicyLoss, u.HeuristicLoss+v.HeuristicLoss
+		if err != nil {
+			return u, err
+		}
+	}
+	return u, nil
 }
 
 // startModel loads the model at from, or returns a fresh PHS* network for
@@ -130,8 +164,10 @@ func startModel(from string, filters, hidden int, levels string) (*model.Model, 
 
 // readSolutions returns the solutions of the records of sokopt in optima
 // on the levels of file levels, numbered from first, each of weight w,
-// and the number of records without one.
-func readSolutions(levels, optima string, w int64, first int) ([]bootstrap.Solution[sokoban.State], int, error) {
+// and the number of records without one. Each solution comes syms times:
+// on its level and on the images of the level under the symmetries 1 to
+// syms-1 (see symmetric).
+func readSolutions(levels, optima string, w int64, syms, first int) ([]bootstrap.Solution[sokoban.State], int, error) {
 	ps, err := sokoban.ReadFile(levels)
 	if err != nil {
 		return nil, 0, err
@@ -165,27 +201,46 @@ func readSolutions(levels, optima string, w int64, first int) ([]bootstrap.Solut
 			skipped++
 			continue
 		}
-		tr := &search.Trajectory[sokoban.State]{Expansions: w, NodeLoss: 1}
-		s := p.Root()
-		for i := range len(r.Solution) {
-			a := strings.IndexByte("UDLR", r.Solution[i])
-			if a < 0 {
-				return nil, 0, fmt.Errorf("%s:%d: %s: move %d is %q, not one of UDLR", optima, line, r.Problem, i+1, r.Solution[i])
+		for sym := range syms {
+			q, moves := p, r.Solution
+			if sym > 0 {
+				var err error
+				if q, moves, err = symmetric(p, r.Solution, sym); err != nil {
+					return nil, 0, fmt.Errorf("%s:%d: %s: symmetry %d: %w", optima, line, r.Problem, sym, err)
+				}
 			}
-			next, ok := p.Apply(s, a)
-			if !ok {
-				return nil, 0, fmt.Errorf("%s:%d: %s: move %d (%c) is illegal", optima, line, r.Problem, i+1, r.Solution[i])
+			tr, err := replay(q, moves, w)
+			if err != nil {
+				return nil, 0, fmt.Errorf("%s:%d: %s: %w", optima, line, q.ID, err)
 			}
-			tr.States, tr.Actions = append(tr.States, s), append(tr.Actions, a)
-			s = next
+			sols = append(sols, bootstrap.Solution[sokoban.State]{Index: first + len(sols), Problem: q, Trajectory: tr})
 		}
-		if !p.IsGoal(s) {
-			return nil, 0, fmt.Errorf("%s:%d: %s: the solution does not solve the level", optima, line, r.Problem)
-		}
-		sols = append(sols, bootstrap.Solution[sokoban.State]{Index: first + len(sols), Problem: p, Trajectory: tr})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", optima, err)
 	}
 	return sols, skipped, nil
+}
+
+// replay returns the trajectory of moves on level p, of weight w, or an
+// error if they do not solve it.
+func replay(p *sokoban.Problem, moves string, w int64) (*search.Trajectory[sokoban.State], error) {
+	tr := &search.Trajectory[sokoban.State]{Expansions: w, NodeLoss: 1}
+	s := p.Root()
+	for i := range len(moves) {
+		a := strings.IndexByte("UDLR", moves[i])
+		if a < 0 {
+			return nil, fmt.Errorf("move %d is %q, not one of UDLR", i+1, moves[i])
+		}
+		next, ok := p.Apply(s, a)
+		if !ok {
+			return nil, fmt.Errorf("move %d (%c) is illegal", i+1, moves[i])
+		}
+		tr.States, tr.Actions = append(tr.States, s), append(tr.Actions, a)
+		s = next
+	}
+	if !p.IsGoal(s) {
+		return nil, errors.New("the solution does not solve the level")
+	}
+	return tr, nil
 }

@@ -19,8 +19,9 @@ const levels = "../../../domain/sokoban/testdata/boxoban-test-000-first40.txt"
 
 // TestRun trains a small fresh network (-model new) on the optimal
 // solutions of 4 levels (sokoban.Optimal) for 50 epochs: its policy then
-// gives their moves a higher mean log-probability than at the start. Bad
-// records and flags are errors.
+// gives their moves a higher mean log-probability than at the start.
+// -symmetries 8 learns 8 times as many solutions. Bad records and flags
+// are errors.
 func TestRun(t *testing.T) {
 	ps, err := sokoban.ReadFile(levels)
 	if err != nil {
@@ -68,6 +69,15 @@ func TestRun(t *testing.T) {
 		t.Errorf("mean log π of the optimal moves %.3f before, %.3f after training", before, after)
 	}
 
+	// -symmetries 8 learns each of the 4 solutions 8 times.
+	var log strings.Builder
+	if err := run(context.Background(), []string{"-model", start, "-out", out, "-symmetries", "8", levels, optima}, &log); err != nil {
+		t.Fatal(err)
+	}
+	if want := "imitate: 32 solutions (1 levels without one skipped)"; !strings.Contains(log.String(), want) {
+		t.Errorf("-symmetries 8: log\n%s\nwant %q", log.String(), want)
+	}
+
 	bad := write(t, dir, "bad.jsonl", `{"problem":"`+ps[0].ID+`","solution":"UUUU"}`+"\n")
 	unknown := write(t, dir, "unknown.jsonl", `{"problem":"x.txt#1","solution":"U"}`+"\n")
 	for _, args := range [][]string{
@@ -80,6 +90,8 @@ func TestRun(t *testing.T) {
 		{"-model", filepath.Join(dir, "none"), "-out", out, levels, optima},
 		{"-model", start, "-filters", "4", "-out", out, levels, optima},
 		{"-model", "new", "-filters", "100000", "-out", out, levels, optima},
+		{"-model", start, "-out", out, "-symmetries", "0", levels, optima},
+		{"-model", start, "-out", out, "-symmetries", "9", levels, optima},
 	} {
 		if err := run(context.Background(), args, io.Discard); err == nil {
 			t.Errorf("%q: no error", args)

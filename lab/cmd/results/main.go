@@ -254,9 +254,11 @@ the context model of The Witness ([models/witness](../models/witness);
 below, "Successors"), and the networks of sliding-tile WA*
 ([models/stp](../models/stp)) and Sokoban PHS*
 ([models/sokoban](../models/sokoban)): a network of 16 filters and 64
-hidden units trained by imitating optimal solutions, searched with
+hidden units trained by imitating optimal solutions and their images
+under the symmetries of the square, searched with
 simple deadlocks pruned at temperature 3 (below, "Sokoban: short
-solutions"). Until 2026-11-27 the Sokoban network was the one of the
+solutions", where the network shipped before it without the symmetries,
+M2, is beside it). Until 2026-11-27 the Sokoban network was the one of the
 line "deadlocks pruned" above, trained by the Bootstrap process with
 simple deadlocks pruned ([its run and network](../lab/` + lab.PrunedDir + `)):
 pruning keeps every solution, but the domain is not the paper's, so
@@ -614,7 +616,8 @@ Test problems solved of 1,000 · mean expansions per solved problem, each
 algorithm with its own network (the paper's Table 1; "≥": a lower bound).
 The shipped models are the Witness context model (below), the
 sliding-tile WA* network and a Sokoban PHS* network trained by imitating
-optimal solutions, searched with simple deadlocks pruned: %s · %s. Lengths, times, training costs, the fixed-network and
+optimal solutions and their symmetric images, searched with simple
+deadlocks pruned: %s · %s. Lengths, times, training costs, the fixed-network and
 fixed-limit tables and learning curves: [docs/RESULTS.md](docs/RESULTS.md).
 `, s[0], s[2])
 	b.WriteString("Context models of LTS+CM, trained from scratch:")
