@@ -41,12 +41,11 @@ func symmetric(p *sokoban.Problem, moves string, sym int) (*sokoban.Problem, str
 	fmt.Fprintf(&b, "; %s\n", label)
 	for r := range outRows {
 		for c := range outCols {
-			ch := byte(0)
+			rr, cc := r, c
 			if sym&transpose != 0 {
-				ch = cell(c, r)
-			} else {
-				ch = cell(r, c)
+				rr, cc = c, r
 			}
+			ch := cell(rr, cc)
 			if ch == ' ' {
 				ch = '-'
 			}

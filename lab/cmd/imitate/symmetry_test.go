@@ -1,14 +1,15 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/phs-go/phs/domain/sokoban"
 	"github.com/phs-go/phs/search"
 )
 
-// TestSymmetric checks the eight images of levels and their optimal
-// solutions: every image of a solution solves the image of its level,
+// TestSymmetric checks the eight images of levels, one of them not
+// square, and their optimal solutions: every image of a solution solves the image of its level,
 // the image has the optimal length of the level (sokoban.Optimal, an
 // independent search), the eight images of the first level differ, and
 // the identity gives the level back.
@@ -17,8 +18,12 @@ func TestSymmetric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	corridor, err := sokoban.Parse(strings.NewReader("#######\n#.$ @ #\n#######\n"), "corridor.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := map[string]int{}
-	for _, p := range ps[:3] {
+	for _, p := range append(ps[:3:3], corridor...) {
 		r, err := sokoban.Optimal(p, 1e6)
 		if err != nil {
 			t.Fatal(err)
