@@ -34,7 +34,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/phs-go/phs/bootstrap"
@@ -225,18 +224,18 @@ func readSolutions(levels, optima string, w int64, syms, first int) ([]bootstrap
 // replay returns the trajectory of moves on level p, of weight w, or an
 // error if they do not solve it.
 func replay(p *sokoban.Problem, moves string, w int64) (*search.Trajectory[sokoban.State], error) {
-	tr := &search.Trajectory[sokoban.State]{Expansions: w, NodeLoss: 1}
+	actions, err := search.ParseActions(p, moves)
+	if err != nil {
+		return nil, err
+	}
+	tr := &search.Trajectory[sokoban.State]{Expansions: w, NodeLoss: 1, Actions: actions}
 	s := p.Root()
-	for i := range len(moves) {
-		a := strings.IndexByte("UDLR", moves[i])
-		if a < 0 {
-			return nil, fmt.Errorf("move %d is %q, not one of UDLR", i+1, moves[i])
-		}
+	for i, a := range actions {
 		next, ok := p.Apply(s, a)
 		if !ok {
 			return nil, fmt.Errorf("move %d (%c) is illegal", i+1, moves[i])
 		}
-		tr.States, tr.Actions = append(tr.States, s), append(tr.Actions, a)
+		tr.States = append(tr.States, s)
 		s = next
 	}
 	if !p.IsGoal(s) {

@@ -79,6 +79,7 @@ func TestRun(t *testing.T) {
 	}
 
 	bad := write(t, dir, "bad.jsonl", `{"problem":"`+ps[0].ID+`","solution":"UUUU"}`+"\n")
+	letter := write(t, dir, "letter.jsonl", `{"problem":"`+ps[0].ID+`","solution":"UZ"}`+"\n")
 	unknown := write(t, dir, "unknown.jsonl", `{"problem":"x.txt#1","solution":"U"}`+"\n")
 	for _, args := range [][]string{
 		{"-out", out, levels, optima},
@@ -86,6 +87,7 @@ func TestRun(t *testing.T) {
 		{"-model", start, "-out", out, "-epochs", "0", levels, optima},
 		{"-model", start, "-out", out, levels},
 		{"-model", start, "-out", out, levels, bad},
+		{"-model", start, "-out", out, levels, letter},
 		{"-model", start, "-out", out, levels, unknown},
 		{"-model", filepath.Join(dir, "none"), "-out", out, levels, optima},
 		{"-model", start, "-filters", "4", "-out", out, levels, optima},
