@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,9 +80,13 @@ func TestLossGradients(t *testing.T) {
 	ss := samples(t, 2, 1)
 	ss[0].Expansions = 3 // keeps the loss small for float32 differences
 	ss[1].Expansions = 2
+	// A sample whose first and last states have no action to learn.
+	part := ss[1]
+	part.Actions = slices.Clone(part.Actions)
+	part.Actions[0], part.Actions[len(part.Actions)-1] = NoAction, NoAction
 	rng := rand.New(rand.NewPCG(2, 2))
 	for _, arch := range []func(testing.TB, string) Config{tinyConfig, tinyResNet} {
-		for _, batch := range [][]Sample{ss[:1], ss} {
+		for _, batch := range [][]Sample{ss[:1], ss, {ss[0], part}} {
 			for _, alg := range []string{"levints", "astar", "phsh", "puct"} {
 				checkGradients(t, rng, arch(t, alg), batch)
 			}
@@ -190,6 +195,35 @@ func reluPattern(m *Model, ws *workspace, n int) string {
 		}
 	}
 	return string(b)
+}
+
+// TestNoAction checks that states of action NoAction add nothing to the
+// policy's loss and all their squared error to the heuristic's, and that
+// an action below NoAction is an error.
+func TestNoAction(t *testing.T) {
+	s := samples(t, 1, 5)[0]
+	m, err := New(tinyConfig(t, "phsh"), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := NewTrainer(m, TrainConfig{})
+	want, err := tr.gradients([]Sample{s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := s
+	none.Actions = slices.Repeat([]int{NoAction}, len(s.Actions))
+	got, err := tr.gradients([]Sample{none})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Policy != 0 || got.Heuristic != want.Heuristic || want.Policy == 0 {
+		t.Errorf("losses without actions %+v, with them %+v; want policy 0 and the same heuristic loss", got, want)
+	}
+	none.Actions[0] = NoAction - 1
+	if _, err := tr.gradients([]Sample{none}); err == nil {
+		t.Errorf("action %d: no error", NoAction-1)
+	}
 }
 
 // TestLearnsHeuristic trains a heuristic network to predict the distance

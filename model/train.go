@@ -14,7 +14,10 @@ import (
 type Sample struct {
 	// Inputs holds the T encoded states of the path, one C×H×W image each.
 	Inputs []float32
-	// Actions[t] is the action taken in state t.
+	// Actions[t] is the action taken in state t, or NoAction for a state
+	// whose action the policy is not to learn, such as a dead end, from
+	// which no action leads to a goal: the heuristic alone learns from
+	// it, its CostToGo[t]. The states need not be a path.
 	Actions []int
 	// CostToGo[t] is the cost from state t to the goal, in the units of
 	// the search's g: (T−t)·L for a node loss L.
@@ -23,6 +26,10 @@ type Sample struct {
 	// trajectory: the N of the Levin loss.
 	Expansions int64
 }
+
+// NoAction is the action of a state in a Sample whose action the policy
+// does not learn.
+const NoAction = -1
 
 // Losses are the values of the losses of a training step.
 type Losses struct {
@@ -141,7 +148,7 @@ func (t *Trainer) gradients(samples []Sample) (Losses, error) {
 				T, len(s.Inputs), len(s.CostToGo), T*size, T)
 		}
 		for _, a := range s.Actions {
-			if a < 0 || a >= cfg.Actions {
+			if a < NoAction || a >= cfg.Actions {
 				return Losses{}, fmt.Errorf("model: action %d out of range", a)
 			}
 		}
@@ -231,6 +238,9 @@ func (t *Trainer) share(m *Model, ws *workspace, samples []Sample, x []float32, 
 			var nll float64
 			for j := from; j < to; j++ {
 				a := s.Actions[j-off]
+				if a == NoAction {
+					continue
+				}
 				nll -= float64(ws.logits[(j-lo)*A+a])
 				dl[(j-lo)*A+a] = float32(-weight / (float64(T) * B))
 			}
