@@ -13,6 +13,7 @@
 //
 //	{"problem":"000.txt#3","optimal":30,"pushes":14,"states":29061,"time_s":0.02,"solution":"UULD…"}
 //	{"problem":"000.txt#4","error":"state limit reached","states":4000000,"time_s":3.1}
+//	{"problem":"000.txt#5","error":"no solution","states":5949,"time_s":0.004}
 //
 // It reports its progress on standard error. With results files (JSONL
 // records of phs solve or phs test on LEVELS) it then prints one row per
@@ -165,6 +166,8 @@ func solveAll(ctx context.Context, levels []*sokoban.Problem, limit, workers int
 				switch {
 				case errors.Is(err, sokoban.ErrLimit):
 					rec.Error = "state limit reached"
+				case errors.Is(err, sokoban.ErrNoSolution):
+					rec.Error = "no solution"
 				case err != nil:
 					rec.Error = err.Error()
 				default:

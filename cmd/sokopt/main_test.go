@@ -75,6 +75,22 @@ func TestOptimaLimit(t *testing.T) {
 	}
 }
 
+// TestOptimaNoSolution checks the record of a level without a solution:
+// its box is in a corner that is no goal.
+func TestOptimaNoSolution(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "dead.txt")
+	if err := os.WriteFile(path, []byte("; 0\n#####\n#$ .#\n#  @#\n#####\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	if err := run(context.Background(), []string{path}, &out, &errs); err != nil {
+		t.Fatal(err, errs.String())
+	}
+	if !strings.Contains(out.String(), `"error":"no solution"`) {
+		t.Fatalf("output %s; want no solution", out.String())
+	}
+}
+
 // TestGaps measures two results files: the optimal solutions themselves,
 // and solutions one detour (a step and its way back) longer.
 func TestGaps(t *testing.T) {

@@ -10,6 +10,10 @@ import (
 // limit.
 var ErrLimit = errors.New("sokoban: state limit reached")
 
+// ErrNoSolution is the error of Optimal when a level has no solution: no
+// sequence of moves from its start leads to a goal.
+var ErrNoSolution = errors.New("sokoban: no solution")
+
 // An OptimalResult is a shortest solution of a level found by Optimal.
 type OptimalResult struct {
 	// Actions is a shortest solution: the fewest moves (player steps,
@@ -28,8 +32,8 @@ type OptimalResult struct {
 // sum over the boxes of the number of pushes that bring the box to its
 // nearest goal with no other box in the way), with duplicate detection on
 // the whole state. It returns ErrLimit (wrapped, with p's ID) if the search
-// would store more than limit states, and an error if p has no solution.
-// It panics if limit is not positive. Levels of 10x10 cells with 4 boxes
+// would store more than limit states, and ErrNoSolution (likewise) if p
+// has no solution. It panics if limit is not positive. Levels of 10x10 cells with 4 boxes
 // take up to a few million states, about 40 bytes each.
 func Optimal(p *Problem, limit int) (OptimalResult, error) {
 	q := p
@@ -68,7 +72,7 @@ func optimal(p *Problem, limit int) (OptimalResult, error) {
 	}
 	h0 := h(p.start)
 	if h0 >= unreachable {
-		return OptimalResult{States: 1}, fmt.Errorf("sokoban: %s: no solution (a box on a dead square)", p.ID)
+		return OptimalResult{States: 1}, fmt.Errorf("sokoban: %s: %w (a box on a dead square)", p.ID, ErrNoSolution)
 	}
 	enqueue(p.start, 0, h0)
 	// A child of a state of (f, g) has g+1 and f or more: within f, the
@@ -122,7 +126,7 @@ func optimal(p *Problem, limit int) (OptimalResult, error) {
 		}
 		open[f] = nil
 	}
-	return OptimalResult{States: len(seen)}, fmt.Errorf("sokoban: %s: no solution", p.ID)
+	return OptimalResult{States: len(seen)}, fmt.Errorf("sokoban: %s: %w", p.ID, ErrNoSolution)
 }
 
 // An optNode is what Optimal stores of a state: its g, the move that

@@ -85,7 +85,7 @@ func TestOptimalSmall(t *testing.T) {
 			}
 			r, err := Optimal(p, 1<<20)
 			if want < 0 {
-				if err == nil || errors.Is(err, ErrLimit) {
+				if !errors.Is(err, ErrNoSolution) {
 					t.Fatalf("Optimal = %v, %v; want no solution", r.Actions, err)
 				}
 				return
