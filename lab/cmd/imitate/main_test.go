@@ -74,8 +74,42 @@ func TestRun(t *testing.T) {
 	if err := run(context.Background(), []string{"-model", start, "-out", out, "-symmetries", "8", levels, optima}, &log); err != nil {
 		t.Fatal(err)
 	}
-	if want := "imitate: 32 solutions (1 levels without one skipped)"; !strings.Contains(log.String(), want) {
+	if want := "imitate: 32 examples (4 solutions and 0 dead ends, each under 8 symmetries; 1 records skipped)"; !strings.Contains(log.String(), want) {
 		t.Errorf("-symmetries 8: log\n%s\nwant %q", log.String(), want)
+	}
+
+	// -dead 100: a level without a solution, its box in a corner, is
+	// learnt as a dead end: the heuristic of its start rises towards 100,
+	// that of the levels with a solution not. Without -dead it is skipped.
+	dead := write(t, dir, "dead.txt", "; 0\n##########\n#$       #\n#        #\n#   .    #\n#        #\n#    @   #\n#        #\n#        #\n#        #\n##########\n")
+	deadOpt := write(t, dir, "dead.jsonl", `{"problem":"dead.txt#0","error":"no solution"}`+"\n")
+	log.Reset()
+	if err := run(context.Background(), []string{"-model", start, "-out", out, "-symmetries", "8", levels, optima, dead, deadOpt}, &log); err != nil {
+		t.Fatal(err)
+	}
+	if want := "imitate: 32 examples (4 solutions and 0 dead ends, each under 8 symmetries; 2 records skipped)"; !strings.Contains(log.String(), want) {
+		t.Errorf("without -dead: log\n%s\nwant %q", log.String(), want)
+	}
+	log.Reset()
+	if err := run(context.Background(), []string{"-model", start, "-out", out, "-dead", "100", "-epochs", "20", "-lr", "3e-3", "-symmetries", "8", levels, optima, dead, deadOpt}, &log); err != nil {
+		t.Fatal(err)
+	}
+	if want := "imitate: 40 examples (4 solutions and 1 dead ends, each under 8 symmetries; 1 records skipped)"; !strings.Contains(log.String(), want) {
+		t.Errorf("-dead 100: log\n%s\nwant %q", log.String(), want)
+	}
+	trained, err = model.Load(filepath.Join(out, "epoch-20"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dps, err := sokoban.ReadFile(dead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hBefore, hAfter := heuristic(t, m, dps[0]), heuristic(t, trained, dps[0])
+	live := heuristic(t, trained, ps[0])
+	t.Logf("h of the dead end: %.1f before, %.1f after; of a level with a solution %.1f", hBefore, hAfter, live)
+	if !(hAfter > hBefore+50) || !(live < hAfter-50) {
+		t.Errorf("h of the dead end: %.1f before, %.1f after; of a level with a solution %.1f; want the dead end near 100 and the level far below", hBefore, hAfter, live)
 	}
 
 	bad := write(t, dir, "bad.jsonl", `{"problem":"`+ps[0].ID+`","solution":"UUUU"}`+"\n")
@@ -94,6 +128,7 @@ func TestRun(t *testing.T) {
 		{"-model", "new", "-filters", "100000", "-out", out, levels, optima},
 		{"-model", start, "-out", out, "-symmetries", "0", levels, optima},
 		{"-model", start, "-out", out, "-symmetries", "9", levels, optima},
+		{"-model", start, "-out", out, "-dead", "-1", levels, optima},
 	} {
 		if err := run(context.Background(), args, io.Discard); err == nil {
 			t.Errorf("%q: no error", args)
@@ -108,6 +143,16 @@ func write(t *testing.T, dir, name, text string) string {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// heuristic returns m's heuristic of the start of level p.
+func heuristic(t *testing.T, m *model.Model, p *sokoban.Problem) float64 {
+	t.Helper()
+	logPi, h := make([]float64, 4), make([]float64, 1)
+	if err := model.NewEvaluator[sokoban.State](m).Evaluate(p, []sokoban.State{p.Root()}, logPi, h); err != nil {
+		t.Fatal(err)
+	}
+	return h[0]
 }
 
 // meanLogPi returns the mean log-probability that m's policy gives the

@@ -34,7 +34,7 @@ func TestSymmetric(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: symmetry %d: %v", p.ID, sym, err)
 			}
-			if _, err := replay(q, m, 1); err != nil {
+			if _, err := replay(q, m); err != nil {
 				t.Errorf("%s: symmetry %d: %s on\n%s\n%v", p.ID, sym, m, q, err)
 			}
 			opt, err := sokoban.Optimal(q, 1e6)
