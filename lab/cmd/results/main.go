@@ -394,11 +394,14 @@ func (g *gen) shorter(b *bytes.Buffer) {
 	fmt.Fprintf(b, `
 ## Sokoban: short solutions
 
-The shipped Sokoban network, and the one shipped until 2026-11-27,
-searching for short solutions, beside WA* with the domain heuristic and
-no network, on the 1,000 test levels and on 200 medium levels held back
-from training (the first 200 of medium/train/049.txt). The network and
-the settings were chosen on validation levels.
+The shipped Sokoban network, the network for hard levels (the shipped
+one trained on with the dead ends its searches reach, which
+[%[1]s/medium-model.sh](../lab/%[1]s/medium-model.sh) regenerates) and
+earlier networks, searching for short
+solutions, beside WA* with the domain heuristic and no network, on the
+1,000 test levels and on 200 medium levels held back from training (the
+first 200 of medium/train/049.txt). The networks and the settings were
+chosen on validation levels.
 Each set's searches ran one after the other on one core, the other set
 on the other core ([%[1]s](../lab/%[1]s)). The gap is the mean of the
 length less the level's optimum (cmd/sokopt). The paper's PHS* solved
