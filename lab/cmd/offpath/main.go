@@ -12,8 +12,10 @@
 // -per are drawn uniformly at random, and each is written to OUT.txt as a
 // level that starts there, labelled FILE-LABEL-K (FILE the base name of
 // its file, LABEL the level's, K from 1). sokopt then solves them, and
-// imitate learns their optimal solutions. A level the search does not
-// solve within -budget expansions gives its states all the same.
+// imitate learns their optimal solutions, and with -dead the states
+// without one as dead ends. A level the search does not solve within
+// -budget expansions gives its states all the same. The file is written
+// whole at the end: an interrupted run leaves none.
 package main
 
 import (
@@ -30,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/phs-go/phs/domain/sokoban"
+	"github.com/phs-go/phs/internal/atomicfile"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
@@ -92,12 +95,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	// The levels go to a temporary file, renamed to -o at the end: an
 	// interrupted run leaves no partial file.
-	tmp := *out + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := atomicfile.Create(*out)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
+	defer f.Abort()
 	w := bufio.NewWriter(f)
 	rng := rand.New(rand.NewPCG(*seed, 0))
 	var levels, written int
@@ -107,7 +109,6 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		for _, p := range ps {
 			states, n, err := offPath(ctx, solver, p, m.Config().PruneDeadlocks)
 			if err != nil {
-				f.Close()
 				return fmt.Errorf("%s: %w", p.ID, err)
 			}
 			levels, expansions = levels+1, expansions+n
@@ -119,13 +120,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 	}
 	if err := w.Flush(); err != nil {
-		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, *out); err != nil {
+	if err := f.Commit(); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "offpath: %d levels searched, %.1f expansions a level, %d states written to %s\n",

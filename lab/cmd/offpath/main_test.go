@@ -124,6 +124,17 @@ func TestOffPath(t *testing.T) {
 		}
 	}
 
+	// An interrupted run leaves no file.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	stopped := filepath.Join(dir, "stopped.txt")
+	if err := run(ctx, []string{"-model", mdir, "-o", stopped, levels}, io.Discard); err == nil {
+		t.Error("an interrupted run: no error")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("after an interrupted run, %d files in %s; want room.txt, off.txt, model/ and nothing else", len(entries), dir)
+	}
+
 	for _, args := range [][]string{
 		{"-o", out, levels},
 		{"-model", mdir, levels},
