@@ -5,7 +5,7 @@
 # the states its searches expand off their solution's path on 2,000
 # medium and 2,000 unfiltered training levels, their optimal solutions or
 # dead ends (sokopt), and 3 epochs of imitate -dead 100 on them and on the
-# optimal solutions of 8,000 training levels. About 15 minutes of one
+# optimal solutions of 8,000 training levels. About 25 minutes of one
 # core. Run it from the lab directory:
 #
 #	sh experiments/sokoban-shorter/medium-model.sh DATA WORK
