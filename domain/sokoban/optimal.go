@@ -33,8 +33,9 @@ type OptimalResult struct {
 // nearest goal with no other box in the way), with duplicate detection on
 // the whole state. It returns ErrLimit (wrapped, with p's ID) if the search
 // would store more than limit states, and ErrNoSolution (likewise) if p
-// has no solution. It panics if limit is not positive. Levels of 10x10 cells with 4 boxes
-// take up to a few million states, about 40 bytes each.
+// has no solution. It panics if limit is not positive. Levels of 10x10
+// cells with 4 boxes take up to a few million states, about 40 bytes
+// each.
 func Optimal(p *Problem, limit int) (OptimalResult, error) {
 	q := p
 	if !q.prune {
