@@ -328,14 +328,20 @@ func (p *Problem) Render(s State) string {
 // at the start, joined by '\n', without a final newline. As a line of spaces
 // separates levels, a row with nothing but floor is written with '-'. Parse
 // reads the text back as the same level.
-func (p *Problem) String() string {
-	rows := strings.Split(p.Render(p.start), "\n")
+func (p *Problem) String() string { return p.Format(p.start, p.label) }
+
+// Format returns, in the file format of String, the level of p that starts
+// at state s, with the "; label" line: the text of a new level, such as
+// one made of a state a search reached. Parse reads it back as a level
+// whose start renders as s does in p.
+func (p *Problem) Format(s State, label string) string {
+	rows := strings.Split(p.Render(s), "\n")
 	for i, r := range rows {
 		if strings.Trim(r, " ") == "" {
 			rows[i] = strings.Repeat("-", len(r))
 		}
 	}
-	return "; " + p.label + "\n" + strings.Join(rows, "\n")
+	return "; " + label + "\n" + strings.Join(rows, "\n")
 }
 
 func abs(x int) int {

@@ -441,6 +441,21 @@ func TestRoundTrip(t *testing.T) {
 	if got := p.String(); got != "; 7\n"+level7 {
 		t.Errorf("String() = %q", got)
 	}
+	// Format of a later state: the level that starts there.
+	s := p.Root()
+	for a := range p.NumActions() {
+		if c, ok := p.Apply(s, a); ok {
+			s = c
+			break
+		}
+	}
+	if s == p.Root() {
+		t.Fatal("no move from the start of level 7")
+	}
+	q := parse(t, p.Format(s, "moved"))
+	if len(q) != 1 || q[0].ID != "l.txt#moved" || q[0].Render(q[0].Root()) != p.Render(s) {
+		t.Errorf("Parse(Format(s)) = %v; want the level starting at\n%s", q, p.Render(s))
+	}
 }
 
 func TestParseErrors(t *testing.T) {

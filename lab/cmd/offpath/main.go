@@ -172,14 +172,8 @@ func offPath(ctx context.Context, solver *search.Solver[sokoban.State], p *sokob
 	return off, res.Expansions, nil
 }
 
-// writeLevel writes the level of p that starts at s, labelled label, in
-// the format of sokoban.Parse, a blank line after it.
+// writeLevel writes the level of p that starts at s, labelled label
+// (sokoban.Problem.Format), a blank line after it.
 func writeLevel(w io.Writer, p *sokoban.Problem, s sokoban.State, label string) {
-	rows := strings.Split(p.Render(s), "\n")
-	for i, r := range rows {
-		if strings.Trim(r, " ") == "" {
-			rows[i] = strings.Repeat("-", len(r))
-		}
-	}
-	fmt.Fprintf(w, "; %s\n%s\n\n", label, strings.Join(rows, "\n"))
+	fmt.Fprintf(w, "%s\n\n", p.Format(s, label))
 }
