@@ -19,7 +19,7 @@ func deadPicture(q *Problem) string {
 		switch {
 		case has(q.walls, i):
 			b.WriteByte('#')
-		case has(q.dead, i):
+		case q.reach[i] == [2]uint64{}:
 			b.WriteByte('x')
 		default:
 			b.WriteByte(' ')
@@ -83,6 +83,8 @@ func TestPruneDeadlocksApply(t *testing.T) {
 		{"along a wall to the goal", "#######\n#. $@ #\n#     #\n#######", "L", true},
 		{"frozen pair off goals", "########\n#.  $ .#\n#  $   #\n#  @   #\n########", "U", false},
 		{"frozen pair on goals", "#####\n#.* #\n#$  #\n#@  #\n#####", "U", true},
+		{"two boxes, one goal along the wall", "#########\n#. $    #\n#     $ #\n#     @ #\n#.      #\n#########", "U", false},
+		{"two boxes, two goals", "#########\n#.      #\n#  $  $ #\n#     @ #\n#.      #\n#########", "U", true},
 		{"a walk is never refused", "#######\n#.    #\n#  $  #\n#  @  #\n#######", "LLR", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,7 +139,7 @@ func randomLevel(r *rand.Rand) string {
 // search of the unpruned level finds no solution.
 func TestPruneDeadlocksSafe(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	levels, refused := 0, 0
+	levels, refused, unmatched := 0, 0, 0
 	for levels < 1000 {
 		text := randomLevel(r)
 		if text == "" {
@@ -161,6 +163,9 @@ func TestPruneDeadlocksSafe(t *testing.T) {
 				}
 				if _, kept := q.Apply(s, a); !kept {
 					refused++
+					if !q.matched(next) && !onDeadSquare(q, next) {
+						unmatched++
+					}
 					dead := p.Render(next)
 					if n := searchtest.BFS[State](parse(t, dead)[0]); n >= 0 {
 						t.Fatalf("refused push %s leads to\n%s\nwhich has a solution of %d moves", p.ActionName(a), dead, n)
@@ -173,8 +178,68 @@ func TestPruneDeadlocksSafe(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d levels, %d pushes refused", levels, refused)
-	if refused < 100 {
-		t.Errorf("only %d pushes refused in %d levels: the test checks little", refused, levels)
+	t.Logf("%d levels, %d pushes refused, %d with too few goals and no box on a dead square", levels, refused, unmatched)
+	if refused < 100 || unmatched < 10 {
+		t.Errorf("only %d pushes refused in %d levels, %d with too few goals: the test checks little", refused, levels, unmatched)
 	}
+}
+
+// onDeadSquare reports whether a box of s is on a dead square of q.
+func onDeadSquare(q *Problem, s State) bool {
+	for i := range q.rows * q.cols {
+		if s.Box(i) && q.reach[i] == [2]uint64{} {
+			return true
+		}
+	}
+	return false
+}
+
+// TestMatched checks Problem.matched against every assignment of boxes
+// to goals on random small levels and random placements of their boxes.
+func TestMatched(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	counts := map[bool]int{}
+	for counts[true] < 200 || counts[false] < 200 {
+		text := randomLevel(r)
+		if text == "" {
+			continue
+		}
+		q := parse(t, text)[0].PruneDeadlocks()
+		var floor []int
+		for i := range q.rows * q.cols {
+			if !has(q.walls, i) {
+				floor = append(floor, i)
+			}
+		}
+		n := q.onGoals(State{boxes: q.goals})
+		r.Shuffle(len(floor), func(i, j int) { floor[i], floor[j] = floor[j], floor[i] })
+		var s State
+		for _, c := range floor[:n] {
+			setBit(&s.boxes, c)
+		}
+		want := assignable(q, floor[:n], make([]bool, n))
+		if got := q.matched(s); got != want {
+			t.Fatalf("matched = %v, want %v, for\n%s", got, want, q.Render(s))
+		}
+		counts[want]++
+	}
+}
+
+// assignable reports whether boxes can each be given a goal of their own
+// that they reach, among the goals not taken, trying every assignment.
+func assignable(q *Problem, boxes []int, taken []bool) bool {
+	if len(boxes) == 0 {
+		return true
+	}
+	for k := range taken {
+		if !taken[k] && has(q.reach[boxes[0]], k) {
+			taken[k] = true
+			ok := assignable(q, boxes[1:], taken)
+			taken[k] = false
+			if ok {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -10,7 +10,7 @@
 // 10x10). Cells are numbered row-major from 0.
 //
 // Problem.PruneDeadlocks gives a copy of a level that also refuses the
-// pushes into two simple kinds of deadlock, which no solution makes.
+// pushes into three simple kinds of deadlock, which no solution makes.
 package sokoban
 
 import (
@@ -66,9 +66,12 @@ type Problem struct {
 	next []uint8
 	// dist[i] is the Manhattan distance from cell i to the nearest goal.
 	dist []uint8
-	// prune is set by PruneDeadlocks, dead the dead squares then.
+	// prune is set by PruneDeadlocks, and reach[i] then holds the goals
+	// onto which a box alone can be pushed from cell i, as a set of their
+	// numbers (the k-th goal in cell order is bit k); none on a dead
+	// square.
 	prune bool
-	dead  [2]uint64
+	reach [][2]uint64
 }
 
 // noCell marks a move off the floor in Problem.next; MaxCells ≤ noCell.
@@ -105,7 +108,7 @@ func (p *Problem) init() {
 }
 
 // PruneDeadlocks returns a copy of p whose Apply also refuses a push that
-// makes the level unsolvable by one of two simple deadlocks:
+// makes the level unsolvable by one of three simple deadlocks:
 //
 //   - a dead square: the box lands on a cell from which no sequence of
 //     pushes brings it to a goal, even with no other box in the way (the
@@ -113,51 +116,70 @@ func (p *Problem) init() {
 //     once here);
 //   - a freeze: the box lands in a 2x2 block of walls and boxes (the
 //     border counts as wall) that holds a box off its goal. No box of such
-//     a block can be pushed again.
+//     a block can be pushed again;
+//   - too few goals: the boxes can no longer be brought each to a goal of
+//     its own, even if each box were alone in the level and the player
+//     could stand on any free cell: there is no matching of the boxes to
+//     the goals in which each box can be pushed onto its goal that way
+//     (the cells from which it can, for each goal, computed once here).
+//     Two boxes pushed against a wall along which there is one goal, for
+//     example.
 //
 // No solution of p makes such a push, so p and the copy have the same
 // solutions and the same shortest solution; a search of the copy generates
 // fewer states. Everything else (the ID, the heuristic, the encoding) is
-// p's. The domain of Orseau & Lelis (2021) has no such pruning.
+// p's. The domain of Orseau & Lelis (2021) has no such pruning. A pruned
+// push costs a matching of the boxes to the goals, O(boxes³) at worst,
+// and allocates nothing.
 func (p *Problem) PruneDeadlocks() *Problem {
 	q := *p
 	q.prune = true
-	// live: the cells a box can be pulled to from a goal. A push in
-	// direction a moves a box from x to the cell y after it, the player
-	// standing on the cell before x; pulling it back from y needs both.
-	live := p.goals
-	var queue []int
-	for i := range p.rows * p.cols {
-		if has(p.goals, i) {
-			queue = append(queue, i)
+	q.reach = make([][2]uint64, p.rows*p.cols)
+	k := 0
+	for w, set := range p.goals {
+		for ; set != 0; set &= set - 1 {
+			from := p.pulled(64*w + bits.TrailingZeros64(set))
+			for i := range q.reach {
+				if has(from, i) {
+					setBit(&q.reach[i], k)
+				}
+			}
+			k++
 		}
 	}
+	return &q
+}
+
+// pulled returns the cells a box can be pulled to from goal g, g
+// included. A push in direction a moves a box from x to the cell y after
+// it, the player standing on the cell before x; pulling it back from y
+// needs both.
+func (p *Problem) pulled(g int) [2]uint64 {
+	var set [2]uint64
+	setBit(&set, g)
+	queue := []int{g}
 	for len(queue) > 0 {
 		y := queue[0]
 		queue = queue[1:]
 		for a := range 4 {
 			back := a ^ 1 // Up and Down, Left and Right
 			x := p.next[4*y+back]
-			if x == noCell || has(live, int(x)) || p.next[4*int(x)+back] == noCell {
+			if x == noCell || has(set, int(x)) || p.next[4*int(x)+back] == noCell {
 				continue
 			}
-			setBit(&live, int(x))
+			setBit(&set, int(x))
 			queue = append(queue, int(x))
 		}
 	}
-	for i := range p.rows * p.cols {
-		if !has(p.walls, i) && !has(live, i) {
-			setBit(&q.dead, i)
-		}
-	}
-	return &q
+	return set
 }
 
-// deadlocked reports whether the box pushed to cell b of s is on a dead
-// square or frozen off its goal; see PruneDeadlocks.
-func (p *Problem) deadlocked(s State, b int) bool {
-	if has(p.dead, b) {
-		return true
+// deadlocked reports whether the box pushed from cell x to cell b of s is
+// on a dead square or frozen off its goal, or the boxes of s have too few
+// goals; see PruneDeadlocks.
+func (p *Problem) deadlocked(s State, x, b int) bool {
+	if p.reach[b] == [2]uint64{} {
+		return true // a dead square
 	}
 	r, c := b/p.cols, b%p.cols
 	// The four 2x2 blocks that hold b, by their top left corner.
@@ -180,6 +202,58 @@ func (p *Problem) deadlocked(s State, b int) bool {
 				}
 			}
 			if off {
+				return true
+			}
+		}
+	}
+	// A box reaches from b at most the goals it reaches from x. If they
+	// are the same, s has a matching if the state before the push had
+	// one, as every state has that a search reaches from a start with one.
+	return p.reach[b] != p.reach[x] && !p.matched(s)
+}
+
+// matched reports whether the boxes of s can each be given a goal of its
+// own that it can reach alone (p.reach). It finds a maximum matching of
+// the bipartite graph of boxes and goals by augmenting paths (Kuhn's
+// algorithm), in O(boxes³) steps, on the stack.
+func (p *Problem) matched(s State) bool {
+	m := matching{reach: p.reach}
+	for k := range m.box {
+		m.box[k] = noCell
+	}
+	for w, set := range s.boxes {
+		for ; set != 0; set &= set - 1 {
+			m.seen = [2]uint64{}
+			if !m.augment(uint8(64*w + bits.TrailingZeros64(set))) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// A matching assigns boxes to goals: box[k] is the cell of the box that
+// goal k receives, or noCell. seen holds the goals that the current search
+// for an augmenting path has visited.
+type matching struct {
+	reach [][2]uint64
+	box   [MaxCells]uint8
+	seen  [2]uint64
+}
+
+// augment looks for an augmenting path from the box in cell b: a goal
+// that b reaches and that is free, or whose box can move to another goal
+// in turn. It reports whether it found one, m then matching b too.
+func (m *matching) augment(b uint8) bool {
+	for w := range 2 {
+		for set := m.reach[b][w] &^ m.seen[w]; set != 0; set &= set - 1 {
+			k := 64*w + bits.TrailingZeros64(set)
+			if has(m.seen, k) {
+				continue // seen deeper in the path since set was taken
+			}
+			setBit(&m.seen, k)
+			if m.box[k] == noCell || m.augment(m.box[k]) {
+				m.box[k] = b
 				return true
 			}
 		}
@@ -217,7 +291,7 @@ func (p *Problem) Apply(s State, a int) (State, bool) {
 		}
 		s.boxes[to>>6] &^= 1 << (to & 63)
 		s.boxes[beyond>>6] |= 1 << (beyond & 63)
-		if p.prune && p.deadlocked(s, int(beyond)) {
+		if p.prune && p.deadlocked(s, int(to), int(beyond)) {
 			return State{}, false
 		}
 	}

@@ -2,11 +2,11 @@
 # medium-model.sh regenerates the network for hard Sokoban levels (section
 # "Dead ends: a network for hard levels" of README.md), which the
 # repository does not hold for its size limit: from the shipped network,
-# the states its searches expand off their solution's path on 2,000
-# medium and 2,000 unfiltered training levels, their optimal solutions or
-# dead ends (sokopt), and 3 epochs of imitate -dead 100 on them and on the
-# optimal solutions of 8,000 training levels. About 25 minutes of one
-# core. Run it from the lab directory:
+# the states its searches (at temperature 3) expand off their solution's
+# path on 2,000 medium and 2,000 unfiltered training levels, their
+# optimal solutions or dead ends (sokopt), and 3 epochs of imitate -dead
+# 100 on them and on the optimal solutions of 8,000 training levels.
+# About 25 minutes of one core. Run it from the lab directory:
 #
 #	sh experiments/sokoban-shorter/medium-model.sh DATA WORK
 #
@@ -28,8 +28,8 @@ for f in 000 001 002 003; do
 done
 for i in 0 1; do
 	f=00$i
-	"$work/offpath" -model $ship -per 8 -seed $((i + 1)) -o "$work/off-m$f.txt" "$MT/$f.txt"
-	"$work/offpath" -model $ship -per 8 -seed $((i + 101)) -o "$work/off-u$f.txt" "$TR/$f.txt"
+	"$work/offpath" -model $ship -temperature 3 -per 8 -seed $((i + 1)) -o "$work/off-m$f.txt" "$MT/$f.txt"
+	"$work/offpath" -model $ship -temperature 3 -per 8 -seed $((i + 101)) -o "$work/off-u$f.txt" "$TR/$f.txt"
 	"$work/sokopt" -workers 1 -o "$work/off-m$f.jsonl" "$work/off-m$f.txt"
 	"$work/sokopt" -workers 1 -o "$work/off-u$f.jsonl" "$work/off-u$f.txt"
 done
