@@ -211,7 +211,7 @@ func TestMatched(t *testing.T) {
 				floor = append(floor, i)
 			}
 		}
-		n := q.onGoals(State{boxes: q.goals})
+		n := q.onGoals(State{boxes: q.goals}) // the goals, as many as the boxes
 		r.Shuffle(len(floor), func(i, j int) { floor[i], floor[j] = floor[j], floor[i] })
 		var s State
 		for _, c := range floor[:n] {
