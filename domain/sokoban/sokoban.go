@@ -207,8 +207,9 @@ func (p *Problem) deadlocked(s State, x, b int) bool {
 		}
 	}
 	// A box reaches from b at most the goals it reaches from x. If they
-	// are the same, s has a matching if the state before the push had
-	// one, as every state has that a search reaches from a start with one.
+	// are the same, a matching of the state before the push is one of s:
+	// the matching is sought only when the box has lost a goal. (A start
+	// with no matching, a level without a solution, is searched as it is.)
 	return p.reach[b] != p.reach[x] && !p.matched(s)
 }
 
