@@ -174,20 +174,29 @@ var ShorterTests = []struct {
 	Set, Name, Search string
 	WAStar            bool
 }{
-	{"test", "new-T4", "shipped network, T = 4 (the default)", false},
+	{"test", "new-T12", "shipped network, T = 12 (the default)", false},
+	{"test", "new-T12-reorder", "shipped network, T = 12, `-shorten -reorder`", false},
 	{"test", "new-T4-reorder", "shipped network, T = 4, `-shorten -reorder`", false},
-	{"test", "new-T3-reorder", "shipped network, T = 3, `-shorten -reorder`", false},
-	{"test", "M2-T3-reorder", "network M2 (shipped before it, no symmetries), T = 3, `-shorten -reorder`", false},
-	{"test", "T7-reorder", "network shipped until 2026-11-27, T = 7, `-shorten -reorder`", false},
-	{"test", "dead-T3-reorder", "network for hard levels (dead ends learnt at cost 400), T = 3, `-shorten -reorder`", false},
+	{"test", "dead-b16-reorder", "network for hard levels, T = 3, `-batch 16 -shorten -reorder`", false},
 	{"test", "wastar", "WA* (w = 1.5), domain heuristic, deadlocks pruned", true},
+	{"medium", "medium-new-T12-reorder", "shipped network, T = 12, `-shorten -reorder`", false},
 	{"medium", "medium-new-T4-reorder", "shipped network, T = 4, `-shorten -reorder`", false},
-	{"medium", "medium-new-T3-reorder", "shipped network, T = 3, `-shorten -reorder`", false},
-	{"medium", "medium-dead-T3-reorder", "network for hard levels (dead ends learnt at cost 400), T = 3, `-shorten -reorder`", false},
-	{"medium", "medium-M2-T3-reorder", "network M2 (shipped before it, no symmetries), T = 3, `-shorten -reorder`", false},
-	{"medium", "medium-ship-T5-reorder", "network shipped until 2026-11-27, T = 5, `-shorten -reorder`", false},
+	{"medium", "medium-dead-b16-reorder", "network for hard levels, T = 3, `-batch 16 -shorten -reorder`", false},
 	{"medium", "medium-wastar", "WA* (w = 1.5), domain heuristic, deadlocks pruned", true},
 }
+
+// ShorterTimings are the searches of the medium levels timed again, in
+// turn on one core, ShorterTimingRuns times: the records
+// tm-NAME-K.jsonl.gz of ShorterDir, K from 1. The first is WA*, the
+// reference of the times; Search names the others on the pages.
+var ShorterTimings = []struct{ Name, Search string }{
+	{"wa", "WA*"},
+	{"ship", "the shipped network"},
+	{"hard", "the network for hard levels"},
+}
+
+// ShorterTimingRuns is the number of timing runs of each of ShorterTimings.
+const ShorterTimingRuns = 5
 
 // ReadOptima returns the optimal lengths of cmd/sokopt's records in the
 // file at path, gzipped if its name ends in ".gz", by problem; records of

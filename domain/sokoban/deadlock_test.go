@@ -1,7 +1,9 @@
 package sokoban
 
 import (
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,16 +78,24 @@ func TestPruneDeadlocksApply(t *testing.T) {
 	for _, tc := range []struct {
 		name, level, moves string
 		legal              bool // the last move, with pruning
+		bySubsets          bool // refused by the tables of sub-levels alone
 	}{
-		{"onto a live square", "#######\n#.    #\n#  $  #\n#  @  #\n#######", "LUR", true},
-		{"onto a dead square", "#######\n#.    #\n#  $  #\n#  @  #\n#######", "LURR", false},
-		{"against a wall without a goal", "######\n#   .#\n# $  #\n# @  #\n######", "RUL", false},
-		{"along a wall to the goal", "#######\n#. $@ #\n#     #\n#######", "L", true},
-		{"frozen pair off goals", "########\n#.  $ .#\n#  $   #\n#  @   #\n########", "U", false},
-		{"frozen pair on goals", "#####\n#.* #\n#$  #\n#@  #\n#####", "U", true},
-		{"two boxes, one goal along the wall", "#########\n#. $    #\n#     $ #\n#     @ #\n#.      #\n#########", "U", false},
-		{"two boxes, two goals", "#########\n#.      #\n#  $  $ #\n#     @ #\n#.      #\n#########", "U", true},
-		{"a walk is never refused", "#######\n#.    #\n#  $  #\n#  @  #\n#######", "LLR", true},
+		{"onto a live square", "#######\n#.    #\n#  $  #\n#  @  #\n#######", "LUR", true, false},
+		{"onto a dead square", "#######\n#.    #\n#  $  #\n#  @  #\n#######", "LURR", false, false},
+		{"against a wall without a goal", "######\n#   .#\n# $  #\n# @  #\n######", "RUL", false, false},
+		{"along a wall to the goal", "#######\n#. $@ #\n#     #\n#######", "L", true, false},
+		{"frozen pair off goals", "########\n#.  $ .#\n#  $   #\n#  @   #\n########", "U", false, false},
+		{"frozen pair on goals", "#####\n#.* #\n#$  #\n#@  #\n#####", "U", true, false},
+		{"two boxes, one goal along the wall", "#########\n#. $    #\n#     $ #\n#     @ #\n#.      #\n#########", "U", false, false},
+		{"two boxes, two goals", "#########\n#.      #\n#  $  $ #\n#     @ #\n#.      #\n#########", "U", true, false},
+		{"a walk is never refused", "#######\n#.    #\n#  $  #\n#  @  #\n#######", "LLR", true, false},
+		// The box pushed up can go left onto the goal only from the
+		// cell right of it, which only it gives onto.
+		{"a box the player can no longer get behind", "#####\n#.  #\n# $##\n#$@ #\n#.  #\n#####", "U", false, true},
+		// The box pushed left can leave the wall only upwards, from the
+		// cell of the box below it, which can only go left, onto the
+		// goal: the first box is then stuck at the top.
+		{"two boxes in each other's way", "######\n## . #\n#    #\n## $@#\n#.$ *#\n######", "L", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := parse(t, tc.level)[0]
@@ -98,14 +108,19 @@ func TestPruneDeadlocksApply(t *testing.T) {
 			if _, ok := q.Apply(s, last); ok != tc.legal {
 				t.Errorf("last move of %q legal = %v with pruning, want %v, on\n%s", tc.moves, ok, tc.legal, q.Render(s))
 			}
+			without := *q
+			without.subsets = nil
+			if _, ok := without.Apply(s, last); ok != tc.bySubsets && !tc.legal {
+				t.Errorf("last move of %q legal = %v without the sub-levels, want %v", tc.moves, ok, tc.bySubsets)
+			}
 		})
 	}
 }
 
 // randomLevel returns a small random level: a walled rectangle with inner
-// walls, 1 to 3 boxes and as many goals, and the player, in the format of
-// Parse.
-func randomLevel(r *rand.Rand) string {
+// walls, 1 to maxBoxes boxes and as many goals, and the player, in the
+// format of Parse.
+func randomLevel(r *rand.Rand, maxBoxes int) string {
 	rows, cols := 4+r.IntN(3), 4+r.IntN(3)
 	grid := make([][]byte, rows)
 	var floor [][2]int
@@ -118,7 +133,7 @@ func randomLevel(r *rand.Rand) string {
 			}
 		}
 	}
-	boxes := 1 + r.IntN(3)
+	boxes := 1 + r.IntN(maxBoxes)
 	if len(floor) < 2*boxes+1 {
 		return ""
 	}
@@ -139,15 +154,17 @@ func randomLevel(r *rand.Rand) string {
 // search of the unpruned level finds no solution.
 func TestPruneDeadlocksSafe(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	levels, refused, unmatched := 0, 0, 0
+	levels, refused, unmatched, bySubsets := 0, 0, 0, 0
 	for levels < 1000 {
-		text := randomLevel(r)
+		text := randomLevel(r, 3)
 		if text == "" {
 			continue
 		}
 		levels++
 		p := parse(t, text)[0]
 		q := p.PruneDeadlocks()
+		without := *q
+		without.subsets = nil
 		if a, b := searchtest.BFS[State](p), searchtest.BFS[State](q); a != b {
 			t.Fatalf("shortest solution of\n%s\n%d moves, %d with pruning", text, a, b)
 		}
@@ -166,6 +183,9 @@ func TestPruneDeadlocksSafe(t *testing.T) {
 					if !q.matched(next) && !onDeadSquare(q, next) {
 						unmatched++
 					}
+					if _, ok := without.Apply(s, a); ok {
+						bySubsets++
+					}
 					dead := p.Render(next)
 					if n := searchtest.BFS[State](parse(t, dead)[0]); n >= 0 {
 						t.Fatalf("refused push %s leads to\n%s\nwhich has a solution of %d moves", p.ActionName(a), dead, n)
@@ -178,9 +198,9 @@ func TestPruneDeadlocksSafe(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d levels, %d pushes refused, %d with too few goals and no box on a dead square", levels, refused, unmatched)
-	if refused < 100 || unmatched < 10 {
-		t.Errorf("only %d pushes refused in %d levels, %d with too few goals: the test checks little", refused, levels, unmatched)
+	t.Logf("%d levels, %d pushes refused, %d with too few goals and no box on a dead square, %d by the sub-levels alone", levels, refused, unmatched, bySubsets)
+	if refused < 100 || unmatched < 10 || bySubsets < 10 {
+		t.Errorf("only %d pushes refused in %d levels, %d with too few goals, %d by the sub-levels alone: the test checks little", refused, levels, unmatched, bySubsets)
 	}
 }
 
@@ -200,7 +220,7 @@ func TestMatched(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	counts := map[bool]int{}
 	for counts[true] < 200 || counts[false] < 200 {
-		text := randomLevel(r)
+		text := randomLevel(r, 3)
 		if text == "" {
 			continue
 		}
@@ -242,4 +262,140 @@ func assignable(q *Problem, boxes []int, taken []bool) bool {
 		}
 	}
 	return false
+}
+
+// TestSolvableSubsets checks the tables of sub-levels against breadth-first
+// search on random small levels: for every placement of k boxes on live
+// cells and of the player on a free cell, the table says solvable exactly
+// when forward search from there, the other boxes gone, brings the k boxes
+// onto goals. k goes up to the level's boxes, past what PruneDeadlocks
+// builds.
+func TestSolvableSubsets(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	counts := map[bool]int{}
+	for levels := 0; levels < 150; {
+		text := randomLevel(r, 3)
+		if text == "" {
+			continue
+		}
+		levels++
+		q := parse(t, text)[0].PruneDeadlocks()
+		cells := q.rows * q.cols
+		for k := 1; k <= min(maxSubset, q.onGoals(State{boxes: q.goals})); k++ {
+			table := q.solvableSubsets(k)
+			if table == nil {
+				t.Fatalf("no table of %d boxes for\n%s", k, text)
+			}
+			var box [maxSubset]uint8
+			var place func(i int, from uint8)
+			place = func(i int, from uint8) {
+				if i == k {
+					for c := range cells {
+						var s State
+						for _, b := range box[:k] {
+							setBit(&s.boxes, int(q.liveCells[b]))
+						}
+						if has(q.walls, c) || has(s.boxes, c) {
+							continue
+						}
+						s.player = uint8(c)
+						want := subSolvedBFS(q, s)
+						if got := hasIndex(table, subIndex(box[:k], s.player, cells)); got != want {
+							t.Fatalf("table of %d boxes says solvable = %v, search %v, for\n%s", k, got, want, q.Render(s))
+						}
+						counts[want]++
+					}
+					return
+				}
+				for b := from; int(b) < len(q.liveCells); b++ {
+					box[i] = b
+					place(i+1, b+1)
+				}
+			}
+			place(0, 0)
+		}
+	}
+	t.Logf("placements: %d solvable, %d not", counts[true], counts[false])
+	if counts[false] < 1000 {
+		t.Errorf("only %d unsolvable placements: the test checks little", counts[false])
+	}
+}
+
+// subSolvedBFS reports whether breadth-first search from s, on q without
+// its pruning, reaches a state with every box on a goal; s may have fewer
+// boxes than q has goals.
+func subSolvedBFS(q *Problem, s State) bool {
+	p := *q
+	p.prune = false
+	seen := map[State]bool{s: true}
+	for queue := []State{s}; len(queue) > 0; queue = queue[1:] {
+		x := queue[0]
+		if x.boxes[0]&^p.goals[0] == 0 && x.boxes[1]&^p.goals[1] == 0 {
+			return true
+		}
+		for a := range 4 {
+			if y, ok := p.Apply(x, a); ok && !seen[y] {
+				seen[y] = true
+				queue = append(queue, y)
+			}
+		}
+	}
+	return false
+}
+
+// TestSubsetDeadlocked checks the lookups of Problem.subsetDeadlocked
+// against breadth-first search of the sub-levels on random placements of
+// up to 4 boxes in random small levels: a push of a box onto cell b is
+// refused exactly when some set of at most maxSubset boxes, b among them
+// and fewer than all, cannot be brought onto goals alone.
+func TestSubsetDeadlocked(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	counts := map[bool]int{}
+	for counts[true] < 300 || counts[false] < 300 {
+		text := randomLevel(r, 4)
+		if text == "" {
+			continue
+		}
+		q := parse(t, text)[0].PruneDeadlocks()
+		n := q.onGoals(State{boxes: q.goals})
+		if len(q.liveCells) < n+1 {
+			continue
+		}
+		// n boxes on live cells, the player on a free cell.
+		live := slices.Clone(q.liveCells)
+		r.Shuffle(len(live), func(i, j int) { live[i], live[j] = live[j], live[i] })
+		var s State
+		for _, c := range live[:n] {
+			setBit(&s.boxes, int(c))
+		}
+		player := r.IntN(q.rows * q.cols)
+		if has(q.walls, player) || has(s.boxes, player) {
+			continue
+		}
+		s.player = uint8(player)
+		b := int(live[0])
+		want := false
+		for set := 1; set < 1<<n; set++ {
+			// The subsets of the boxes live[:n] that hold live[0].
+			if set&1 == 0 || bits.OnesCount(uint(set)) > min(maxSubset, n-1) {
+				continue
+			}
+			sub := s
+			sub.boxes = [2]uint64{}
+			for i := range n {
+				if set&(1<<i) != 0 {
+					setBit(&sub.boxes, int(live[i]))
+				}
+			}
+			if !subSolvedBFS(q, sub) {
+				want = true
+			}
+		}
+		if got := q.subsetDeadlocked(s, player, b); got != want {
+			t.Fatalf("subsetDeadlocked = %v, want %v, for the box on cell %d of\n%s", got, want, b, q.Render(s))
+		}
+		if n == 4 {
+			counts[want]++
+		}
+	}
 }

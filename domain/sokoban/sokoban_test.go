@@ -632,6 +632,7 @@ func TestAllocs(t *testing.T) {
 		"Apply":             func() { s, _ = p.Apply(p.Root(), Down) },
 		"Apply pruned push": func() { s, _ = q.Apply(beside, Right) },
 		"matched":           func() { q.matched(beside) },
+		"subsetDeadlocked":  func() { q.subsetDeadlocked(beside, int(beside.player), 16) },
 		"IsGoal":            func() { p.IsGoal(s) },
 		"Heuristic":         func() { p.Heuristic(s) },
 		"Encode":            func() { p.Encode(s, dst) },
@@ -753,6 +754,22 @@ func BenchmarkApply(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*4*len(states)), "ns/apply")
 		})
 	}
+}
+
+// BenchmarkPruneDeadlocks builds the tables of PruneDeadlocks for the 40
+// Boxoban levels of the fixture.
+func BenchmarkPruneDeadlocks(b *testing.B) {
+	ps, err := ReadFile("testdata/boxoban-test-000-first40.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, p := range ps {
+			p.PruneDeadlocks()
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ps)), "ns/level")
 }
 
 func BenchmarkParse(b *testing.B) {

@@ -1,13 +1,14 @@
 #!/bin/sh
 # medium-model.sh regenerates the network for hard Sokoban levels
-# (sections "Dead ends: a network for hard levels" and "Too few goals" of
-# README.md), which the repository does not hold for its size limit: from
+# (sections "Dead ends: a network for hard levels", "Too few goals" and
+# "Stuck subsets" of README.md; searched with -batch 16), which the
+# repository does not hold for its size limit: from
 # the shipped network, the states its searches (at temperature 3) expand
 # off their solution's path on 2,000 medium and 2,000 unfiltered training
 # levels, their optimal solutions or dead ends (sokopt), and 3 epochs of
 # imitate -dead 400 on them and on the optimal solutions of 8,000
 # training levels.
-# About 18 minutes of one core. Run it from the lab directory:
+# About 15 minutes of one core. Run it from the lab directory:
 #
 #	sh experiments/sokoban-shorter/medium-model.sh DATA WORK
 #
