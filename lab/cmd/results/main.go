@@ -406,7 +406,10 @@ as the shortest solutions of the integer temperatures under 900
 expansions a level on 3,000 validation levels (4 was the choice before
 the pruning of stuck subsets); the batch of the network for hard levels,
 16, as the fewest expansions within 5%% of the optimal length on 1,000
-medium validation levels.
+medium validation levels. Training: the shipped network 37 min of
+sokopt and 85 min of imitate on one core (its config.json); the network
+for hard levels about 15 min more of one core (medium-model.sh: 6.0 M
+expansions of offpath, sokopt, 2 min 44 s of imitate).
 The searches ran one after the other on one core
 ([%[1]s](../lab/%[1]s)). The gap is the mean of the
 length less the level's optimum (cmd/sokopt). The paper's PHS* solved
