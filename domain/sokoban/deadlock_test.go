@@ -399,3 +399,30 @@ func TestSubsetDeadlocked(t *testing.T) {
 		}
 	}
 }
+
+// TestPruneDeadlocksLarge checks a level too large for the table of three
+// boxes: PruneDeadlocks goes without it, keeps the smaller ones, and the
+// shortest solution is unchanged.
+func TestPruneDeadlocksLarge(t *testing.T) {
+	// 8 rows of 16 cells, walls around: 48 live cells, 2,213,888
+	// placements of three boxes. Four boxes each right of its goal, the
+	// player below them.
+	rows := make([]string, 8)
+	for i := range rows {
+		rows[i] = "#" + strings.Repeat(" ", 14) + "#"
+	}
+	rows[0], rows[7] = strings.Repeat("#", 16), strings.Repeat("#", 16)
+	rows[3] = "#  .$ .$ .$ .$ #"
+	rows[4] = "#           @  #"
+	p := parse(t, strings.Join(rows, "\n"))[0]
+	q := p.PruneDeadlocks()
+	if len(q.subsets) != 3 {
+		t.Fatalf("%d tables, want 3", len(q.subsets))
+	}
+	if q.subsets[0] == nil || q.subsets[1] == nil || q.subsets[2] != nil {
+		t.Fatalf("tables of 1, 2 and 3 boxes built: %v %v %v; want the first two", q.subsets[0] != nil, q.subsets[1] != nil, q.subsets[2] != nil)
+	}
+	if a, b := searchtest.BFS[State](p), searchtest.BFS[State](q); a != b || a < 0 {
+		t.Errorf("shortest solution %d moves, %d with pruning", a, b)
+	}
+}
