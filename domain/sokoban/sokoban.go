@@ -141,7 +141,8 @@ func (p *Problem) init() {
 //     they can, found here by a search backwards from the goals; a level
 //     with so many cells that a table would pass 2²¹ placements goes
 //     without that table. The three tables of a Boxoban level take
-//     about 2 ms to build (BenchmarkPruneDeadlocks) and 30 KiB.
+//     about 2 ms to build (BenchmarkPruneDeadlocks; on the 1,000 test
+//     levels a median of 1.5 ms, at most 26 ms) and about 30 KiB.
 //
 // No solution of p makes such a push, so p and the copy have the same
 // solutions and the same shortest solution; a search of the copy generates
