@@ -28,11 +28,9 @@ type subState struct {
 	player uint8
 }
 
-// binomial returns n choose k for 0 ≤ k ≤ 3.
+// binomial returns n choose k for 1 ≤ k ≤ 3.
 func binomial(n, k int) int {
 	switch k {
-	case 0:
-		return 1
 	case 1:
 		return n
 	case 2:
@@ -73,7 +71,7 @@ func (p *Problem) solvableSubsets(k int) []uint64 {
 	var queue []subState
 	// visit marks and queues s, whose bit is i.
 	visit := func(s subState, i int) {
-		if table[i>>6]&(1<<(i&63)) == 0 {
+		if !hasIndex(table, i) {
 			table[i>>6] |= 1 << (i & 63)
 			queue = append(queue, s)
 		}
