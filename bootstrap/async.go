@@ -41,7 +41,7 @@ func (r *run[S]) iterationAsync(ctx context.Context, pool Pool, order []int) err
 		gctx, stop := r.withTimeLimit(ctx)
 		err := r.collect(gctx, pool.Reports(), d, order, len(group))
 		if err == nil {
-			err = r.learn(ctx, group, true)
+			err = r.learn(gctx, group, true)
 			for range group {
 				<-ahead
 			}

@@ -58,8 +58,11 @@ type Limits struct {
 	MaxIterations int `json:"max_iterations,omitempty"`
 	// TimeLimit stops training once the run's total wall time, summed over
 	// resumptions, exceeds it: the searches under way stop at once (the
-	// checkpoint keeps those that ended), an update under way ends
-	// first; 0: no limit.
+	// checkpoint keeps those that ended), and so does an update under
+	// way, whose Learn gets a context done at the limit (the checkpoint
+	// then holds the learner and the state before the update, with the
+	// group's searches, and a resumed run takes the update again); 0: no
+	// limit.
 	TimeLimit time.Duration `json:"time_limit,omitempty"`
 }
 

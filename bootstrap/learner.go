@@ -18,9 +18,14 @@ type Learner[S comparable] interface {
 	// Learn updates the learner on the solutions of one group of
 	// problems, in input order (never empty). The run is deterministic if
 	// Learn is: any randomness it uses must come from state that Save
-	// keeps. Learn may return ctx's error only before it changes the
-	// learner; any other error stops the run, without a checkpoint of
-	// the group.
+	// keeps. ctx is done when the run is interrupted or reaches its time
+	// limit (Limits.TimeLimit): Learn should then stop, and return ctx's
+	// error only with the learner as it was before the call (Network and
+	// package cm's learner do); the run then writes the checkpoint of the
+	// state before the update, which a resumed run takes again. A Learn
+	// that ctx interrupts after it changed the learner returns an error
+	// that wraps ErrUpdateInterrupted: that error and any other stop the
+	// run, without a checkpoint of the group.
 	Learn(ctx context.Context, batch []Solution[S]) (Update, error)
 	// Snapshot returns the learner as it is now, for the searches: a
 	// value that later calls of Learn do not change.
@@ -33,7 +38,8 @@ type Learner[S comparable] interface {
 }
 
 // ErrUpdateInterrupted is wrapped by the error of a Learner's Learn that
-// ctx interrupted after it changed the learner.
+// ctx interrupted after it changed the learner: the run then stops with
+// that error, without a checkpoint of the group.
 var ErrUpdateInterrupted = errors.New("update interrupted")
 
 // A Snapshot is a learner at one moment: it builds the evaluators of the

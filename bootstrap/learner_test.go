@@ -209,51 +209,74 @@ func TestLearnerFails(t *testing.T) {
 	}
 }
 
-// interrupting is a learner whose updates are interrupted 100 ms after
-// they start.
+// interrupting is a network whose first update is interrupted at its
+// nth check of ctx: the run is cancelled then.
 type interrupting struct {
 	*Network[int32]
 	cancel context.CancelFunc
+	left   *int // the checks of ctx left before the interruption
 }
 
 func (l interrupting) Learn(ctx context.Context, batch []Solution[int32]) (Update, error) {
-	time.AfterFunc(100*time.Millisecond, l.cancel)
-	return l.Network.Learn(ctx, batch)
+	return l.Network.Learn(countdown{ctx, l}, batch)
+}
+
+// countdown is the context of an interrupting network's update.
+type countdown struct {
+	context.Context
+	l interrupting
+}
+
+func (c countdown) Err() error {
+	if *c.l.left--; *c.l.left == 0 {
+		c.l.cancel()
+	}
+	return c.Context.Err()
 }
 
 // TestLongUpdateInterrupted checks that an interruption ends a network's
-// long update at once, and that the half-updated network is not
-// checkpointed.
+// long update at once, that the checkpoint holds the network as it was
+// before the update with all the group's searches, and that the run
+// resumed from there ends as the uninterrupted one.
 func TestLongUpdateInterrupted(t *testing.T) {
 	tasks := mazes(8, 2)
 	s := newSetup(t, "levints")
 	s.cfg.Options.Budget = 100
+	s.net.Passes = 20
 	m := newModel(t, "levints")
-	n, err := NewNetwork[int32](m.Clone(), NetworkConfig{Passes: 1 << 30, LearningRate: 1e-3}, 0)
+	ref, err := NewNetwork[int32](m.Clone(), s.net, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refDir := t.TempDir()
+	refMetrics, err := Train(context.Background(), refDir, tasks, ref, s.cfg, s.env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refMetrics[0].Updates < 100 {
+		t.Fatalf("the first update takes %d steps; the test interrupts it after 60", refMetrics[0].Updates)
+	}
+
+	n, err := NewNetwork[int32](m.Clone(), s.net, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	errs := make(chan error, 1)
-	go func() {
-		_, err := Train(ctx, s.dir, tasks, interrupting{n, cancel}, s.cfg, s.env)
-		errs <- err
-	}()
-	select {
-	case err = <-errs:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the update went on 10 s after the interruption")
+	left := 61 // the check before the update, then 60 steps
+	if _, err := Train(ctx, s.dir, tasks, interrupting{n, cancel, &left}, s.cfg, s.env); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Train: %v, want context.Canceled", err)
 	}
-	if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrUpdateInterrupted) {
-		t.Fatalf("Train: %v, want an interrupted update", err)
+	if left > 0 {
+		t.Fatalf("the update ended %d checks before the interruption", left)
 	}
 	_, st, err := loadState(s.dir, len(tasks))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Next != 0 || st.Current.Attempted != 0 {
-		t.Errorf("the checkpoint is of position %d, %d attempted: a half update was saved", st.Next, st.Current.Attempted)
+	if st.Iteration != 1 || st.Next != 0 || st.Current.Attempted != 0 || len(st.Group) != len(tasks) {
+		t.Errorf("the checkpoint is of iteration %d, position %d, %d attempted, %d searches kept; want the state before the update, 1, 0, 0, with the group's %d searches",
+			st.Iteration, st.Next, st.Current.Attempted, len(st.Group), len(tasks))
 	}
 	saved, err := loadNetwork(filepath.Join(s.dir, checkpointDir))
 	if err != nil {
@@ -265,6 +288,121 @@ func TestLongUpdateInterrupted(t *testing.T) {
 	}
 	if want, _ := model.MarshalModel(m); !bytes.Equal(got, want) {
 		t.Error("the checkpoint holds changed weights")
+	}
+	l, metrics, err := Resume(context.Background(), s.dir, tasks, loadNetwork, s.env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRun(t, metrics, l.(*Network[int32]).Model(), refMetrics, ref.Model())
+	sameLearnerFiles(t, s.dir, refDir)
+}
+
+// sameLearnerFiles checks that the checkpoints of run directories dir and
+// ref hold the same files, byte for byte, but for state.json, which
+// holds wall times.
+func sameLearnerFiles(t *testing.T, dir, ref string) {
+	t.Helper()
+	want, err := os.ReadDir(filepath.Join(ref, checkpointDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadDir(filepath.Join(dir, checkpointDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Errorf("the checkpoint holds %d files, want %d", len(got), len(want))
+	}
+	for _, e := range want {
+		if e.Name() == stateFile {
+			continue
+		}
+		a, err := os.ReadFile(filepath.Join(ref, checkpointDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, checkpointDir, e.Name()))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("checkpoint/%s differs from the uninterrupted run's (%v)", e.Name(), err)
+		}
+	}
+}
+
+// stalling is a table of counts whose first update waits until ctx is
+// done, at most a minute, and then returns ctx's error, changing nothing:
+// an update that the time limit stops.
+type stalling struct {
+	*counts
+	stalled bool
+}
+
+func (l *stalling) Learn(ctx context.Context, batch []Solution[int32]) (Update, error) {
+	if !l.stalled {
+		l.stalled = true
+		select {
+		case <-ctx.Done():
+			return Update{}, ctx.Err()
+		case <-time.After(time.Minute):
+		}
+	}
+	return l.counts.Learn(ctx, batch)
+}
+
+// TestTimeLimitMidUpdate checks that the time limit stops an update under
+// way, in synchronous and asynchronous runs: the run stops at once, its
+// checkpoint holds the state before the update, done, with the group's
+// searches, and a resumption with a raised limit takes the update again
+// and, synchronous, ends as the uninterrupted run.
+func TestTimeLimitMidUpdate(t *testing.T) {
+	tasks := mazes(24, 2)
+	cfg := Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 8}, ProblemsPerUpdate: 8, Limits: Limits{MaxIterations: 3}}
+	ref := &counts{table: map[int32][]int64{}}
+	refMetrics, err := Train(context.Background(), t.TempDir(), tasks, ref, cfg, Env{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, async := range []bool{false, true} {
+		cfg := cfg
+		cfg.Async, cfg.TimeLimit = async, time.Second
+		dir := t.TempDir()
+		l := &stalling{counts: &counts{table: map[int32][]int64{}}}
+		start := time.Now()
+		if _, err := Train(context.Background(), dir, tasks, l, cfg, Env{Workers: 2}); err != nil {
+			t.Fatalf("async %v: %v", async, err)
+		}
+		if took := time.Since(start); took > cfg.TimeLimit+5*time.Second {
+			t.Errorf("async %v: a run with a time limit of %v took %v", async, cfg.TimeLimit, took)
+		}
+		_, st, err := loadState(dir, len(tasks))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.Done || st.Iteration != 1 || st.Next != 0 || st.Current.Attempted != 0 || len(st.Group) < cfg.ProblemsPerUpdate || st.Group[cfg.ProblemsPerUpdate-1].Pos != cfg.ProblemsPerUpdate-1 {
+			t.Fatalf("async %v: checkpoint at the time limit: done %v, iteration %d, position %d, %d attempted, %d searches kept; want done, 1, 0, 0, the group's %d and more",
+				async, st.Done, st.Iteration, st.Next, st.Current.Attempted, len(st.Group), cfg.ProblemsPerUpdate)
+		}
+		if saved, err := loadCounts(filepath.Join(dir, checkpointDir)); err != nil || len(saved.(*counts).table) > 0 {
+			t.Errorf("async %v: the checkpoint holds a learner that learned: %v", async, err)
+		}
+		if _, _, err := Resume(context.Background(), dir, tasks, loadCounts, Env{Workers: 2}); !errors.Is(err, ErrTrainingDone) {
+			t.Errorf("async %v: resume within the limit: %v, want ErrTrainingDone", async, err)
+		}
+		got, metrics, err := Resume(context.Background(), dir, tasks, loadCounts, Env{Workers: 2, Limits: &Limits{MaxIterations: 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(metrics) != 3 || metrics[0].Attempted != len(tasks) {
+			t.Errorf("async %v: the resumed run: %+v", async, metrics)
+		}
+		if async {
+			continue
+		}
+		if !reflect.DeepEqual(withoutTimes(metrics), withoutTimes(refMetrics)) {
+			t.Errorf("resumed metrics\n%+v\nwant\n%+v", withoutTimes(metrics), withoutTimes(refMetrics))
+		}
+		if !reflect.DeepEqual(got.(*counts).table, ref.table) {
+			t.Error("the resumed run ends with another table than the uninterrupted one")
+		}
 	}
 }
 

@@ -80,6 +80,9 @@ type Network[S comparable] struct {
 	rng     rand.PCG
 	shuffle *rand.Rand
 	samples []model.Sample
+	// before is the trainer's state at the start of the update under way,
+	// which an interrupted update restores.
+	before model.TrainerState
 }
 
 var _ Learner[int] = (*Network[int])(nil)
@@ -163,8 +166,11 @@ func (n *Network[S]) CheckAlgorithm(alg search.Algorithm) error {
 }
 
 // Learn takes the passes of an update on the trajectories of batch. It
-// checks ctx before each optimiser step: an interrupted update returns an
-// error that wraps ErrUpdateInterrupted and ctx's error.
+// checks ctx before each optimiser step: if ctx is done before the update
+// ends, Learn puts the weights, the optimiser's state and the generator
+// back as they were before it, and returns ctx's error, so that the
+// update taken again gives the same network. (It keeps a copy of the
+// weights and of the optimiser's state for that.)
 func (n *Network[S]) Learn(ctx context.Context, batch []Solution[S]) (Update, error) {
 	if err := ctx.Err(); err != nil {
 		return Update{}, err
@@ -180,13 +186,16 @@ func (n *Network[S]) Learn(ctx context.Context, batch []Solution[S]) (Update, er
 		}
 		n.samples = append(n.samples, x)
 	}
+	n.tr.CopyState(&n.before)
+	rng := n.rng
 	var u Update
-	steps := n.cfg.Passes * ((len(n.samples) + n.cfg.StepTrajectories - 1) / n.cfg.StepTrajectories)
 	for range n.cfg.Passes {
 		n.shuffle.Shuffle(len(n.samples), func(i, j int) { n.samples[i], n.samples[j] = n.samples[j], n.samples[i] })
 		for batch := range slices.Chunk(n.samples, n.cfg.StepTrajectories) {
 			if err := ctx.Err(); err != nil {
-				return u, fmt.Errorf("%w after %d of %d steps: %w", ErrUpdateInterrupted, u.Steps, steps, err)
+				n.tr.RestoreState(&n.before)
+				n.rng = rng
+				return Update{}, err
 			}
 			l, err := n.tr.StepBatch(batch)
 			if err != nil {

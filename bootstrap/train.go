@@ -39,7 +39,11 @@ import (
 // searches under way stop at once and those that ended are kept, and a
 // resumed run does not run them again; it replays their solutions from
 // the problems' start states to rebuild their trajectories (Solution).
-// Progress records (env.Logger) count them as attempted.
+// So does an update under way, which its Learn stops (see Learner): the
+// checkpoint keeps the learner as it was before it and all the group's
+// searches, and a resumed run takes the update again, as the
+// uninterrupted run did. Progress records (env.Logger) count them as
+// attempted.
 //
 // Train refuses a configuration out of range, a learner that cannot guide
 // the algorithm (AlgorithmChecker), tasks that the learner's evaluator
@@ -321,7 +325,7 @@ func (r *run[S]) iteration(ctx context.Context, order []int) error {
 			return r.searchEnded(len(order))
 		})
 		if err == nil {
-			err = r.learn(ctx, group, false)
+			err = r.learn(gctx, group, false)
 		}
 		if err == nil {
 			snap := r.l.Snapshot()
@@ -455,12 +459,13 @@ func (r *run[S]) searchEnded(n int) error {
 }
 
 // afterGroup ends the attempt of a group, of an iteration of n problems,
-// that ended with err; gctx is the context of its searches. If gctx was
-// done first (an interruption or the time limit), it writes the
-// checkpoint of the state before the group and of the group's searches
-// that ended, marks the run done at the time limit, and returns ctx's
-// error. Otherwise it writes a checkpoint if it is time, logs progress,
-// and returns ctx's error after a checkpoint if ctx is done.
+// that ended with err; gctx is the context of its searches and of its
+// update. If gctx was done first (an interruption or the time limit
+// stopped the searches or the update), it writes the checkpoint of the
+// state before the group and of the group's searches that ended, marks
+// the run done at the time limit, and returns ctx's error. Otherwise it
+// writes a checkpoint if it is time, logs progress, and returns ctx's
+// error after a checkpoint if ctx is done.
 func (r *run[S]) afterGroup(ctx, gctx context.Context, n int, err error) error {
 	st := r.st
 	if err != nil {
@@ -469,7 +474,7 @@ func (r *run[S]) afterGroup(ctx, gctx context.Context, n int, err error) error {
 			return err // the learner may be half updated: no checkpoint
 		}
 		if ctx.Err() == nil {
-			st.Done = true // the time limit stopped the searches
+			st.Done = true // the time limit stopped the searches or the update
 		}
 		// The state is still that of the group's start; r.done holds
 		// the searches that ended.
@@ -502,7 +507,10 @@ func (r *run[S]) afterGroup(ctx, gctx context.Context, n int, err error) error {
 // (indices into the tasks), the problems of r.done from position st.Next
 // on, counts their results and moves st.Next past the group. With
 // stale, it counts the staleness of their snapshots. If the learner
-// fails, the state is as it was.
+// fails, the state is as it was, and r.done still holds the searches; if
+// it returns ctx's error (ctx done: an interruption or the time limit),
+// the learner is as it was too, and the error is ctx's, not a
+// learnerFailed.
 func (r *run[S]) learn(ctx context.Context, group []int, stale bool) error {
 	st := r.st
 	from := st.Next
@@ -521,7 +529,7 @@ func (r *run[S]) learn(ctx context.Context, group []int, stale bool) error {
 		start := time.Now()
 		u, err := r.l.Learn(ctx, batch)
 		if err != nil {
-			if ctx.Err() != nil && errors.Is(err, ctx.Err()) && !errors.Is(err, ErrUpdateInterrupted) {
+			if ctx.Err() != nil && (errors.Is(err, ctx.Err()) || errors.Is(err, context.Cause(ctx))) && !errors.Is(err, ErrUpdateInterrupted) {
 				return err // the learner is as it was
 			}
 			return learnerFailed{err}

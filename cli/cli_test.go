@@ -737,8 +737,8 @@ func TestTrainInit(t *testing.T) {
 		t.Error("the run started with -model and never updated holds other weights than its -model model")
 	}
 	b, err := os.ReadFile(filepath.Join(second, runFile))
-	if err != nil || !strings.Contains(string(b), `"init": "`+first+`"`) {
-		t.Errorf("run.json does not record -model %s: %s, %v", first, b, err)
+	if err != nil || !strings.Contains(string(b), `"init": "../first"`) {
+		t.Errorf("run.json does not record -model %s relative to the run directory: %s, %v", first, b, err)
 	}
 	if _, _, err := runPHS(t, "train", "-resume", second, "-model", first); err == nil || !strings.Contains(err.Error(), "-model") {
 		t.Errorf("changing -model on resume: %v", err)
@@ -953,6 +953,23 @@ func TestTrainValidation(t *testing.T) {
 	}
 	if _, _, err := runPHS(t, "train", "-resume", run, "-iterations", "30"); err == nil || !strings.Contains(err.Error(), "validation target reached") || strings.Contains(err.Error(), "raise") {
 		t.Errorf("resume of the finished run: %v", err)
+	}
+	// The run directory moved without its files: -resume gives them anew.
+	alone := filepath.Join(t.TempDir(), "run")
+	if err := os.CopyFS(alone, os.DirFS(run)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "w.txt"},
+		{[]string{wit}, "v.txt"},
+		{[]string{"-valid", valid, wit}, "validation target reached"},
+	} {
+		if _, _, err := runPHS(t, append([]string{"train", "-resume", alone, "-iterations", "30"}, c.args...)...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("resume of the moved run with %q: %v; want an error with %q", c.args, err, c.want)
+		}
 	}
 	c, err := learningChart([]string{run}, []string{"run"}, "expansions", true, true)
 	if err != nil {

@@ -60,6 +60,26 @@ func replayAll(t *testing.T, out, file string) int {
 	return solved
 }
 
+// witnessTasks returns the tasks of the Witness puzzles of file, in
+// order, as a run of phs train has them.
+func witnessTasks(t *testing.T, file string) []search.Task[witness.State] {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ps, err := witness.Parse(f, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tasks []search.Task[witness.State]
+	for _, p := range ps {
+		tasks = append(tasks, search.Task[witness.State]{ID: p.ID, Problem: p})
+	}
+	return tasks
+}
+
 // TestTrainContextModel trains a context model on 3x3 Witness puzzles,
 // resumes the run, and solves and tests with the run, its checkpoint and
 // a table file, whose solutions replay.
@@ -85,7 +105,7 @@ func TestTrainContextModel(t *testing.T) {
 	if its := readMetrics(t, run); len(its) != 3 || its[0].TotalSolved == 0 {
 		t.Errorf("metrics after resumption: %+v; want 3 iterations, the first solving some", its)
 	}
-	l, err := cm.LoadLearner[witness.State](filepath.Join(run, "checkpoint"), 0)
+	l, err := cm.LoadLearner(filepath.Join(run, "checkpoint"), 0, witnessTasks(t, wit)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +370,7 @@ func TestContextModelOverNATS(t *testing.T) {
 	if its[len(its)-1].TotalSolved == 0 {
 		t.Errorf("nothing solved over NATS")
 	}
-	if _, err := cm.LoadLearner[witness.State](filepath.Join(run, "checkpoint"), 0); err != nil {
+	if _, err := cm.LoadLearner(filepath.Join(run, "checkpoint"), 0, witnessTasks(t, wit)...); err != nil {
 		t.Errorf("the run's checkpoint: %v", err)
 	}
 }

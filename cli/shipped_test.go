@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/phs-go/phs/cm"
+	"github.com/phs-go/phs/domain/sokoban"
 	"github.com/phs-go/phs/domain/witness"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/models"
@@ -171,7 +173,7 @@ func TestDefaultModelKinds(t *testing.T) {
 		want string
 	}{
 		{"no contexts", NewDomain[int]("line", parseLines, loader(models.Model{Table: tb}, nil)),
-			"solve: the line domain's shipped model is a context model, and the domain has no contexts (cm.Contexter)"},
+			"solve: the line domain's shipped model: a context model, and the line domain has no contexts (cm.Contexter)"},
 		{"neither", NewDomain[int]("line", parseCtxLines, loader(models.Model{}, nil)),
 			"solve: the line domain's shipped model: want exactly one of a network and a context model"},
 		{"both", NewDomain[int]("line", parseCtxLines, loader(models.Model{Network: net, Table: tb}, nil)),
@@ -197,4 +199,53 @@ func countSolved(recs []report.Record) (n int) {
 		}
 	}
 	return n
+}
+
+// TestNamedShippedModel checks that -model names a shipped model when no
+// file has that name: solve searches the first 10 Boxoban test levels
+// with sokoban-hard, its algorithm (PHS*) and its deadlock pruning,
+// solving all of them with solutions that replay; the model of another
+// domain is an error, and a file of that name is read instead.
+func TestNamedShippedModel(t *testing.T) {
+	levels, err := filepath.Abs("../domain/sokoban/testdata/boxoban-test-000-first40.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := sokoban.ReadFile(levels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	var out, errOut strings.Builder
+	if err := Run(context.Background(), []string{"solve", "-domain", "sokoban", "-model", "sokoban-hard", "-budget", "4000", "-first", "10", "-progress", "0", levels},
+		&out, &errOut, Shipped()...); err != nil {
+		t.Fatalf("solve -model sokoban-hard: %v\n%s", err, errOut.String())
+	}
+	recs := decodeRecords(t, out.String())
+	if len(recs) != 10 || countSolved(recs) != 10 {
+		t.Fatalf("%d records, %d solved; want 10 of 10", len(recs), countSolved(recs))
+	}
+	for i, r := range recs {
+		if r.Algorithm != "phsstar" {
+			t.Errorf("level %d: algorithm %s, want the model's, phsstar", i, r.Algorithm)
+		}
+		actions, err := search.ParseActions(ps[i], r.Solution)
+		if err == nil {
+			err = search.Replay(ps[i], actions)
+		}
+		if err != nil {
+			t.Errorf("level %d: %v", i, err)
+		}
+	}
+	err = Run(context.Background(), []string{"solve", "-domain", "stp", "-model", "sokoban-hard", levels}, io.Discard, io.Discard, Shipped()...)
+	if want := "solve: shipped sokoban-hard network is a sokoban model, not a stp one"; err == nil || err.Error() != want {
+		t.Errorf("-domain stp -model sokoban-hard: %v; want %q", err, want)
+	}
+	if err := os.WriteFile("sokoban-hard", []byte("a file, not a model"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = Run(context.Background(), []string{"solve", "-domain", "sokoban", "-model", "sokoban-hard", levels}, io.Discard, io.Discard, Shipped()...)
+	if err == nil || strings.Contains(err.Error(), "shipped") {
+		t.Errorf("-model sokoban-hard beside a file of that name: %v; want the error of reading the file", err)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -100,18 +101,23 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 			case errors.Is(err, models.ErrNoModel):
 			case err != nil:
 				return fmt.Errorf("%s: the %s domain's shipped model: %w", cmd, cfg.domain, err)
-			case m.Network != nil && m.Table == nil:
-				cfg.model, cfg.modelName = m.Network, "shipped "+cfg.domain+" network"
-			case m.Table != nil && m.Network == nil:
-				if !caps.contexts {
-					return fmt.Errorf("%s: the %s domain's shipped model is a context model, and the domain has no contexts (cm.Contexter)", cmd, cfg.domain)
-				}
-				cfg.table, cfg.modelName = m.Table, "shipped "+cfg.domain+" context model"
 			default:
-				return fmt.Errorf("%s: the %s domain's shipped model: want exactly one of a network and a context model", cmd, cfg.domain)
+				if err := cfg.useShipped(m, "shipped "+cfg.domain); err != nil {
+					return fmt.Errorf("%s: the %s domain's shipped model: %w", cmd, cfg.domain, err)
+				}
 			}
 		}
 	default:
+		if _, err := os.Stat(cfg.modelPath); errors.Is(err, os.ErrNotExist) && slices.Contains(models.Names(), cfg.modelPath) {
+			m, err := models.Named(cfg.modelPath)
+			if err != nil {
+				return fmt.Errorf("%s: %w", cmd, err)
+			}
+			if err := cfg.useShipped(m, "shipped "+cfg.modelPath); err != nil {
+				return fmt.Errorf("%s: -model %s: %w", cmd, cfg.modelPath, err)
+			}
+			break
+		}
 		if file, ok := cm.FindTable(cfg.modelPath); ok {
 			if !caps.contexts {
 				return usagef("%s: -model %s is a context model, and the %s domain has no contexts (cm.Contexter)", cmd, cfg.modelPath, cfg.domain)
@@ -224,6 +230,23 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 }
 
 // loadModel loads a model directory, or the checkpoint of a training run's
+// useShipped makes shipped model m cfg's model, called name followed by
+// its kind ("shipped sokoban network").
+func (cfg *searchConfig) useShipped(m models.Model, name string) error {
+	switch {
+	case m.Network != nil && m.Table == nil:
+		cfg.model, cfg.modelName = m.Network, name+" network"
+	case m.Table != nil && m.Network == nil:
+		if !cfg.d.caps().contexts {
+			return fmt.Errorf("a context model, and the %s domain has no contexts (cm.Contexter)", cfg.domain)
+		}
+		cfg.table, cfg.modelName = m.Table, name+" context model"
+	default:
+		return errors.New("want exactly one of a network and a context model")
+	}
+	return nil
+}
+
 // directory.
 func loadModel(path string) (*model.Model, error) {
 	if fi, err := os.Stat(filepath.Join(path, "checkpoint")); err == nil && fi.IsDir() {

@@ -28,7 +28,8 @@ import (
 
 // trainConfig holds the flags of "phs train". run.json, in the run
 // directory, keeps the settings that package bootstrap does not know (the
-// fields with a JSON name); the run's checkpoint keeps the others, its
+// fields with a JSON name), its paths relative to the run directory
+// (writeRunFile); the run's checkpoint keeps the others, its
 // bootstrap.Config and its network's settings, from which -resume reads
 // them (setFrom), and its kind of learner: a context model's learner
 // writes cm.json with its settings (checkpointLearner).
@@ -40,7 +41,10 @@ type trainConfig struct {
 	Alg     string    `json:"-"`
 	W       paramFlag `json:"-"`
 	C       paramFlag `json:"-"`
-	Files   []string  `json:"files"`
+	// Files are the files of the training problems, as paths from the
+	// working directory; run.json records them relative to the run
+	// directory (as ValidFiles and Init).
+	Files []string `json:"files"`
 	// ValidFiles are the files of the validation problems (-valid), and
 	// ValidTarget the fraction of them to solve (-valid-target).
 	ValidFiles      []string           `json:"valid_files,omitempty"`
@@ -114,7 +118,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	var f runFlags
 	var cfg trainConfig
 	var resume string
-	fs := newFlagSet("train", "FILES...", e.stdout)
+	fs := newFlagSet("train", "FILES...\n       phs train -resume RUN [flags] [FILES...]", e.stdout)
 	f.register(fs, trainGroups, e.names)
 	fs.TextVar(&cfg.Schedule, "schedule", bootstrap.Schedule{}, "budget schedule: double:G multiplies the budget by G > 1 after an iteration that solved no new problem (the paper: double:2); ltscm:F is libpolicyts's LTS_CM schedule with bootstrap factor F (ltscm: F = 0.1); ltscm-ref:A,M,R is LTS+CM's own rule (ltscm-ref: 2,8,1.25); the last two need -skip-solved 0")
 	fs.IntVar(&cfg.PerUpdate, "update-every", 0, "problems attempted between parameter updates (0: the library's, 32)")
@@ -130,12 +134,12 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the network's initialisation and of the updates")
 	fs.Float64Var(&cfg.LearningRate, "lr", 0, "Adam learning rate (0: the library's, 1e-4)")
 	fs.Float64Var(&cfg.L2, "l2", 0, "L2 regularisation weight")
-	fs.Var((*filesFlag)(&cfg.ValidFiles), "valid", "a file of validation problems, which training never learns from; repeat it for more files. After each iteration those never solved are searched, and once -valid-target of them were solved, one more iteration ends training")
+	fs.Var((*filesFlag)(&cfg.ValidFiles), "valid", "a file of validation problems, which training never learns from; repeat it for more files. After each iteration those never solved are searched, and once -valid-target of them were solved, one more iteration ends training. With -resume, the run's validation files, when they moved")
 	fs.Float64Var(&cfg.ValidTarget, "valid-target", 0.95, "with -valid, the fraction of the validation problems to solve, in (0, 1]")
 	fs.IntVar(&cfg.Iterations, "iterations", 0, "stop after this many Bootstrap iterations (0: no limit)")
-	fs.Var(durationFlag{&cfg.TimeLimit}, "time", "stop after this much training time in all, such as 2h (0: no limit)")
+	fs.Var(durationFlag{&cfg.TimeLimit}, "time", "stop after this much training time in all, such as 2h, the searches and the update under way at once, with a checkpoint (0: no limit). The time of every session counts: with -resume, -time replaces the run's limit, so a run that trained 5h (the wall_s of its metrics.csv) goes on for a session of 3h with -time 8h")
 	fs.StringVar(&cfg.dir, "dir", "", "run directory for checkpoints and metrics (required unless -resume)")
-	fs.StringVar(&resume, "resume", "", "continue the run in this directory where it stopped")
+	fs.StringVar(&resume, "resume", "", "continue the run in this directory where it stopped, with the settings of its checkpoint and the problem files of its run.json, which names them relative to the run directory; FILES (and -valid) give them anew if they moved: the checkpoint checks that they are the same problems. The limits (-iterations, -time) and the settings that do not change the results (-workers, -checkpoint, -learner-threads, -progress, -log, ...) may change")
 	fs.IntVar(&cfg.learnerThreads, "learner-threads", 0, fmt.Sprintf("threads of the learner's steps: a network's, each over at least 48 states, for -step-trajectories above 1; a context model's, each over at least 4,096 solution steps; up to %d (0: the library's, 1)", model.MaxThreads))
 	fs.BoolVar(&cfg.Async, "async", false, "asynchronous training: the workers search on while the learner updates (default: the paper's synchronous procedure)")
 	fs.StringVar(&cfg.listen, "listen", "", "serve the run over NATS on this address, such as :4222, for \"phs worker\" processes (implies -async; -workers: their searches in all)")
@@ -173,12 +177,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if len(files) == 0 {
 		return usagef("train: no problem files")
 	}
-	if cfg.Files, err = absPaths(files); err != nil {
-		return err
-	}
-	if cfg.ValidFiles, err = absPaths(cfg.ValidFiles); err != nil {
-		return err
-	}
+	cfg.Files = files
 	if cfg.Init == "none" {
 		cfg.Init = ""
 	}
@@ -193,11 +192,6 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 	default:
 		return usagef("train: -learner %q: want %s or %s", cfg.Learner, learnerNetwork, learnerContext)
-	}
-	if cfg.Init != "" {
-		if cfg.Init, err = filepath.Abs(cfg.Init); err != nil {
-			return err
-		}
 	}
 	if cfg.Alg == "" {
 		cfg.Alg = search.PHSh().String()
@@ -227,17 +221,56 @@ func (cfg *trainConfig) setFlags(f *runFlags) {
 	cfg.Arch, cfg.Units, cfg.Blocks, cfg.Filters, cfg.Hidden = f.arch, f.units, f.blocks, f.filters, f.hidden
 }
 
-// absPaths returns the absolute paths of files.
-func absPaths(files []string) ([]string, error) {
-	var abs []string
+// relPath returns the path of file relative to directory dir, with
+// slashes, as run.json records it: the path from which resolvePaths,
+// given dir, finds file again, wherever the tree that holds both is
+// moved. Where file has no path relative to dir (on another volume), it
+// returns file's absolute path, with slashes.
+func relPath(dir, file string) (string, error) {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	f, err := filepath.Abs(file)
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.Rel(d, f); err == nil {
+		f = r
+	}
+	return filepath.ToSlash(f), nil
+}
+
+// relPaths returns relPath of each of files.
+func relPaths(dir string, files []string) ([]string, error) {
+	var rel []string
 	for _, f := range files {
-		a, err := filepath.Abs(f)
+		r, err := relPath(dir, f)
 		if err != nil {
 			return nil, err
 		}
-		abs = append(abs, a)
+		rel = append(rel, r)
 	}
-	return abs, nil
+	return rel, nil
+}
+
+// resolvePaths returns the paths, from the working directory, of the
+// paths of run.json of run directory dir, relative to dir (or absolute,
+// as earlier phs versions wrote them), or an error naming field if one
+// is empty.
+func resolvePaths(dir, field string, paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			return nil, fmt.Errorf("%s: an empty path", field)
+		}
+		p = filepath.FromSlash(p)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // problemFiles returns the files of the run's problems: the training
@@ -437,7 +470,11 @@ func (cfg *trainConfig) check(d domain, fs *flag.FlagSet, stderr io.Writer) erro
 // resumeTrain continues the run in dir. Flags set on the command line may
 // change the limits (-iterations, -time) and the settings that do not
 // affect the results (-workers, -checkpoint, -progress) or only by float
-// rounding (-learner-threads); the others come from the run.
+// rounding (-learner-threads); the others come from the run. The problem
+// files are those of run.json, resolved from dir, unless files (the
+// training problems') and -valid (the validation problems') give them
+// anew; the checkpoint checks that they hold the run's problems
+// (bootstrap.Resume). run.json is left as it is.
 func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, files []string, cfg *trainConfig) error {
 	name := filepath.Join(dir, runFile)
 	b, err := os.ReadFile(name)
@@ -445,10 +482,26 @@ func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, file
 		return fmt.Errorf("train: resume: %w", err)
 	}
 	saved := *cfg
+	saved.Files, saved.ValidFiles, saved.Init = nil, nil, ""
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&saved); err != nil {
 		return fmt.Errorf("train: resume: %s: %w", name, err)
+	}
+	var init []string
+	if saved.Init != "" {
+		init = []string{saved.Init}
+	}
+	for _, f := range []struct {
+		name  string
+		paths *[]string
+	}{{"files", &saved.Files}, {"valid_files", &saved.ValidFiles}, {"init", &init}} {
+		if *f.paths, err = resolvePaths(dir, f.name, *f.paths); err != nil {
+			return fmt.Errorf("train: resume: %s: %w", name, err)
+		}
+	}
+	if len(init) > 0 {
+		saved.Init = init[0]
 	}
 	if !hasCheckpoint(dir) {
 		return fmt.Errorf("train: resume: %s holds no checkpoint: the run stopped as it started; remove the directory and start the run again", dir)
@@ -468,6 +521,8 @@ func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, file
 			saved.TimeLimit = cfg.TimeLimit
 		case "checkpoint":
 			saved.CheckpointEvery = cfg.CheckpointEvery
+		case "valid":
+			saved.ValidFiles = cfg.ValidFiles
 		case "resume", "workers", "learner-threads", "progress", "log", "token-file", "ack-wait", "cpuprofile":
 		case "listen", "nats":
 			if !saved.Async {
@@ -477,8 +532,11 @@ func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, file
 			bad = append(bad, "-"+f.Name)
 		}
 	})
-	if len(bad) > 0 || len(files) > 0 {
-		return usagef("train: -resume takes the run's settings from %s; cannot change %s", dir, strings.Join(append(bad, files...), " "))
+	if len(bad) > 0 {
+		return usagef("train: -resume takes the run's settings from %s; cannot change %s", dir, strings.Join(bad, " "))
+	}
+	if len(files) > 0 {
+		saved.Files = files
 	}
 	saved.dir = dir
 	d, ok := e.domains[saved.Domain]
@@ -644,7 +702,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	case resume:
 		load := func(dir string) (bootstrap.Learner[S], error) {
 			if cfg.Learner == learnerContext {
-				return cm.LoadLearner[S](dir, cfg.learnerThreads)
+				return cm.LoadLearner(dir, cfg.learnerThreads, tasks...)
 			}
 			return bootstrap.LoadNetwork[S](dir, cfg.learnerThreads)
 		}
@@ -665,7 +723,11 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	reason, limit := stopReason(cfg, bc, metrics, len(tasks)-bc.Validation.Problems)
 	switch {
 	case errors.Is(err, context.Canceled) && hasCheckpoint(cfg.dir):
-		return interruptedError{"interrupted; checkpoint written; continue with: phs train -resume " + cfg.dir}
+		msg := "interrupted; checkpoint written; continue with: phs train -resume " + cfg.dir
+		if cfg.TimeLimit > 0 {
+			msg += fmt.Sprintf(" (its -time %v counts the training time of every session; -time replaces it)", time.Duration(cfg.TimeLimit))
+		}
+		return interruptedError{msg}
 	case errors.Is(err, bootstrap.ErrTrainingDone) && limit:
 		return fmt.Errorf("train: %s already finished: %s; to go on, raise the limit: %s", cfg.dir, reason, goOn(cfg, metrics))
 	case errors.Is(err, bootstrap.ErrTrainingDone):
@@ -828,9 +890,24 @@ func hasCheckpoint(dir string) bool {
 }
 
 // writeRunFile writes the settings of cfg that the run's checkpoint does
-// not hold to the run.json of its directory, creating it.
+// not hold to the run.json of its directory, creating it: the paths
+// relative to the directory (relPath), so that the run resumes from the
+// directory alone wherever it and the problem files are moved together.
 func writeRunFile(cfg *trainConfig) error {
-	b, err := json.MarshalIndent(cfg, "", "  ")
+	rec := *cfg
+	var err error
+	if rec.Files, err = relPaths(cfg.dir, cfg.Files); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	if rec.ValidFiles, err = relPaths(cfg.dir, cfg.ValidFiles); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	if cfg.Init != "" {
+		if rec.Init, err = relPath(cfg.dir, cfg.Init); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+	}
+	b, err := json.MarshalIndent(&rec, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -20,14 +20,9 @@ const formatName = "phs-cm/1"
 // added to its metadata: β as F64, exactly, or with f32 as F32 (see
 // betaF32).
 func marshalTable(t *Table, meta map[string]string, f32 bool) ([]byte, error) {
-	lj, err := json.Marshal(t.layout)
+	m, err := tableMeta(t, formatName)
 	if err != nil {
 		return nil, err
-	}
-	m := map[string]string{
-		"format":  formatName,
-		"layout":  string(lj),
-		"eps_low": strconv.FormatFloat(t.EpsLow(), 'g', -1, 64),
 	}
 	for k, v := range meta {
 		m[k] = v
@@ -42,6 +37,20 @@ func marshalTable(t *Table, meta map[string]string, f32 bool) ([]byte, error) {
 		"set":  safetensors.I32([]int{R}, t.rowSet),
 		"code": safetensors.U64([]int{R}, t.rowCode),
 	}, m)
+}
+
+// tableMeta returns the metadata of a file of table t in the format
+// format: "format", "layout" (the layout's JSON) and "eps_low" (decimal).
+func tableMeta(t *Table, format string) (map[string]string, error) {
+	lj, err := json.Marshal(t.layout)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{
+		"format":  format,
+		"layout":  string(lj),
+		"eps_low": strconv.FormatFloat(t.EpsLow(), 'g', -1, 64),
+	}, nil
 }
 
 // betaF32 returns the parameters beta, each in the box [lo, 0], as
@@ -62,7 +71,9 @@ func betaF32(beta []float64, lo float64) []float32 {
 
 // unmarshalTable reads a table that marshalTable wrote, β as F64 or F32
 // (each float32 converted exactly to a float64), checking every field,
-// each β in the box, and returns it with the file's metadata.
+// each β in the box, and returns it with the file's metadata. It refuses
+// the compact form (WriteCompactTable), whose rows are not in the order
+// of creation.
 func unmarshalTable(b []byte) (*Table, map[string]string, error) {
 	ts, meta, err := safetensors.Decode(b)
 	if err != nil {
@@ -71,52 +82,54 @@ func unmarshalTable(b []byte) (*Table, map[string]string, error) {
 	if meta["format"] != formatName {
 		return nil, nil, fmt.Errorf("format %q, want %q", meta["format"], formatName)
 	}
-	var l Layout
-	dec := json.NewDecoder(strings.NewReader(meta["layout"]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&l); err != nil {
-		return nil, nil, fmt.Errorf("layout: %w", err)
-	}
-	eps, err := strconv.ParseFloat(meta["eps_low"], 64)
-	if err != nil {
-		return nil, nil, fmt.Errorf("eps_low: %w", err)
-	}
-	t, err := NewTable(l, eps)
+	t, err := tableOf(ts, meta)
 	if err != nil {
 		return nil, nil, err
 	}
+	return t, meta, nil
+}
+
+// tableOf returns the table of the tensors ts and metadata meta of a file
+// in the format of table.safetensors, whose format name the caller
+// checked.
+func tableOf(ts map[string]safetensors.Tensor, meta map[string]string) (*Table, error) {
+	t, err := emptyTableOf(meta)
+	if err != nil {
+		return nil, err
+	}
+	l := t.layout
 	A := l.Actions
 	st, err := get(ts, "set", "I32", -1)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	R := st.Shape[0]
 	if R > maxRowCount {
-		return nil, nil, fmt.Errorf("%d rows; at most %d", R, maxRowCount)
+		return nil, fmt.Errorf("%d rows; at most %d", R, maxRowCount)
 	}
 	ct, err := get(ts, "code", "U64", R)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	dtype := "F64"
 	if bt, ok := ts["beta"]; ok {
 		if bt.DType != "F64" && bt.DType != "F32" {
-			return nil, nil, fmt.Errorf("tensor \"beta\" is %s; want F64 or F32", bt.DType)
+			return nil, fmt.Errorf("tensor \"beta\" is %s; want F64 or F32", bt.DType)
 		}
 		dtype = bt.DType
 	}
 	bt, err := get(ts, "beta", dtype, R, A)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sets, codes := st.I32s(), ct.U64s()
 	for i := range R {
 		set, code := sets[i], codes[i]
 		if set < 0 || int(set) >= len(l.Sizes) || code >= l.Sizes[set] {
-			return nil, nil, fmt.Errorf("row %d: context (%d, %d) out of the layout", i, set, code)
+			return nil, fmt.Errorf("row %d: context (%d, %d) out of the layout", i, set, code)
 		}
 		if r := t.addRow(int(set), code); r != int32(i) {
-			return nil, nil, fmt.Errorf("row %d: context (%d, %d) is row %d's too", i, set, code, r)
+			return nil, fmt.Errorf("row %d: context (%d, %d) is row %d's too", i, set, code, r)
 		}
 	}
 	if dtype == "F64" {
@@ -130,10 +143,27 @@ func unmarshalTable(b []byte) (*Table, map[string]string, error) {
 	lo, hi := t.Bounds()
 	for i, v := range t.beta {
 		if !(v >= lo && v <= hi) {
-			return nil, nil, fmt.Errorf("row %d: β = %g out of [%g, %g]", i/A, v, lo, hi)
+			return nil, fmt.Errorf("row %d: β = %g out of [%g, %g]", i/A, v, lo, hi)
 		}
 	}
-	return t, meta, nil
+	return t, nil
+}
+
+// emptyTableOf returns a table without rows of the layout and εlow of the
+// metadata meta of a table file: the layout's JSON in "layout" (no
+// unknown field), εlow in decimal in "eps_low".
+func emptyTableOf(meta map[string]string) (*Table, error) {
+	var l Layout
+	dec := json.NewDecoder(strings.NewReader(meta["layout"]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return nil, fmt.Errorf("layout: %w", err)
+	}
+	eps, err := strconv.ParseFloat(meta["eps_low"], 64)
+	if err != nil {
+		return nil, fmt.Errorf("eps_low: %w", err)
+	}
+	return NewTable(l, eps)
 }
 
 // WriteTable writes t to the file name in the format of a learner's
@@ -154,8 +184,9 @@ func WriteTable(name string, t *Table) error {
 }
 
 // ReadTable reads a table from the file name, such as the
-// table.safetensors of a learner's directory (Learner.Save, β as F64) or
-// a file of WriteTable (β as F32), checking every field.
+// table.safetensors of a learner's directory (Learner.Save, β as F64), a
+// file of WriteTable (β as F32) or one of WriteCompactTable (the compact
+// form, its rows in the order of their contexts), checking every field.
 func ReadTable(name string) (*Table, error) {
 	b, err := os.ReadFile(name)
 	if err != nil {
@@ -174,11 +205,30 @@ func ReadTableFS(fsys fs.FS, name string) (*Table, error) {
 	return decodeTable(b, name)
 }
 
-// decodeTable returns the table of b, the content of the file name.
+// decodeTable returns the table of b, the content of the file name: in
+// the format of table.safetensors or in the compact form, as its metadata
+// "format" says.
 func decodeTable(b []byte, name string) (*Table, error) {
-	t, _, err := unmarshalTable(b)
+	t, err := unmarshalAnyTable(b)
 	if err != nil {
 		return nil, fmt.Errorf("cm: %s: %w", name, err)
 	}
 	return t, nil
+}
+
+// unmarshalAnyTable returns the table of b, a file in the format of
+// table.safetensors (tableOf) or in the compact form (compactTableOf), as
+// its metadata "format" says, checking every field.
+func unmarshalAnyTable(b []byte) (*Table, error) {
+	ts, meta, err := safetensors.Decode(b)
+	if err != nil {
+		return nil, err
+	}
+	switch meta["format"] {
+	case formatName:
+		return tableOf(ts, meta)
+	case compactFormatName:
+		return compactTableOf(ts, meta)
+	}
+	return nil, fmt.Errorf("format %q, want %q or %q", meta["format"], formatName, compactFormatName)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -414,9 +415,12 @@ type learnerState struct {
 // Save writes the learner to directory dir, which exists: its settings
 // and layout to cm.json, its table to table.safetensors (β as F64,
 // exactly) and the solutions it keeps, pending or not, to
-// trajectories.safetensors (see docs/MODEL_FORMAT.md), each file replaced
-// atomically. The solutions are written as they are read, in pieces: Save
-// holds no second copy of them, which can take gigabytes.
+// trajectories.safetensors as their problems' indices and their actions
+// alone (see docs/MODEL_FORMAT.md), each file replaced atomically. The
+// contexts of the solutions' states are not written: LoadLearner
+// rebuilds them by replaying the actions from the problems' start
+// states. The solutions are written as they are read, in pieces: Save
+// holds no second copy of them.
 func (l *Learner[S]) Save(dir string) error {
 	js, tb, err := l.encodeSettings()
 	if err != nil {
@@ -461,42 +465,38 @@ func (l *Learner[S]) encodeSettings() (js, tb []byte, err error) {
 }
 
 // writeTrajectories writes trajectories.safetensors to w: the solutions
-// optimised over (their rows) and those pending (their codes), each in the
-// order of their problems' indices.
+// optimised over, then those pending, each as their problems' indices,
+// lengths and actions, in the order of the indices.
 func (l *Learner[S]) writeTrajectories(w io.Writer) error {
-	M := len(l.table.layout.Sizes)
 	src := map[string]safetensors.Source{}
-	addColumns(src, "", "rows", "I32", M, l.trajs, func(tr trajectory) ([]uint8, []int32) { return tr.actions, tr.rows },
-		func(b []byte, r int32) []byte { return binary.LittleEndian.AppendUint32(b, uint32(r)) })
+	addColumns(src, "", l.trajs, func(tr trajectory) []uint8 { return tr.actions })
 	if len(l.pending) > 0 {
-		addColumns(src, "pending_", "codes", "U64", M, l.pending, func(p pendingSolution) ([]uint8, []uint64) { return p.actions, p.codes },
-			binary.LittleEndian.AppendUint64)
+		addColumns(src, "pending_", l.pending, func(p pendingSolution) []uint8 { return p.actions })
 	}
 	return safetensors.Write(w, src, map[string]string{"format": formatName})
 }
 
 // addColumns adds to src the columns of trajectories.safetensors for the
 // solutions of m, in the order of their problems' indices: prefix+"index"
-// (I64), prefix+"length" (I32), prefix+"action" (U8, end to end) and
-// prefix+values (dtype, [steps, M], end to end), each of whose values put
-// appends as little-endian bytes. steps returns a solution's actions and
-// per-step values.
-func addColumns[E, V any](src map[string]safetensors.Source, prefix, values, dtype string, M int, m map[int]E,
-	steps func(E) ([]uint8, []V), put func([]byte, V) []byte) {
-	keys := slices.Sorted(maps.Keys(m))
+// (I64), prefix+"length" (I32) and prefix+"action" (U8, end to end), of
+// the actions that actions returns of each solution.
+func addColumns[E any](src map[string]safetensors.Source, prefix string, m map[int]E, actions func(E) []uint8) {
+	keys := make([]int, 0, len(m))
 	total := 0
-	for _, k := range keys {
-		a, _ := steps(m[k])
-		total += len(a)
+	for k, e := range m {
+		keys = append(keys, k)
+		total += len(actions(e))
 	}
+	slices.Sort(keys)
 	// column writes the bytes that add appends for each solution in turn,
-	// in pieces of about 64 KiB.
-	column := func(add func(b []byte, k int, actions []uint8, vals []V) []byte) func(io.Writer) error {
+	// in pieces of about 64 KiB, through buf: the columns are written one
+	// after the other.
+	buf := make([]byte, 0, 1<<17)
+	column := func(add func(b []byte, k int, actions []uint8) []byte) func(io.Writer) error {
 		return func(w io.Writer) error {
-			var b []byte
+			b := buf[:0]
 			for _, k := range keys {
-				a, v := steps(m[k])
-				if b = add(b, k, a, v); len(b) >= 1<<16 {
+				if b = add(b, k, actions(m[k])); len(b) >= 1<<16 {
 					if _, err := w.Write(b); err != nil {
 						return err
 					}
@@ -507,29 +507,37 @@ func addColumns[E, V any](src map[string]safetensors.Source, prefix, values, dty
 			return err
 		}
 	}
-	src[prefix+"index"] = safetensors.Source{DType: "I64", Shape: []int{len(keys)}, Write: column(func(b []byte, k int, _ []uint8, _ []V) []byte {
+	src[prefix+"index"] = safetensors.Source{DType: "I64", Shape: []int{len(keys)}, Write: column(func(b []byte, k int, _ []uint8) []byte {
 		return binary.LittleEndian.AppendUint64(b, uint64(k))
 	})}
-	src[prefix+"length"] = safetensors.Source{DType: "I32", Shape: []int{len(keys)}, Write: column(func(b []byte, _ int, a []uint8, _ []V) []byte {
+	src[prefix+"length"] = safetensors.Source{DType: "I32", Shape: []int{len(keys)}, Write: column(func(b []byte, _ int, a []uint8) []byte {
 		return binary.LittleEndian.AppendUint32(b, uint32(len(a)))
 	})}
-	src[prefix+"action"] = safetensors.Source{DType: "U8", Shape: []int{total}, Write: column(func(b []byte, _ int, a []uint8, _ []V) []byte {
+	src[prefix+"action"] = safetensors.Source{DType: "U8", Shape: []int{total}, Write: column(func(b []byte, _ int, a []uint8) []byte {
 		return append(b, a...)
-	})}
-	src[prefix+values] = safetensors.Source{DType: dtype, Shape: []int{total, M}, Write: column(func(b []byte, _ int, _ []uint8, vals []V) []byte {
-		for _, v := range vals {
-			b = put(b, v)
-		}
-		return b
 	})}
 }
 
 // LoadLearner reads the learner that Learner.Save wrote to dir, whose
 // optimisations run on threads goroutines (OptimizerConfig.Threads, which
-// Save does not write). Every field is checked: a file that is not such a
-// learner, or whose table has another layout or other settings than
-// cm.json, is an error.
-func LoadLearner[S comparable](dir string, threads int) (*Learner[S], error) {
+// Save does not write). tasks are the run's problems, which the solutions
+// are of: the file holds each solution's problem as its index in tasks
+// and its actions, and LoadLearner rebuilds the contexts of its states by
+// replaying the actions from the problem's start state. It needs no tasks
+// for a learner without solutions, nor for the earlier form of the file,
+// which holds the contexts (docs/MODEL_FORMAT.md); given tasks, it
+// replays the solutions of that form too, and checks that its contexts
+// are those of the replay.
+//
+// Every field is checked: a file that is not such a learner, whose table
+// has another layout or other settings than cm.json, or whose solutions
+// do not replay (an index outside tasks, a problem of another layout, an
+// illegal action, a last state that is no goal, or a solution optimised
+// over with a context that the table lacks) is an error. The replay does
+// not tell other problems on which the actions happen to replay from the
+// run's: bootstrap.Resume checks the problems (their IDs and start
+// states) before it loads the learner.
+func LoadLearner[S comparable](dir string, threads int, tasks ...search.Task[S]) (*Learner[S], error) {
 	if threads < 0 || threads > MaxThreads {
 		return nil, fmt.Errorf("cm: threads %d; want 1 to %d (0: 1)", threads, MaxThreads)
 	}
@@ -545,7 +553,7 @@ func LoadLearner[S comparable](dir string, threads int) (*Learner[S], error) {
 	if err != nil {
 		return nil, fmt.Errorf("cm: %w", err)
 	}
-	l, err := decodeLearner[S](b, tb, tj)
+	l, err := decodeLearner(b, tb, tj, tasks)
 	if err != nil {
 		return nil, fmt.Errorf("cm: %s: %w", dir, err)
 	}
@@ -553,8 +561,9 @@ func LoadLearner[S comparable](dir string, threads int) (*Learner[S], error) {
 	return l, nil
 }
 
-// decodeLearner returns the learner of the three files' contents.
-func decodeLearner[S comparable](js, tb, tj []byte) (*Learner[S], error) {
+// decodeLearner returns the learner of the three files' contents, the
+// solutions of the problems of tasks.
+func decodeLearner[S comparable](js, tb, tj []byte, tasks []search.Task[S]) (*Learner[S], error) {
 	var st learnerState
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
@@ -581,7 +590,7 @@ func decodeLearner[S comparable](js, tb, tj []byte) (*Learner[S], error) {
 	if math.Abs(t.EpsLow()-cfg.EpsLow) > 1e-15*cfg.EpsLow {
 		return nil, fmt.Errorf("%s: εlow %g, %s says %g", TableFile, t.EpsLow(), LearnerFile, cfg.EpsLow)
 	}
-	trajs, pending, err := decodeTrajectories(tj, t)
+	trajs, pending, err := decodeTrajectories(tj, t, tasks)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", TrajectoriesFile, err)
 	}
@@ -592,10 +601,14 @@ func decodeLearner[S comparable](js, tb, tj []byte) (*Learner[S], error) {
 }
 
 // decodeTrajectories reads the solutions of trajectories.safetensors:
-// those optimised over, whose rows must be those of t, of their mutex
-// sets in order, and those pending, whose codes must be in their mutex
-// sets' ranges.
-func decodeTrajectories(b []byte, t *Table) (map[int]trajectory, map[int]pendingSolution, error) {
+// those optimised over, whose contexts must have rows in t, and those
+// pending, whose codes must be in their mutex sets' ranges. In the
+// current form, the file holds their actions alone, which it replays from
+// the start states of their problems in tasks; in the earlier one, it
+// also holds the rows (tensor "rows"), and the codes of those pending
+// ("pending_codes"), which must be those of t's mutex sets and, with
+// tasks, those of the replay.
+func decodeTrajectories[S comparable](b []byte, t *Table, tasks []search.Task[S]) (map[int]trajectory, map[int]pendingSolution, error) {
 	ts, meta, err := safetensors.Decode(b)
 	if err != nil {
 		return nil, nil, err
@@ -603,24 +616,80 @@ func decodeTrajectories(b []byte, t *Table) (map[int]trajectory, map[int]pending
 	if meta["format"] != formatName {
 		return nil, nil, fmt.Errorf("format %q, want %q", meta["format"], formatName)
 	}
+	_, earlier := ts["rows"]
+	if _, ok := ts["pending_codes"]; ok && !earlier {
+		return nil, nil, errors.New(`tensor "pending_codes" without "rows": a mix of the two forms`)
+	}
 	M, A := len(t.layout.Sizes), t.layout.Actions
-	trajs := map[int]trajectory{}
-	err = decodeSolutions(ts, "", "rows", "I32", M, safetensors.Tensor.I32s, func(k, index int, actions []uint8, rows []int32) error {
-		if _, dup := trajs[index]; dup {
-			return fmt.Errorf("solution %d: a second solution of problem %d", k, index)
+	// problem returns the problem of index, that of the solution that
+	// name describes, whose actions the caller replays; or nil, for a
+	// file of the earlier form without tasks, which it checks without a
+	// replay; or an error if the index is not that of a task.
+	problem := func(name string, index int) (search.Problem[S], error) {
+		switch {
+		case index < len(tasks):
+			return tasks[index].Problem, nil
+		case len(tasks) > 0:
+			return nil, fmt.Errorf("%s: problem %d; the run has %d", name, index, len(tasks))
+		case !earlier:
+			return nil, fmt.Errorf("%s: problem %d: the contexts of the solutions are rebuilt from the run's problems, and there are none", name, index)
 		}
-		tr := trajectory{actions: actions, rows: rows}
-		for i, a := range tr.actions {
+		return nil, nil
+	}
+	checkActions := func(name string, actions []uint8) error {
+		for i, a := range actions {
 			if int(a) >= A {
-				return fmt.Errorf("solution %d, step %d: action %d out of range", k, i, a)
+				return fmt.Errorf("%s, step %d: action %d out of range", name, i, a)
 			}
-			for set, r := range tr.rows[i*M : (i+1)*M] {
-				if r < 0 || int(r) >= t.Rows() || t.rowSet[r] != int32(set) {
-					return fmt.Errorf("solution %d, step %d: row %d is no context of mutex set %d", k, i, r, set)
+		}
+		return nil
+	}
+	trajs := map[int]trajectory{}
+	column, dtype := "", "" // of the earlier form's contexts
+	if earlier {
+		column, dtype = "rows", "I32"
+	}
+	err = decodeSolutions(ts, "", column, dtype, M, safetensors.Tensor.I32s, func(name string, index int, actions []uint8, rows []int32) error {
+		if _, dup := trajs[index]; dup {
+			return fmt.Errorf("%s: a second solution of problem %d", name, index)
+		}
+		p, err := problem(name, index)
+		if err != nil {
+			return err
+		}
+		if err := checkActions(name, actions); err != nil {
+			return err
+		}
+		if earlier {
+			for i := range actions {
+				for set, r := range rows[i*M : (i+1)*M] {
+					if r < 0 || int(r) >= t.Rows() || t.rowSet[r] != int32(set) {
+						return fmt.Errorf("%s, step %d: row %d is no context of mutex set %d", name, i, r, set)
+					}
 				}
 			}
 		}
-		trajs[index] = tr
+		if p != nil {
+			replayed := make([]int32, len(actions)*M)
+			err := replay(p, t.layout, actions, func(i int, codes []uint64) error {
+				for set, code := range codes {
+					r := t.row(set, code)
+					switch {
+					case r < 0:
+						return fmt.Errorf("step %d: the table has no row of the context (mutex set %d, code %d)", i, set, code)
+					case earlier && r != rows[i*M+set]:
+						return fmt.Errorf("step %d: row %d of mutex set %d is not that of the context of the state, %d", i, rows[i*M+set], set, r)
+					}
+					replayed[i*M+set] = r
+				}
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("%s (problem %d): %w", name, index, err)
+			}
+			rows = replayed
+		}
+		trajs[index] = trajectory{actions: actions, rows: rows}
 		return nil
 	})
 	if err != nil {
@@ -630,22 +699,44 @@ func decodeTrajectories(b []byte, t *Table) (map[int]trajectory, map[int]pending
 	if !slices.ContainsFunc([]string{"index", "length", "action", "codes"}, func(name string) bool { _, ok := ts["pending_"+name]; return ok }) {
 		return trajs, pending, nil
 	}
-	err = decodeSolutions(ts, "pending_", "codes", "U64", M, safetensors.Tensor.U64s, func(k, index int, actions []uint8, codes []uint64) error {
+	if earlier {
+		column, dtype = "codes", "U64"
+	}
+	err = decodeSolutions(ts, "pending_", column, dtype, M, safetensors.Tensor.U64s, func(name string, index int, actions []uint8, codes []uint64) error {
 		if _, dup := pending[index]; dup {
-			return fmt.Errorf("pending solution %d: a second pending solution of problem %d", k, index)
+			return fmt.Errorf("%s: a second pending solution of problem %d", name, index)
 		}
-		p := pendingSolution{actions: actions, codes: codes}
-		for i, a := range p.actions {
-			if int(a) >= A {
-				return fmt.Errorf("pending solution %d, step %d: action %d out of range", k, i, a)
-			}
-			for set, code := range p.codes[i*M : (i+1)*M] {
-				if code >= t.layout.Sizes[set] {
-					return fmt.Errorf("pending solution %d, step %d: code %d of mutex set %d out of its range %d", k, i, code, set, t.layout.Sizes[set])
+		p, err := problem(name, index)
+		if err != nil {
+			return err
+		}
+		if err := checkActions(name, actions); err != nil {
+			return err
+		}
+		if earlier {
+			for i := range actions {
+				for set, code := range codes[i*M : (i+1)*M] {
+					if code >= t.layout.Sizes[set] {
+						return fmt.Errorf("%s, step %d: code %d of mutex set %d out of its range %d", name, i, code, set, t.layout.Sizes[set])
+					}
 				}
 			}
 		}
-		pending[index] = p
+		if p != nil {
+			replayed := make([]uint64, len(actions)*M)
+			err := replay(p, t.layout, actions, func(i int, c []uint64) error {
+				if earlier && !slices.Equal(c, codes[i*M:(i+1)*M]) {
+					return fmt.Errorf("step %d: the codes are not those of the contexts of the state", i)
+				}
+				copy(replayed[i*M:(i+1)*M], c)
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("%s (problem %d): %w", name, index, err)
+			}
+			codes = replayed
+		}
+		pending[index] = pendingSolution{actions: actions, codes: codes}
 		return nil
 	})
 	if err != nil {
@@ -654,12 +745,13 @@ func decodeTrajectories(b []byte, t *Table) (map[int]trajectory, map[int]pending
 	return trajs, pending, nil
 }
 
-// decodeSolutions reads the tensors prefix+"index", prefix+"length",
-// prefix+"action" and prefix+values (dtype, [steps, M], read by conv) of
-// ts and calls f on each solution in turn: its number k in the file, its
-// problem's index, its actions and its steps' values. It checks the
-// indices, the lengths and the shapes, f the rest.
-func decodeSolutions[T any](ts map[string]safetensors.Tensor, prefix, values, dtype string, M int, conv func(safetensors.Tensor) []T, f func(k, index int, actions []uint8, values []T) error) error {
+// decodeSolutions reads the tensors prefix+"index", prefix+"length" and
+// prefix+"action" of ts and, unless values is "", prefix+values (dtype,
+// [steps, M], read by conv), and calls f on each solution in turn: its
+// name ("solution 3", "pending solution 3": its number in the file), its
+// problem's index, its actions and its steps' values (nil without
+// values). It checks the indices, the lengths and the shapes, f the rest.
+func decodeSolutions[T any](ts map[string]safetensors.Tensor, prefix, values, dtype string, M int, conv func(safetensors.Tensor) []T, f func(name string, index int, actions []uint8, values []T) error) error {
 	it, err := get(ts, prefix+"index", "I64", -1)
 	if err != nil {
 		return err
@@ -674,24 +766,77 @@ func decodeSolutions[T any](ts map[string]safetensors.Tensor, prefix, values, dt
 		return err
 	}
 	steps := at.Shape[0]
-	vt, err := get(ts, prefix+values, dtype, steps, M)
-	if err != nil {
-		return err
+	var vs []T
+	if values != "" {
+		vt, err := get(ts, prefix+values, dtype, steps, M)
+		if err != nil {
+			return err
+		}
+		vs = conv(vt)
 	}
-	index, lengths, actions, vs := it.I64s(), lt.I32s(), at.Data, conv(vt)
+	what := strings.ReplaceAll(prefix, "_", " ")
+	index, lengths, actions := it.I64s(), lt.I32s(), at.Data
 	pos := 0
 	for k := range N {
 		n := int(lengths[k])
+		name := fmt.Sprintf("%ssolution %d", what, k)
 		if index[k] < 0 || index[k] > math.MaxInt32 || n < 1 || n > steps-pos {
-			return fmt.Errorf("%ssolution %d: index %d, %d steps: out of range", strings.ReplaceAll(prefix, "_", " "), k, index[k], n)
+			return fmt.Errorf("%s: index %d, %d steps: out of range", name, index[k], n)
 		}
-		if err := f(k, int(index[k]), slices.Clone(actions[pos:pos+n]), vs[pos*M:(pos+n)*M]); err != nil {
+		var v []T
+		if vs != nil {
+			v = vs[pos*M : (pos+n)*M]
+		}
+		if err := f(name, int(index[k]), slices.Clone(actions[pos:pos+n]), v); err != nil {
 			return err
 		}
 		pos += n
 	}
 	if pos != steps {
-		return fmt.Errorf("%d %ssteps, the solutions have %d", steps, strings.ReplaceAll(prefix, "_", " "), pos)
+		return fmt.Errorf("%d %ssteps, the solutions have %d", steps, what, pos)
+	}
+	return nil
+}
+
+// replay applies actions from the start state of p, which must be a
+// Contexter of layout l, and calls f with each step's number and the
+// codes of the M contexts of the state its action is taken in, reached by
+// the step before (codes' memory is reused from call to call); f's error
+// stops it. It returns an error if an action is out of range or illegal,
+// a code out of its mutex set's range, or the last state no goal.
+func replay[S comparable](p search.Problem[S], l Layout, actions []uint8, f func(step int, codes []uint64) error) error {
+	pl, err := LayoutOf(p)
+	if err != nil {
+		return err
+	}
+	if err := l.match(pl); err != nil {
+		return err
+	}
+	cp := p.(Contexter[S])
+	codes := make([]uint64, len(l.Sizes))
+	s := p.Root()
+	parent, prev := s, -1
+	for i, a := range actions {
+		cp.Contexts(parent, prev, s, codes)
+		for set, code := range codes {
+			if code >= l.Sizes[set] {
+				return fmt.Errorf("step %d: code %d of mutex set %d out of its range %d", i, code, set, l.Sizes[set])
+			}
+		}
+		if err := f(i, codes); err != nil {
+			return err
+		}
+		if int(a) >= l.Actions {
+			return fmt.Errorf("step %d: action %d out of range", i, a)
+		}
+		next, ok := p.Apply(s, int(a))
+		if !ok {
+			return fmt.Errorf("step %d: action %d is illegal", i, a)
+		}
+		parent, prev, s = s, int(a), next
+	}
+	if !p.IsGoal(s) {
+		return fmt.Errorf("after %d actions: not a goal", len(actions))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cm
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/internal/safetensors"
@@ -134,14 +136,14 @@ func testLearnerBootstrap(t *testing.T, lc LearnerConfig) {
 	if _, err := bootstrap.Train(context.Background(), dir, tasks, newGridLearner(t, tasks, lc), cfg, bootstrap.Env{Workers: 1}); err != nil {
 		t.Fatal(err)
 	}
-	cp, err := LoadLearner[int32](filepath.Join(dir, "checkpoint"), 0)
+	cp, err := LoadLearner(filepath.Join(dir, "checkpoint"), 0, tasks...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if lc.Growth > 0 && len(cp.pending) == 0 {
 		t.Fatalf("no solution pending at the checkpoint (%d optimised over, counts %+v): the resumed run does not check them", len(cp.trajs), cp.opt)
 	}
-	load := func(dir string) (bootstrap.Learner[int32], error) { return LoadLearner[int32](dir, 0) }
+	load := func(dir string) (bootstrap.Learner[int32], error) { return LoadLearner(dir, 0, tasks...) }
 	l, metrics, err := bootstrap.Resume(context.Background(), dir, tasks, load, bootstrap.Env{Workers: 2, Limits: &bootstrap.Limits{MaxIterations: 10}})
 	if err != nil {
 		t.Fatal(err)
@@ -152,6 +154,161 @@ func testLearnerBootstrap(t *testing.T, lc LearnerConfig) {
 	res := l.(*Learner[int32])
 	if !bytes.Equal(tableBytes(t, res.Table()), tableBytes(t, ref.Table())) || !reflect.DeepEqual(res.trajs, ref.trajs) || !reflect.DeepEqual(res.pending, ref.pending) || res.opt != ref.opt {
 		t.Error("the resumed run ends with another table, other solutions or other counts than the uninterrupted one")
+	}
+}
+
+// stalled is a context whose Err reports nil for its first calls, left of
+// them, then waits until the context it wraps is done and reports its
+// error: an optimisation that goes on until the context of its update is
+// done, at the run's time limit.
+type stalled struct {
+	context.Context
+	left *int
+}
+
+func (c stalled) Err() error {
+	if *c.left > 0 {
+		*c.left--
+		return nil
+	}
+	<-c.Context.Done()
+	return c.Context.Err()
+}
+
+// stallingLearner is a learner whose first update optimises until the
+// context of the update is done, after left checks of it.
+type stallingLearner struct {
+	*Learner[int32]
+	left int // −1 after the first update
+}
+
+func (l *stallingLearner) Learn(ctx context.Context, batch []bootstrap.Solution[int32]) (bootstrap.Update, error) {
+	if l.left < 0 {
+		return l.Learner.Learn(ctx, batch)
+	}
+	left := l.left
+	l.left = -1
+	return l.Learner.Learn(stalled{ctx, &left}, batch)
+}
+
+// TestTimeLimitMidOptimisation stops a run at its time limit in the
+// middle of an optimisation, copies the run directory elsewhere and
+// removes it, and resumes the copy with a raised limit: the checkpoint
+// holds the learner as it was before the update, with the group's
+// searches, and the resumed run ends as the uninterrupted one, with the
+// same files.
+func TestTimeLimitMidOptimisation(t *testing.T) {
+	tasks := openGrids(24, 10, 11)
+	cfg := bootstrap.Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 50, BatchSize: 1}, ProblemsPerUpdate: 6, Limits: bootstrap.Limits{MaxIterations: 4}}
+	lc := LearnerConfig{Growth: 1}
+	refDir := t.TempDir()
+	ref := newGridLearner(t, tasks, lc)
+	refMetrics, err := bootstrap.Train(context.Background(), refDir, tasks, ref, cfg, bootstrap.Env{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.pending) == 0 {
+		t.Fatal("no solution pending at the end: the test needs some")
+	}
+
+	dir := t.TempDir()
+	cfg.TimeLimit = time.Second
+	start := time.Now()
+	if _, err := bootstrap.Train(context.Background(), dir, tasks, &stallingLearner{newGridLearner(t, tasks, lc), 3}, cfg, bootstrap.Env{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > cfg.TimeLimit+5*time.Second {
+		t.Errorf("a run with a time limit of %v took %v", cfg.TimeLimit, took)
+	}
+	cp, err := LoadLearner(filepath.Join(dir, "checkpoint"), 0, tasks...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.Solutions() != 0 || cp.Table().Rows() != 0 {
+		t.Errorf("the checkpoint at the time limit holds %d solutions, %d rows; want the learner before its first update", cp.Solutions(), cp.Table().Rows())
+	}
+	var st struct {
+		Done  bool `json:"done"`
+		Next  int  `json:"next"`
+		Group []struct {
+			Pos int `json:"pos"`
+		} `json:"group"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "checkpoint", "state.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &st)
+	}
+	if err != nil || !st.Done || st.Next != 0 || len(st.Group) != cfg.ProblemsPerUpdate {
+		t.Fatalf("state.json at the time limit: done %v, next %d, %d searches kept (%v); want done, 0, %d", st.Done, st.Next, len(st.Group), err, cfg.ProblemsPerUpdate)
+	}
+
+	moved := t.TempDir()
+	if err := os.CopyFS(moved, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	load := func(dir string) (bootstrap.Learner[int32], error) { return LoadLearner(dir, 0, tasks...) }
+	l, metrics, err := bootstrap.Resume(context.Background(), moved, tasks, load, bootstrap.Env{Workers: 2, Limits: &bootstrap.Limits{MaxIterations: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := withoutTimes(metrics), withoutTimes(refMetrics); !reflect.DeepEqual(got, want) {
+		t.Errorf("resumed metrics\n%+v\nwant\n%+v", got, want)
+	}
+	res := l.(*Learner[int32])
+	if !bytes.Equal(tableBytes(t, res.Table()), tableBytes(t, ref.Table())) || !reflect.DeepEqual(res.trajs, ref.trajs) || !reflect.DeepEqual(res.pending, ref.pending) || res.opt != ref.opt {
+		t.Error("the resumed run ends with another table, other solutions or other counts than the uninterrupted one")
+	}
+	for _, name := range []string{LearnerFile, TableFile, TrajectoriesFile} {
+		a, err := os.ReadFile(filepath.Join(refDir, "checkpoint", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(filepath.Join(moved, "checkpoint", name)); err != nil || !bytes.Equal(a, b) {
+			t.Errorf("checkpoint/%s differs from the uninterrupted run's (%v)", name, err)
+		}
+	}
+}
+
+// TestLearnInterrupted checks that an optimisation interrupted after a
+// few steps changes nothing, and that the update taken again gives the
+// learner of the update not interrupted.
+func TestLearnInterrupted(t *testing.T) {
+	tasks := grids(10, 18)
+	sols := solveGrids(t, tasks)
+	cfg := LearnerConfig{Growth: 1, OptimizerConfig: OptimizerConfig{MaxSteps: 30}}
+	lr, ref := newGridLearner(t, tasks, cfg), newGridLearner(t, tasks, cfg)
+	for _, l := range []*Learner[int32]{lr, ref} {
+		if _, err := l.Learn(context.Background(), sols[:4]); err != nil {
+			t.Fatal(err)
+		}
+		if u, err := l.Learn(context.Background(), sols[4:6]); err != nil || u.Steps > 0 {
+			t.Fatal(u, err)
+		}
+	}
+	table, trajs, pending, opt := lr.Table(), maps.Clone(lr.trajs), maps.Clone(lr.pending), lr.opt
+	want := tableBytes(t, table)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	left := 5 // the check before, then 4 steps
+	if _, err := lr.Learn(stalled{done, &left}, sols[6:]); !errors.Is(err, context.Canceled) || left > 0 {
+		t.Fatalf("Learn interrupted after 4 steps: %v, %d checks left; want context.Canceled, none", err, left)
+	}
+	if lr.Table() != table || !bytes.Equal(tableBytes(t, table), want) || !reflect.DeepEqual(lr.trajs, trajs) || !reflect.DeepEqual(lr.pending, pending) || lr.opt != opt {
+		t.Error("an interrupted Learn changed the learner")
+	}
+	u, err := lr.Learn(context.Background(), sols[6:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ref.Learn(context.Background(), sols[6:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u != v || u.Steps <= 4 || !bytes.Equal(tableBytes(t, lr.Table()), tableBytes(t, ref.Table())) || !reflect.DeepEqual(lr.trajs, ref.trajs) {
+		t.Errorf("the update taken again: %+v, another table or other solutions than the update not interrupted, %+v", u, v)
 	}
 }
 
@@ -194,7 +351,7 @@ func TestLearnerGrowth(t *testing.T) {
 					t.Fatal(err)
 				}
 				var err error
-				if lr, err = LoadLearner[int32](dir, 0); err != nil {
+				if lr, err = LoadLearner(dir, 0, tasks...); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -271,6 +428,29 @@ func solveGrids(t *testing.T, tasks []search.Task[int32]) []bootstrap.Solution[i
 	return sols
 }
 
+// detour returns another solution of the problem of grid solution s:
+// a step from the start and back, then s's actions.
+func detour(t *testing.T, tasks []search.Task[int32], s bootstrap.Solution[int32]) bootstrap.Solution[int32] {
+	t.Helper()
+	p := tasks[s.Index].Problem
+	for a := range 4 {
+		next, ok := p.Apply(p.Root(), a)
+		if !ok {
+			continue
+		}
+		back := a ^ 1 // up and down, left and right
+		if prev, ok := p.Apply(next, back); !ok || prev != p.Root() {
+			t.Fatalf("action %d does not undo action %d", back, a)
+		}
+		tr := &search.Trajectory[int32]{States: []int32{p.Root(), next}, Actions: []int{a, back}}
+		tr.States = append(tr.States, s.Trajectory.States...)
+		tr.Actions = append(tr.Actions, s.Trajectory.Actions...)
+		return bootstrap.Solution[int32]{Index: s.Index, Problem: p, Trajectory: tr}
+	}
+	t.Fatalf("no move from the start of problem %d", s.Index)
+	return bootstrap.Solution[int32]{}
+}
+
 // bruteLoss returns log F of table tb over solutions with regulariser
 // weight lambda, from the policies of an evaluator of tb: it skips the
 // contexts that tb lacks, as rows at β0 would add the same to every
@@ -316,8 +496,7 @@ func TestLearnerPending(t *testing.T) {
 	tasks := grids(8, 17)
 	sols := solveGrids(t, tasks)
 	// Problem 1's new solution, another path.
-	other := sols[5]
-	other.Index = 1
+	other := detour(t, tasks, sols[1])
 	cfg := LearnerConfig{Growth: 1, OptimizerConfig: OptimizerConfig{MaxSteps: 5}}
 	learn := func(lr *Learner[int32], batch ...bootstrap.Solution[int32]) bootstrap.Update {
 		t.Helper()
@@ -363,7 +542,7 @@ func TestLearnerPending(t *testing.T) {
 	if err := lr.Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	ld, err := LoadLearner[int32](dir, 0)
+	ld, err := LoadLearner(dir, 0, tasks...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,74 +626,201 @@ func TestLearnWithoutOptimisingAllocates(t *testing.T) {
 	}
 }
 
-// TestDecodePending checks that loading corrupted pending solutions is
-// an error, and that a file without them loads with none.
-func TestDecodePending(t *testing.T) {
-	js, tb, tj, _ := seedFiles(t)
-	ts, meta, err := safetensors.Decode(tj)
+// TestDecodeTrajectories checks that loading corrupted solutions is an
+// error, in the current form (actions, replayed from the problems) and in
+// the earlier one (with the rows of the solutions optimised over and the
+// codes of those pending), which loads with the tasks or without; and
+// that a file without pending solutions loads with none.
+func TestDecodeTrajectories(t *testing.T) {
+	lr, tasks := seedLearner(t)
+	js, tb, tj := learnerFiles(t, lr)
+	old := earlierForm(t, lr)
+	M := len(lr.table.layout.Sizes)
+	empty, err := NewTable(lr.table.layout, lr.cfg.EpsLow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	index, lengths, codes := ts["pending_index"].I64s(), ts["pending_length"].I32s(), ts["pending_codes"].U64s()
-	steps, M := int(lengths[0]+lengths[1]), len(codes)/int(lengths[0]+lengths[1])
+	emptyTable := tableBytes(t, empty)
+	uncovered := bytes.Replace(js, []byte(`"covered": 3`), []byte(`"covered": 0`), 1)
+	if bytes.Equal(uncovered, js) {
+		t.Fatalf("cm.json counts no 3 covered: %s", js)
+	}
+	// illegal is a step of the first solution optimised over and an
+	// action illegal there.
+	first := lr.trajs[slices.Min(slices.Collect(maps.Keys(lr.trajs)))]
+	illegalStep, illegal := -1, 0
+	for i, s := 0, tasks[0].Problem.Root(); i < len(first.actions) && illegalStep < 0; i++ {
+		for a := range 4 {
+			if _, ok := tasks[0].Problem.Apply(s, a); !ok {
+				illegalStep, illegal = i, a
+				break
+			}
+		}
+		s, _ = tasks[0].Problem.Apply(s, int(first.actions[i]))
+	}
+	if illegalStep < 0 || slices.Min(slices.Collect(maps.Keys(lr.trajs))) != 0 {
+		t.Fatal("no illegal action along the solution of problem 0")
+	}
+	// otherRow makes the first row of solution 0 another row of its
+	// mutex set, and otherCode the first code of pending solution 0
+	// another code of its set: what the earlier form checks only with
+	// the tasks.
+	otherRow := func(ts map[string]safetensors.Tensor) {
+		r := ts["rows"].I32s()
+		for o := range lr.table.Rows() {
+			if set, _ := lr.table.Context(o); set == 0 && int32(o) != r[0] {
+				r[0] = int32(o)
+				break
+			}
+		}
+		ts["rows"] = safetensors.I32(ts["rows"].Shape, r)
+	}
+	otherCode := func(ts map[string]safetensors.Tensor) {
+		c := ts["pending_codes"].U64s()
+		c[0] = (c[0] + 1) % lr.table.layout.Sizes[0]
+		ts["pending_codes"] = safetensors.U64(ts["pending_codes"].Shape, c)
+	}
 	for _, tc := range []struct {
-		name   string
-		change func(ts map[string]safetensors.Tensor)
-		want   string // "" for none
+		name       string
+		js, tb, tj []byte // the files, as seedLearner's if nil
+		tasks      []search.Task[int32]
+		change     func(ts map[string]safetensors.Tensor)
+		// pending is the number of pending solutions loaded, if no
+		// error (−1: those saved, changed), and trajs −1 if the file has
+		// none optimised over, 1 if they differ from those saved.
+		trajs, pending int
+		want           string // "" for none
 	}{
-		{"unchanged", func(map[string]safetensors.Tensor) {}, ""},
-		{"no pending tensors", func(ts map[string]safetensors.Tensor) {
+		{name: "unchanged", tasks: tasks, pending: 2},
+		{name: "no pending tensors", tasks: tasks, change: func(ts map[string]safetensors.Tensor) {
+			for _, n := range []string{"index", "length", "action"} {
+				delete(ts, "pending_"+n)
+			}
+		}},
+		{name: "no tasks", want: "solution 0: problem 0: the contexts of the solutions are rebuilt from the run's problems, and there are none"},
+		{name: "too few tasks", tasks: tasks[:3], want: "pending solution 1: problem 3; the run has 3"},
+		{name: "another layout", tasks: []search.Task[int32]{{Problem: wide{sets: 1}}}, want: `solution 0 (problem 0): cm: the model is for the context set "grid test"`},
+		{name: "illegal action", tasks: tasks, change: func(ts map[string]safetensors.Tensor) {
+			a := slices.Clone(ts["action"].Data)
+			a[illegalStep] = uint8(illegal)
+			ts["action"] = safetensors.U8([]int{len(a)}, a)
+		}, want: fmt.Sprintf("solution 0 (problem 0): step %d: action %d is illegal", illegalStep, illegal)},
+		{name: "action out of range", tasks: tasks, change: func(ts map[string]safetensors.Tensor) {
+			a := slices.Clone(ts["action"].Data)
+			a[1] = 4
+			ts["action"] = safetensors.U8([]int{len(a)}, a)
+		}, want: "solution 0, step 1: action 4 out of range"},
+		{name: "no goal", tasks: tasks, change: func(ts map[string]safetensors.Tensor) {
+			lengths, a := ts["pending_length"].I32s(), ts["pending_action"].Data
+			lengths[1]--
+			ts["pending_length"] = safetensors.I32([]int{2}, lengths)
+			ts["pending_action"] = safetensors.U8([]int{len(a) - 1}, a[:len(a)-1])
+		}, want: fmt.Sprintf("pending solution 1 (problem 3): after %d actions: not a goal", len(lr.pending[3].actions)-1)},
+		{name: "a context without a row", tb: emptyTable, tasks: tasks, want: "solution 0 (problem 0): step 0: the table has no row of the context (mutex set 0"},
+		{name: "pending contexts need no row", js: uncovered, tb: emptyTable, tasks: tasks, change: func(ts map[string]safetensors.Tensor) {
+			ts["index"] = safetensors.I64([]int{0}, nil)
+			ts["length"] = safetensors.I32([]int{0}, nil)
+			ts["action"] = safetensors.U8([]int{0}, nil)
+		}, trajs: -1, pending: 2},
+		{name: "a mix of the forms", tasks: tasks, change: func(ts map[string]safetensors.Tensor) {
+			ts["pending_codes"] = safetensors.U64([]int{0, M}, nil)
+		}, want: `"pending_codes" without "rows"`},
+		{name: "negative index", tasks: tasks, change: func(ts map[string]safetensors.Tensor) {
+			ts["pending_index"] = safetensors.I64([]int{2}, []int64{-1, 3})
+		}, want: "pending solution 0: index -1, "},
+		{name: "a problem twice", tasks: tasks, change: func(ts map[string]safetensors.Tensor) {
+			ts["pending_index"] = safetensors.I64([]int{2}, []int64{0, 0})
+		}, want: "a second pending solution of problem 0"},
+
+		// The earlier form.
+		{name: "earlier form", tj: old, pending: 2},
+		{name: "earlier form with the tasks", tj: old, tasks: tasks, pending: 2},
+		{name: "earlier form with too few tasks", tj: old, tasks: tasks[:3], want: "pending solution 1: problem 3; the run has 3"},
+		{name: "earlier form without pending tensors", tj: old, change: func(ts map[string]safetensors.Tensor) {
 			for _, n := range []string{"index", "length", "action", "codes"} {
 				delete(ts, "pending_"+n)
 			}
-		}, ""},
-		{"no codes", func(ts map[string]safetensors.Tensor) { delete(ts, "pending_codes") }, `no tensor "pending_codes"`},
-		{"negative index", func(ts map[string]safetensors.Tensor) {
-			ts["pending_index"] = safetensors.I64([]int{2}, []int64{-1, index[1]})
-		}, "pending solution 0: index -1, "},
-		{"a problem twice", func(ts map[string]safetensors.Tensor) {
-			ts["pending_index"] = safetensors.I64([]int{2}, []int64{index[1], index[1]})
-		}, "a second pending solution of problem"},
-		{"no step", func(ts map[string]safetensors.Tensor) {
-			ts["pending_length"] = safetensors.I32([]int{2}, []int32{0, lengths[1]})
-		}, "pending solution 0: index"},
-		{"steps left over", func(ts map[string]safetensors.Tensor) {
-			ts["pending_length"] = safetensors.I32([]int{2}, []int32{lengths[0], lengths[1] - 1})
-		}, "pending steps, the solutions have"},
-		{"lengths", func(ts map[string]safetensors.Tensor) {
-			ts["pending_length"] = safetensors.I32([]int{1}, lengths[:1])
-		}, `tensor "pending_length" has shape`},
-		{"action", func(ts map[string]safetensors.Tensor) {
+		}},
+		{name: "earlier form without codes", tj: old, change: func(ts map[string]safetensors.Tensor) { delete(ts, "pending_codes") }, want: `no tensor "pending_codes"`},
+		{name: "earlier form, no step", tj: old, change: func(ts map[string]safetensors.Tensor) {
+			l := ts["pending_length"].I32s()
+			ts["pending_length"] = safetensors.I32([]int{2}, []int32{0, l[1]})
+		}, want: "pending solution 0: index"},
+		{name: "earlier form, steps left over", tj: old, change: func(ts map[string]safetensors.Tensor) {
+			l := ts["pending_length"].I32s()
+			ts["pending_length"] = safetensors.I32([]int{2}, []int32{l[0], l[1] - 1})
+		}, want: "pending steps, the solutions have"},
+		{name: "earlier form, lengths", tj: old, change: func(ts map[string]safetensors.Tensor) {
+			ts["pending_length"] = safetensors.I32([]int{1}, ts["pending_length"].I32s()[:1])
+		}, want: `tensor "pending_length" has shape`},
+		{name: "earlier form, action", tj: old, change: func(ts map[string]safetensors.Tensor) {
 			a := slices.Clone(ts["pending_action"].Data)
-			a[steps-1] = 4
-			ts["pending_action"] = safetensors.U8([]int{steps}, a)
-		}, "action 4 out of range"},
-		{"code", func(ts map[string]safetensors.Tensor) {
-			c := slices.Clone(codes)
+			a[len(a)-1] = 4
+			ts["pending_action"] = safetensors.U8([]int{len(a)}, a)
+		}, want: "action 4 out of range"},
+		{name: "earlier form, code", tj: old, change: func(ts map[string]safetensors.Tensor) {
+			c := ts["pending_codes"].U64s()
 			c[M+1] = gridCells.Size(gridBase)
-			ts["pending_codes"] = safetensors.U64([]int{steps, M}, c)
-		}, "step 1: code 3 of mutex set 1 out of its range 3"},
-		{"codes dtype", func(ts map[string]safetensors.Tensor) {
-			ts["pending_codes"] = safetensors.I64([]int{steps, M}, make([]int64, steps*M))
-		}, `tensor "pending_codes" is I64`},
-		{"codes shape", func(ts map[string]safetensors.Tensor) {
-			ts["pending_codes"] = safetensors.U64([]int{steps, M - 1}, codes[:steps*(M-1)])
-		}, `tensor "pending_codes" has shape`},
+			ts["pending_codes"] = safetensors.U64(ts["pending_codes"].Shape, c)
+		}, want: "step 1: code 3 of mutex set 1 out of its range 3"},
+		{name: "earlier form, codes dtype", tj: old, change: func(ts map[string]safetensors.Tensor) {
+			ts["pending_codes"] = safetensors.I64(ts["pending_codes"].Shape, make([]int64, len(ts["pending_codes"].Data)/8))
+		}, want: `tensor "pending_codes" is I64`},
+		{name: "earlier form, codes shape", tj: old, change: func(ts map[string]safetensors.Tensor) {
+			sh := ts["pending_codes"].Shape
+			ts["pending_codes"] = safetensors.U64([]int{sh[0], M - 1}, ts["pending_codes"].U64s()[:sh[0]*(M-1)])
+		}, want: `tensor "pending_codes" has shape`},
+		{name: "earlier form, row", tj: old, change: func(ts map[string]safetensors.Tensor) {
+			r := ts["rows"].I32s()
+			r[M+2] = r[M+1] // a row of mutex set 1 for set 2
+			ts["rows"] = safetensors.I32(ts["rows"].Shape, r)
+		}, want: "solution 0, step 1: row"},
+		{name: "earlier form, another row of the set", tj: old, change: otherRow, trajs: 1, pending: 2},
+		{name: "earlier form with the tasks, another row of the set", tj: old, tasks: tasks, change: otherRow, want: "solution 0 (problem 0): step 0: row"},
+		{name: "earlier form, another code", tj: old, change: otherCode, pending: -1},
+		{name: "earlier form with the tasks, another code", tj: old, tasks: tasks, change: otherCode, want: "pending solution 0 (problem 0): step 0: the codes are not those of the contexts of the state"},
+		{name: "earlier form with the tasks, illegal action", tj: old, tasks: tasks, change: func(ts map[string]safetensors.Tensor) {
+			a := slices.Clone(ts["action"].Data)
+			a[illegalStep] = uint8(illegal)
+			ts["action"] = safetensors.U8([]int{len(a)}, a)
+		}, want: fmt.Sprintf("solution 0 (problem 0): step %d: action %d is illegal", illegalStep, illegal)},
+		{name: "earlier form, rows dtype", tj: old, change: func(ts map[string]safetensors.Tensor) {
+			ts["rows"] = safetensors.U8([]int{len(ts["rows"].Data) / M, M}, ts["rows"].Data)
+		}, want: `tensor "rows" is U8`},
 	} {
-		c := maps.Clone(ts)
-		tc.change(c)
-		b, err := safetensors.Encode(c, meta)
-		if err != nil {
-			t.Fatal(err)
+		settings, table, file := js, tb, tj
+		if tc.js != nil {
+			settings = tc.js
 		}
-		lr, err := decodeLearner[int32](js, tb, b)
+		if tc.tb != nil {
+			table = tc.tb
+		}
+		if tc.tj != nil {
+			file = tc.tj
+		}
+		if tc.change != nil {
+			ts, meta, err := safetensors.Decode(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(ts)
+			if file, err = safetensors.Encode(ts, meta); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := decodeLearner(settings, table, file, tc.tasks)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: %v; want an error with %q", tc.name, err, tc.want)
-		case tc.name == "unchanged" && len(lr.pending) != 2, tc.name == "no pending tensors" && len(lr.pending) != 0:
-			t.Errorf("%s: %d solutions pending", tc.name, len(lr.pending))
+		case err != nil:
+		case tc.trajs == 0 && !reflect.DeepEqual(got.trajs, lr.trajs), tc.trajs < 0 && len(got.trajs) > 0,
+			tc.trajs > 0 && (len(got.trajs) != len(lr.trajs) || reflect.DeepEqual(got.trajs, lr.trajs)):
+			t.Errorf("%s: %d solutions optimised over, other than those saved", tc.name, len(got.trajs))
+		case tc.pending == 0 && len(got.pending) > 0, tc.pending > 0 && !reflect.DeepEqual(got.pending, lr.pending),
+			tc.pending < 0 && (len(got.pending) != len(lr.pending) || reflect.DeepEqual(got.pending, lr.pending)):
+			t.Errorf("%s: %d solutions pending; want %d, those saved", tc.name, len(got.pending), tc.pending)
 		}
 	}
 	// Two pending, counted as one change.
@@ -522,45 +828,77 @@ func TestDecodePending(t *testing.T) {
 	if bytes.Equal(bad, js) {
 		t.Fatalf("cm.json counts no 2 changed: %s", js)
 	}
-	if _, err := decodeLearner[int32](bad, tb, tj); err == nil || !strings.Contains(err.Error(), "changed at least the 2 pending") {
+	if _, err := decodeLearner(bad, tb, tj, tasks); err == nil || !strings.Contains(err.Error(), "changed at least the 2 pending") {
 		t.Errorf("1 changed, 2 pending: %v", err)
 	}
 }
 
-// TestLearnerSaveLoad checks that a saved learner loads as it was, and
-// that a snapshot decodes as it was.
-// TestSaveMemory checks that Save streams the solutions to their file:
-// with 24 MB of them, optimised over and pending, it allocates less than
-// a tenth of that (the runs of the sliding-tile puzzle keep gigabytes), and
-// LoadLearner reads them back.
-func TestSaveMemory(t *testing.T) {
-	lr := newGridLearner(t, grids(1, 12), LearnerConfig{})
-	M := len(lr.table.layout.Sizes)
-	if _, err := lr.Learn(context.Background(), solveGrids(t, grids(4, 12))); err != nil {
+// TestTrajectoriesForm checks that Save writes the solutions as their
+// problems' indices, lengths and actions alone, and that a learner loaded
+// from the earlier form, with rows and codes, saves the same files as the
+// learner that wrote it.
+func TestTrajectoriesForm(t *testing.T) {
+	lr, tasks := seedLearner(t)
+	js, tb, tj := learnerFiles(t, lr)
+	ts, _, err := safetensors.Decode(tj)
+	if err != nil {
 		t.Fatal(err)
 	}
-	const n, steps = 1000, 200
-	rows, codes := make([]int32, steps*M), make([]uint64, steps*M)
-	for set := range M {
-		r := int32(slices.Index(lr.table.rowSet, int32(set)))
-		if r < 0 {
-			t.Fatalf("no row of mutex set %d", set)
-		}
-		for i := range steps {
-			rows[i*M+set] = r
-		}
+	want := []string{"action", "index", "length", "pending_action", "pending_index", "pending_length"}
+	if got := slices.Sorted(maps.Keys(ts)); !slices.Equal(got, want) {
+		t.Errorf("%s holds %v, want %v", TrajectoriesFile, got, want)
 	}
-	actions := make([]uint8, steps)
+	var steps int
+	for _, tr := range lr.trajs {
+		steps += len(tr.actions)
+	}
+	if got := ts["action"].Data; len(got) != steps {
+		t.Errorf("%d actions of the solutions optimised over, want %d", len(got), steps)
+	}
+	old, err := decodeLearner[int32](js, tb, earlierForm(t, lr), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js2, tb2, tj2 := learnerFiles(t, old)
+	if !bytes.Equal(js2, js) || !bytes.Equal(tb2, tb) || !bytes.Equal(tj2, tj) {
+		t.Error("the learner loaded from the earlier form saves other files")
+	}
+	if _, err := decodeLearner(js, tb, tj2, tasks); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestSaveMemory checks that Save streams the solutions to their file:
+// with 12 MB of them (their actions), optimised over and pending, it
+// allocates less than a fifth of that (its buffers), and LoadLearner
+// reads them back.
+func TestSaveMemory(t *testing.T) {
+	const n, steps = 30000, 400
+	w := walk{wide{sets: 1}, steps}
+	lr := newWideLearner(t, w.wide, steps, n)
+	tasks := make([]search.Task[int32], 2*n)
+	for k := range tasks {
+		tasks[k] = search.Task[int32]{ID: fmt.Sprint(k), Problem: w}
+	}
+	sol := wideSolution(w.wide, 0, 0, steps)
+	sol.Problem = w
+	p, err := pendingOf(lr.table.layout, sol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := p.trajectory(lr.table)
+	if lr.table.Rows() != steps {
+		t.Fatalf("%d rows; the solution created %d more", steps, lr.table.Rows()-steps)
+	}
 	lr.trajs, lr.pending = map[int]trajectory{}, map[int]pendingSolution{}
 	for k := range n {
-		lr.trajs[2*k] = trajectory{actions: actions, rows: rows}
-		lr.pending[2*k+1] = pendingSolution{actions: actions, codes: codes}
+		lr.trajs[2*k] = tr
+		if k%100 == 0 {
+			lr.pending[2*k+1] = p
+		}
 	}
-	lr.opt = counts{Covered: n, Changed: n}
-	data := int64(n * steps * M * (4 + 8))
-	if data < 20e6 {
-		t.Fatalf("%d bytes of solutions; want at least 20 MB", data)
-	}
+	lr.opt = counts{Covered: n, Changed: len(lr.pending)}
+	data := int64((len(lr.trajs) + len(lr.pending)) * steps)
 	dir := t.TempDir()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -568,10 +906,16 @@ func TestSaveMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
-	if alloc := int64(after.TotalAlloc - before.TotalAlloc); alloc > data/10 {
-		t.Errorf("Save allocated %d bytes for %d bytes of solutions; want at most a tenth", alloc, data)
+	if alloc := int64(after.TotalAlloc - before.TotalAlloc); alloc > data/5 {
+		t.Errorf("Save allocated %d bytes for %d bytes of solutions; want at most a fifth", alloc, data)
 	}
-	got, err := LoadLearner[int32](dir, 0)
+	if fi, err := os.Stat(filepath.Join(dir, TrajectoriesFile)); err != nil || fi.Size() > data+12*int64(len(lr.trajs)+len(lr.pending))+1000 {
+		t.Errorf("%s: %v, %v; want the actions, an index and a length per solution", TrajectoriesFile, fi.Size(), err)
+	}
+	if testing.Short() {
+		return // the replay of 12 million steps
+	}
+	got, err := LoadLearner(dir, 0, tasks...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -580,12 +924,19 @@ func TestSaveMemory(t *testing.T) {
 	}
 }
 
+// TestLearnerSaveLoad checks that a saved learner loads as it was, and
+// that a snapshot decodes as it was.
 func TestLearnerSaveLoad(t *testing.T) {
 	tasks := grids(10, 12)
 	lr := newGridLearner(t, tasks, LearnerConfig{OptimizerConfig: OptimizerConfig{Lambda: 3, MaxSteps: 30}, Mix: 0.01})
 	batch := solveGrids(t, tasks)
+	// The solution of task i is that of problem 3i of spread.
+	spread := make([]search.Task[int32], 3*len(tasks))
 	for i := range batch {
 		batch[i].Index = 3 * i
+		for j := range 3 {
+			spread[3*i+j] = tasks[i]
+		}
 	}
 	if _, err := lr.Learn(context.Background(), batch[:6]); err != nil {
 		t.Fatal(err)
@@ -600,7 +951,7 @@ func TestLearnerSaveLoad(t *testing.T) {
 	if err := lr.Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	got, err := LoadLearner[int32](dir, 0)
+	got, err := LoadLearner(dir, 0, spread...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -735,10 +1086,11 @@ func TestLearnerWrongLayout(t *testing.T) {
 	}
 }
 
-// seedFiles returns the files of a small trained learner with two
-// solutions pending, one of them of a problem also optimised over.
-func seedFiles(t testing.TB) (js, tb, tj, snap []byte) {
-	tasks := grids(4, 14)
+// seedLearner returns a small trained learner of the grids seedTasks
+// returns, with two solutions pending, one of them of a problem also
+// optimised over, and those grids.
+func seedLearner(t testing.TB) (*Learner[int32], []search.Task[int32]) {
+	tasks := seedTasks()
 	l, _ := LayoutOf(tasks[0].Problem)
 	lr, err := NewLearner[int32](l, LearnerConfig{Growth: 1, OptimizerConfig: OptimizerConfig{MaxSteps: 5}})
 	if err != nil {
@@ -756,6 +1108,15 @@ func seedFiles(t testing.TB) (js, tb, tj, snap []byte) {
 	if u, err := lr.Learn(context.Background(), []bootstrap.Solution[int32]{batch[3], batch[0]}); err != nil || u.Steps > 0 || len(lr.pending) != 2 {
 		t.Fatal(u, err, len(lr.pending))
 	}
+	return lr, tasks
+}
+
+// seedTasks returns the grids of seedLearner.
+func seedTasks() []search.Task[int32] { return grids(4, 14) }
+
+// learnerFiles returns the contents of the files that lr.Save writes:
+// cm.json, table.safetensors and trajectories.safetensors.
+func learnerFiles(t testing.TB, lr *Learner[int32]) (js, tb, tj []byte) {
 	dir := t.TempDir()
 	if err := lr.Save(dir); err != nil {
 		t.Fatal(err)
@@ -767,11 +1128,59 @@ func seedFiles(t testing.TB) (js, tb, tj, snap []byte) {
 		}
 		return b
 	}
-	snap, err = lr.Snapshot().MarshalBinary()
+	return read(LearnerFile), read(TableFile), read(TrajectoriesFile)
+}
+
+// seedFiles returns the files of seedLearner's learner and its snapshot.
+func seedFiles(t testing.TB) (js, tb, tj, snap []byte) {
+	lr, _ := seedLearner(t)
+	js, tb, tj = learnerFiles(t, lr)
+	snap, err := lr.Snapshot().MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return read(LearnerFile), read(TableFile), read(TrajectoriesFile), snap
+	return js, tb, tj, snap
+}
+
+// earlierForm returns the trajectories.safetensors of lr in the form
+// that Save wrote before it kept the actions alone: with the rows of the
+// solutions optimised over ("rows", I32 [ΣT, M]) and the codes of those
+// pending ("pending_codes", U64 [ΣT', M]).
+func earlierForm(t testing.TB, lr *Learner[int32]) []byte {
+	M := len(lr.table.layout.Sizes)
+	ts := map[string]safetensors.Tensor{}
+	columns := func(prefix string, keys []int, actions func(k int) []uint8) {
+		var index []int64
+		var lengths []int32
+		var all []uint8
+		for _, k := range keys {
+			index, lengths, all = append(index, int64(k)), append(lengths, int32(len(actions(k)))), append(all, actions(k)...)
+		}
+		ts[prefix+"index"] = safetensors.I64([]int{len(keys)}, index)
+		ts[prefix+"length"] = safetensors.I32([]int{len(keys)}, lengths)
+		ts[prefix+"action"] = safetensors.U8([]int{len(all)}, all)
+	}
+	keys := slices.Sorted(maps.Keys(lr.trajs))
+	columns("", keys, func(k int) []uint8 { return lr.trajs[k].actions })
+	var rows []int32
+	for _, k := range keys {
+		rows = append(rows, lr.trajs[k].rows...)
+	}
+	ts["rows"] = safetensors.I32([]int{len(rows) / M, M}, rows)
+	if len(lr.pending) > 0 {
+		keys = slices.Sorted(maps.Keys(lr.pending))
+		columns("pending_", keys, func(k int) []uint8 { return lr.pending[k].actions })
+		var codes []uint64
+		for _, k := range keys {
+			codes = append(codes, lr.pending[k].codes...)
+		}
+		ts["pending_codes"] = safetensors.U64([]int{len(codes) / M, M}, codes)
+	}
+	b, err := safetensors.Encode(ts, map[string]string{"format": formatName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // FuzzDecodeTable checks that no table file makes the loader panic,
@@ -788,25 +1197,29 @@ func FuzzDecodeTable(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	if _, err := decodeLearner[int32](js, b32, tj); err != nil {
+	if _, err := decodeLearner(js, b32, tj, seedTasks()); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(b32)
 	f.Fuzz(func(t *testing.T, tb []byte) { decodeFuzzed(t, js, tb, tj) })
 }
 
-// FuzzDecodeTrajectories checks the same of trajectories files.
+// FuzzDecodeTrajectories checks the same of trajectories files, in both
+// forms.
 func FuzzDecodeTrajectories(f *testing.F) {
 	js, tb, tj, _ := seedFiles(f)
+	lr, _ := seedLearner(f)
 	f.Add(tj)
 	f.Add(tj[:40])
+	f.Add(earlierForm(f, lr))
 	f.Fuzz(func(t *testing.T, tj []byte) { decodeFuzzed(t, js, tb, tj) })
 }
 
 // decodeFuzzed checks that a learner that decodeLearner accepts computes
 // its loss, and encodes to files that decode to the same learner.
 func decodeFuzzed(t *testing.T, js, tb, tj []byte) {
-	lr, err := decodeLearner[int32](js, tb, tj)
+	tasks := seedTasks()
+	lr, err := decodeLearner(js, tb, tj, tasks)
 	if err != nil {
 		return
 	}
@@ -820,7 +1233,7 @@ func decodeFuzzed(t *testing.T, js, tb, tj []byte) {
 		t.Fatal(err)
 	}
 	tj2 := buf.Bytes()
-	got, err := decodeLearner[int32](js2, tb2, tj2)
+	got, err := decodeLearner(js2, tb2, tj2, tasks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -932,6 +1345,14 @@ func (w wide) Contexts(_ int32, _ int, s int32, dst []uint64) {
 		dst[i] = x & (1<<40 - 1)
 	}
 }
+
+// A walk is a wide problem whose goal is state goal.
+type walk struct {
+	wide
+	goal int32
+}
+
+func (w walk) IsGoal(s int32) bool { return s == w.goal }
 
 // newWideLearner returns a learner with Growth 1 of a table of the
 // contexts of the first states of w, rows rows in all, that has covered

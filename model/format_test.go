@@ -139,6 +139,65 @@ func TestTrainerSaveLoadExact(t *testing.T) {
 	}
 }
 
+// TestTrainerRestoreState checks that RestoreState undoes the steps
+// taken since CopyState, bit for bit, also on threads' copies of the
+// model: the steps taken again from there save the same files as the
+// first time, on one thread and on two.
+func TestTrainerRestoreState(t *testing.T) {
+	ss := samples(t, 40, 12)
+	if n := states(ss[2:]); n < 2*minShare {
+		t.Fatalf("%d states: too few for 2 threads", n)
+	}
+	for _, threads := range []int{1, 2} {
+		tr := NewTrainer(mustNew(t, tinyConfig(t, "phsh")), TrainConfig{LearningRate: 1e-2, Threads: threads})
+		if _, err := tr.StepBatch(ss[:2]); err != nil {
+			t.Fatal(err)
+		}
+		var st TrainerState
+		tr.CopyState(&st)
+		steps := func() []byte {
+			t.Helper()
+			for range 3 {
+				if _, err := tr.StepBatch(ss[2:]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dir := t.TempDir()
+			if err := tr.Save(dir); err != nil {
+				t.Fatal(err)
+			}
+			var all []byte
+			for _, f := range []string{WeightsFile, OptimizerFile} {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, b...)
+			}
+			return all
+		}
+		first := steps()
+		tr.RestoreState(&st)
+		if tr.Steps() != 1 {
+			t.Errorf("%d threads: %d steps after RestoreState, want 1", threads, tr.Steps())
+		}
+		if again := steps(); !bytes.Equal(again, first) {
+			t.Errorf("%d threads: the steps after RestoreState end with other weights or moments", threads)
+		}
+		tr.CopyState(&st) // reuses st's memory
+		tr.RestoreState(&st)
+		if again := steps(); bytes.Equal(again, first) {
+			t.Errorf("%d threads: the steps from a later state end as those from the first", threads)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("RestoreState of an empty TrainerState did not panic")
+		}
+	}()
+	NewTrainer(mustNew(t, tinyConfig(t, "phsh")), TrainConfig{}).RestoreState(&TrainerState{})
+}
+
 // nearlyEqual reports whether a and b are equal within a relative 1e-5.
 func nearlyEqual(a, b []float32) bool {
 	return slices.EqualFunc(a, b, func(x, y float32) bool { return math.Abs(float64(x-y)) <= 1e-5*math.Max(1, math.Abs(float64(y))) })

@@ -129,6 +129,54 @@ func (t *Trainer) StepBatch(samples []Sample) (Losses, error) {
 	return l, nil
 }
 
+// A TrainerState is a copy of what a Trainer's steps change: the model's
+// weights and Adam's moment estimates and count of steps. Its zero value
+// is empty; Trainer.CopyState fills it.
+type TrainerState struct {
+	weights, m, v [][]float32
+	steps         int
+}
+
+// CopyState copies into s the weights and the optimiser state of t,
+// reusing s's memory if it holds a copy of t's already, so that
+// RestoreState can undo the steps taken since.
+func (t *Trainer) CopyState(s *TrainerState) {
+	ps := t.m.Params()
+	if len(s.weights) != len(ps) {
+		s.weights, s.m, s.v = make([][]float32, len(ps)), make([][]float32, len(ps)), make([][]float32, len(ps))
+	}
+	for i, p := range ps {
+		s.weights[i] = append(s.weights[i][:0], p.Data...)
+		s.m[i] = append(s.m[i][:0], t.opt.M[i]...)
+		s.v[i] = append(s.v[i][:0], t.opt.V[i]...)
+	}
+	s.steps = t.opt.T
+}
+
+// RestoreState makes the weights and the optimiser state of t, and of
+// its threads' copies of the model, those that CopyState copied into s
+// from t, and clears the gradients. It panics if s holds no copy of t's
+// state.
+func (t *Trainer) RestoreState(s *TrainerState) {
+	ps := t.m.Params()
+	if len(s.weights) != len(ps) {
+		panic("model: RestoreState: not a copy of the trainer's state")
+	}
+	for i, p := range ps {
+		if len(s.weights[i]) != len(p.Data) {
+			panic("model: RestoreState: not a copy of the trainer's state")
+		}
+		copy(p.Data, s.weights[i])
+		copy(t.opt.M[i], s.m[i])
+		copy(t.opt.V[i], s.v[i])
+		p.ZeroGrad()
+	}
+	t.opt.T = s.steps
+	for _, r := range t.replicas {
+		r.CopyWeightsFrom(t.m)
+	}
+}
+
 // gradients computes the mean of the losses of samples and accumulates
 // its gradients in the parameters.
 func (t *Trainer) gradients(samples []Sample) (Losses, error) {

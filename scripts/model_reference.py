@@ -9,11 +9,18 @@ resnet) are described in docs/MODEL_FORMAT.md.
 
     scripts/model_reference.py lab/witness-levints/model model/testdata/witness-inputs.npy
     scripts/model_reference.py --torch --json lab/witness-phsh/model x.f32
+    scripts/model_reference.py --json cm/testdata/table-compact.safetensors cm/testdata/table-contexts.json
 
 The input is a .npy file of float32 (or any real dtype), of shape
 [N, C, H, W] or [C, H, W], or any other file read as raw little-endian
 float32 values, N·C·H·W of them, in that order. C, H and W are the model's
 channels, height and width.
+
+A file, not a directory, is a context model's table (package cm: the
+format of table.safetensors, beta F64 or F32, or the compact form); the
+input is then a JSON list of states, each the list of its M context
+codes, and the script prints the table's number of rows and the
+log-policy of each state (mix 0).
 
 Needs NumPy; --torch needs PyTorch too.
 """
@@ -30,10 +37,13 @@ DEFAULTS = {"conv": {"filters": 32, "kernel": 2, "hidden": 128},
             "resnet": {"units": 128, "blocks": 2, "hidden": 128}}
 
 
+DTYPES = {"F32": "<f4", "F64": "<f8", "I64": "<i8", "U64": "<u8", "I32": "<i4", "U8": "u1"}
+
+
 def read_safetensors(path):
-    """Returns ({name: float32 array in its stored shape}, metadata) of a
-    safetensors file of F32 tensors: an 8-byte little-endian header length,
-    a JSON header, then the tensors' little-endian data."""
+    """Returns ({name: array of its dtype in its stored shape}, metadata) of
+    a safetensors file: an 8-byte little-endian header length, a JSON
+    header, then the tensors' little-endian data."""
     with open(path, "rb") as f:
         b = f.read()
     (n,) = struct.unpack("<Q", b[:8])
@@ -42,14 +52,13 @@ def read_safetensors(path):
     meta = header.pop("__metadata__", {})
     tensors = {}
     for name, h in header.items():
-        if h["dtype"] != "F32":
-            raise ValueError(f"{path}: tensor {name}: dtype {h['dtype']}, want F32")
+        dtype = np.dtype(DTYPES[h["dtype"]])
         lo, hi = h["data_offsets"]
         count = int(np.prod(h["shape"], dtype=np.int64))
-        if hi - lo != 4 * count:
+        if hi - lo != dtype.itemsize * count:
             raise ValueError(f"{path}: tensor {name}: offsets {lo}, {hi} do not fit shape {h['shape']}")
-        a = np.frombuffer(data, dtype="<f4", count=count, offset=lo)
-        tensors[name] = a.reshape(h["shape"]).astype(np.float32)
+        a = np.frombuffer(data, dtype=dtype, count=count, offset=lo)
+        tensors[name] = a.reshape(h["shape"]).astype(dtype.newbyteorder("="))
     return tensors, meta
 
 
@@ -90,6 +99,8 @@ def load_model(directory):
     out = {}
     for name, shape in shapes.items():
         t = weights[name]
+        if t.dtype != np.float32:
+            raise ValueError(f"{directory}: tensor {name} is {t.dtype}, want float32")
         if t.shape != shape and len(shape) == 4 and t.shape == (shape[0], int(np.prod(shape[1:]))):
             t = t.reshape(shape)  # the legacy layout
         if t.shape != shape:
@@ -192,6 +203,54 @@ def forward_torch(cfg, wts, x):
     return (None if log_pi is None else log_pi.numpy(), None if h is None else h.numpy())
 
 
+def load_table(path):
+    """Returns (layout, {(set, code): beta float64 [A]}) of a context model's
+    table file, "phs-cm/1" (beta, set, code) or "phs-cm-compact/1"."""
+    t, meta = read_safetensors(path)
+    layout = json.loads(meta["layout"])
+    A = layout["actions"]
+    if meta["format"] == "phs-cm/1":
+        beta, sets, codes = t["beta"].astype(np.float64), t["set"].tolist(), t["code"].tolist()
+    elif meta["format"] == "phs-cm-compact/1":
+        counts, delta = t["set_rows"], t["code_delta"].tobytes()
+        sets = np.repeat(np.arange(len(counts)), counts)
+        codes, pos = [], 0
+        for s, n in enumerate(counts):
+            code = 0
+            for _ in range(n):  # unsigned LEB128, the first code of a set from 0
+                d, shift = 0, 0
+                while True:
+                    b = delta[pos]
+                    pos += 1
+                    d |= (b & 0x7F) << shift
+                    shift += 7
+                    if b < 0x80:
+                        break
+                code += d
+                codes.append(code)
+        scale = t["beta_scale"].astype(np.float64)[sets][:, None]
+        beta = np.maximum(-t["beta_q"].astype(np.float64) * scale, np.log(float(meta["eps_low"])))
+        beta[t["beta_q"] == 0] = 0
+        sets = sets.tolist()
+    else:
+        raise ValueError(f"{path}: format {meta['format']!r}")
+    return layout, {(s, c): beta[r].reshape(A) for r, (s, c) in enumerate(zip(sets, codes))}
+
+
+def table_log_policy(layout, rows, codes):
+    """Returns the log-policy of a state of context codes codes: the
+    log-softmax of the sum of the rows of its known contexts, uniform if
+    none is known."""
+    z = np.zeros(layout["actions"])
+    known = [rows[(s, c)] for s, c in enumerate(codes) if (s, c) in rows]
+    if not known:
+        return z - np.log(layout["actions"])
+    for b in known:
+        z = z + b
+    m = z.max()
+    return z - (m + np.log(np.exp(z - m).sum()))
+
+
 def read_input(path, cfg):
     """Returns the states of path as a float32 array [N, C, H, W]."""
     shape = (cfg["channels"], cfg["height"], cfg["width"])
@@ -210,11 +269,23 @@ def read_input(path, cfg):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("model", help="model directory (config.json, weights.safetensors)")
-    ap.add_argument("input", help=".npy [N, C, H, W] or raw little-endian float32 file")
+    ap.add_argument("model", help="model directory (config.json, weights.safetensors), or a context model's table file")
+    ap.add_argument("input", help=".npy [N, C, H, W] or raw little-endian float32 file; for a table, JSON [[code, ...], ...]")
     ap.add_argument("--torch", action="store_true", help="run the network with PyTorch, not NumPy")
     ap.add_argument("--json", action="store_true", help='print {"log_policy": [[...], ...], "h": [...]} (null for a missing head)')
     args = ap.parse_args()
+    if os.path.isfile(args.model):
+        layout, rows = load_table(args.model)
+        with open(args.input) as f:
+            log_pi = [table_log_policy(layout, rows, codes).tolist() for codes in json.load(f)]
+        if args.json:
+            json.dump({"rows": len(rows), "log_policy": log_pi}, sys.stdout)
+            print()
+            return
+        print(f"{len(rows)} rows")
+        for i, lp in enumerate(log_pi):
+            print(f"{i}: log_pi " + " ".join(f"{v:.6g}" for v in lp))
+        return
     cfg, wts = load_model(args.model)
     x = read_input(args.input, cfg)
     if args.torch:

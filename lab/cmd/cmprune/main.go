@@ -2,19 +2,29 @@
 // parameters spread by at most -tol (cm.Table.Prune), to ship a smaller
 // model:
 //
-//	cmprune [-flush [-threads N]] -tol 0.1 -out model.safetensors RUN
+//	cmprune [-flush [-threads N]] [-compact] -tol 0.1 -out model.safetensors RUN
 //
 // RUN is a context model's table file, or a run or checkpoint directory
 // that holds one (table.safetensors). With -flush, RUN is a training run
 // or checkpoint directory of a context model's learner, and the table
 // pruned is the learner's after cm.Learner.Flush, which optimises over
 // the solutions that the run's last updates left pending (the run's
-// files are left as they were). It prints the rows and bytes before and
-// after.
+// files are left as they were); the learner's solutions are rebuilt from
+// the run's problems, which its run.json names (domain, files and
+// valid_files, relative to the run directory). It prints the rows and
+// bytes before and after.
+//
+// It writes the table as cm.WriteTable does (β as float32, 4A + 12 bytes
+// a row of A actions), or with -compact in the compact form of
+// cm.WriteCompactTable (β quantised to 8 bits, its rows sorted by
+// context, about A + 2 bytes a row): -tol 0 -compact converts a table to
+// the compact form, dropping only the rows that change no policy. RUN
+// may be in either form.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,6 +33,11 @@ import (
 	"path/filepath"
 
 	"github.com/phs-go/phs/cm"
+	"github.com/phs-go/phs/domain/rubiks"
+	"github.com/phs-go/phs/domain/sokoban"
+	"github.com/phs-go/phs/domain/stp"
+	"github.com/phs-go/phs/domain/witness"
+	"github.com/phs-go/phs/search"
 )
 
 func main() {
@@ -38,6 +53,7 @@ func run(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "the pruned table's file (required)")
 	flush := fs.Bool("flush", false, "optimise over the run's pending solutions first (RUN: a run or checkpoint directory)")
 	threads := fs.Int("threads", 1, fmt.Sprintf("-flush: the optimisation's threads, 1 to %d", cm.MaxThreads))
+	compact := fs.Bool("compact", false, "write the compact form (cm.WriteCompactTable: β in 8 bits) instead of float32")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -68,7 +84,11 @@ func run(args []string, stdout io.Writer) error {
 		return err
 	}
 	p := t.Prune(*tol)
-	if err := cm.WriteTable(*out, p); err != nil {
+	write, form := cm.WriteTable, "float32"
+	if *compact {
+		write, form = cm.WriteCompactTable, "compact"
+	}
+	if err := write(*out, p); err != nil {
 		return err
 	}
 	a, _ := os.Stat(in)
@@ -76,7 +96,7 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d rows, %d bytes\n%s: %d rows, %d bytes (-tol %g)\n", in, t.Rows(), a.Size(), *out, p.Rows(), b.Size(), *tol)
+	fmt.Fprintf(stdout, "%s: %d rows, %d bytes\n%s: %d rows, %d bytes (-tol %g, %s)\n", in, t.Rows(), a.Size(), *out, p.Rows(), b.Size(), *tol, form)
 	return nil
 }
 
@@ -85,8 +105,72 @@ func flushed(dir string, threads int, stdout io.Writer) (*cm.Table, error) {
 	if _, err := os.Stat(filepath.Join(dir, cm.LearnerFile)); err != nil {
 		return nil, fmt.Errorf("-flush: %s is no learner's directory: %w", dir, err)
 	}
-	// The state type plays no part in loading or optimising.
-	l, err := cm.LoadLearner[int](dir, threads)
+	domain, files, err := runProblems(dir)
+	if err != nil {
+		return nil, fmt.Errorf("-flush: %w", err)
+	}
+	switch domain {
+	case "witness":
+		return flushTasks(dir, files, witness.ReadFile, threads, stdout)
+	case "sokoban":
+		return flushTasks(dir, files, sokoban.ReadFile, threads, stdout)
+	case "stp":
+		return flushTasks(dir, files, stp.ReadFile, threads, stdout)
+	case "rubiks":
+		return flushTasks(dir, files, rubiks.ReadFile, threads, stdout)
+	}
+	return nil, fmt.Errorf("-flush: %s: domain %q; want witness, sokoban, stp or rubiks", dir, domain)
+}
+
+// runProblems returns the domain and the problem files, training then
+// validation, of the training run whose checkpoint or run directory is
+// dir, as its run.json (in dir or its parent) names them, each relative
+// to the run directory unless absolute.
+func runProblems(dir string) (domain string, files []string, err error) {
+	run := dir
+	name := filepath.Join(run, "run.json")
+	if _, err := os.Stat(name); err != nil {
+		run = filepath.Dir(dir)
+		name = filepath.Join(run, "run.json")
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return "", nil, err
+	}
+	var cfg struct {
+		Domain     string   `json:"domain"`
+		Files      []string `json:"files"`
+		ValidFiles []string `json:"valid_files"`
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return "", nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(cfg.Files) == 0 {
+		return "", nil, fmt.Errorf("%s: no problem files", name)
+	}
+	for _, f := range append(cfg.Files, cfg.ValidFiles...) {
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(run, f)
+		}
+		files = append(files, f)
+	}
+	return cfg.Domain, files, nil
+}
+
+// flushTasks returns the table of the learner saved in dir after Flush,
+// its solutions rebuilt from the problems of files, which read parses.
+func flushTasks[S comparable, P search.Problem[S]](dir string, files []string, read func(string) ([]P, error), threads int, stdout io.Writer) (*cm.Table, error) {
+	var tasks []search.Task[S]
+	for _, f := range files {
+		ps, err := read(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			tasks = append(tasks, search.Task[S]{Problem: p})
+		}
+	}
+	l, err := cm.LoadLearner(dir, threads, tasks...)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,12 +49,61 @@ func TestPrune(t *testing.T) {
 	os.Remove(out)
 }
 
-// TestFlush prunes, with -flush, the table of a learner saved with
-// solutions pending: the table written covers them (it has the rows of
-// their contexts, which the saved table lacks), and the learner's files
-// are left as they were. -flush refuses a table file, and -threads out
-// of range.
-func TestFlush(t *testing.T) {
+// TestCompact writes a trained table in the compact form with -compact,
+// from its float32 file, and back to float32 without -compact: the rows
+// of -tol 0 each time, in fewer bytes in the compact form.
+func TestCompact(t *testing.T) {
+	tb := trainedLearner(t).Table().Prune(0)
+	if tb.Rows() == 0 {
+		t.Fatal("no row")
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.safetensors")
+	if err := cm.WriteTable(in, tb); err != nil {
+		t.Fatal(err)
+	}
+	compact, back := filepath.Join(dir, "compact.safetensors"), filepath.Join(dir, "back.safetensors")
+	for _, c := range []struct {
+		args []string
+		file string
+		form string
+	}{
+		{[]string{"-compact", "-tol", "0", "-out", compact, in}, compact, "compact"},
+		{[]string{"-out", back, compact}, back, "float32"},
+	} {
+		var b bytes.Buffer
+		if err := run(c.args, &b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), fmt.Sprintf("%d rows, ", tb.Rows())) || !strings.Contains(b.String(), "(-tol 0, "+c.form+")") {
+			t.Errorf("%v: output %q", c.args, b.String())
+		}
+		p, err := cm.ReadTable(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Rows() != tb.Rows() {
+			t.Errorf("%v: %d rows, want %d", c.args, p.Rows(), tb.Rows())
+		}
+		for r := range p.Rows() {
+			if set, code := p.Context(r); tb.Row(set, code) < 0 {
+				t.Fatalf("%v: row %d: context (%d, %d), which %s lacks", c.args, r, set, code, in)
+			}
+		}
+	}
+	a, _ := os.Stat(in)
+	b, _ := os.Stat(compact)
+	if b.Size() >= a.Size()/2 {
+		t.Errorf("%d bytes compact, %d in float32", b.Size(), a.Size())
+	}
+	t.Logf("%d rows: %d bytes compact, %d in float32", tb.Rows(), b.Size(), a.Size())
+}
+
+// trainedLearner returns a learner for 4x4 Witness puzzles that has
+// optimised over the solutions of 4 sample puzzles, with the solutions of
+// 2 more pending.
+func trainedLearner(t *testing.T) *cm.Learner[witness.State] {
+	t.Helper()
 	ps, err := witness.ReadFile("../../../examples/witness-4x4.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -83,10 +133,39 @@ func TestFlush(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dir := t.TempDir()
+	return lr
+}
+
+// TestFlush prunes, with -flush, the table of a learner saved with
+// solutions pending: the table written covers them (it has the rows of
+// their contexts, which the saved table lacks), and the learner's files
+// are left as they were. -flush refuses a table file, and -threads out
+// of range.
+func TestFlush(t *testing.T) {
+	lr := trainedLearner(t)
+	runDir := t.TempDir()
+	dir := filepath.Join(runDir, "checkpoint")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := lr.Save(dir); err != nil {
 		t.Fatal(err)
 	}
+	examples, err := filepath.Abs("../../../examples/witness-4x4.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(runDir, examples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeRun := func(js string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(runDir, "run.json"), []byte(js), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeRun(fmt.Sprintf(`{"domain": "witness", "files": [%q]}`, rel))
 	saved, err := os.ReadFile(filepath.Join(dir, cm.TableFile))
 	if err != nil {
 		t.Fatal(err)
@@ -111,4 +190,28 @@ func TestFlush(t *testing.T) {
 			t.Errorf("%v: no error", args)
 		}
 	}
+	// The run's problems: another domain, a missing file, too few problems.
+	for _, js := range []string{`{"domain": "maze", "files": ["x.txt"]}`, `{"domain": "witness", "files": ["missing.txt"]}`,
+		`{"domain": "witness"}`, `{"domain": "witness", "files": [` + fmt.Sprintf("%q", writeFirst(t, examples, 3)) + `]}`} {
+		writeRun(js)
+		if err := run([]string{"-flush", "-tol", "0", "-out", out, dir}, new(bytes.Buffer)); err == nil {
+			t.Errorf("run.json %s: no error", js)
+		}
+	}
+}
+
+// writeFirst writes the first n Witness puzzles of file to a new file,
+// and returns its name.
+func writeFirst(t *testing.T, file string, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	name := filepath.Join(t.TempDir(), "first.txt")
+	if err := os.WriteFile(name, []byte(strings.Join(lines[:min(len(lines), 5*n)], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
 }

@@ -25,9 +25,9 @@
 // (phs train -resume) a stage whose run has a checkpoint, and starts the
 // others. So the same command, run again after an interruption (Ctrl-C,
 // -for, a kill, the end of a session), goes on where the curriculum
-// stopped. WORK must be kept between sessions, at the same path (the runs'
-// run.json files name their problem files and initial networks by
-// absolute path); data/ may be dropped. WORK/settings.json is a copy of the
+// stopped. WORK must be kept between sessions, and may move as a whole
+// (the runs' run.json files name their problem files and initial models
+// relative to the run directories); data/ may be dropped. WORK/settings.json is a copy of the
 // settings; the command refuses settings that differ from it. The model
 // of the curriculum is the last stage's checkpoint, WORK/KK-NAME/checkpoint.
 package main

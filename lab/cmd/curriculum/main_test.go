@@ -97,8 +97,8 @@ func TestCurriculum(t *testing.T) {
 			exists(stage1+".done"), exists(stage2+".done"), hasCheckpoint(stage2))
 	}
 	var run struct{ Init string }
-	if b, err := os.ReadFile(filepath.Join(stage2, "run.json")); err != nil || json.Unmarshal(b, &run) != nil || run.Init != stage1 {
-		t.Errorf("stage 2 started from %q, want %q", run.Init, stage1)
+	if b, err := os.ReadFile(filepath.Join(stage2, "run.json")); err != nil || json.Unmarshal(b, &run) != nil || filepath.Join(stage2, run.Init) != stage1 {
+		t.Errorf("stage 2 started from %q, want %q relative to its run directory", run.Init, stage1)
 	}
 	before, _ := iterations(t, stage2)
 	metrics1, err := os.ReadFile(filepath.Join(stage1, "metrics.jsonl"))
@@ -168,8 +168,8 @@ func TestCurriculumContext(t *testing.T) {
 	}
 	stage1, stage2 := filepath.Join(work, "01-1-3"), filepath.Join(work, "02-3-5")
 	var run struct{ Init string }
-	if b, err := os.ReadFile(filepath.Join(stage2, "run.json")); err != nil || json.Unmarshal(b, &run) != nil || run.Init != stage1 {
-		t.Errorf("stage 2 started from %q, want %q", run.Init, stage1)
+	if b, err := os.ReadFile(filepath.Join(stage2, "run.json")); err != nil || json.Unmarshal(b, &run) != nil || filepath.Join(stage2, run.Init) != stage1 {
+		t.Errorf("stage 2 started from %q, want %q relative to its run directory", run.Init, stage1)
 	}
 	if !exists(filepath.Join(stage2, "checkpoint", "cm.json")) {
 		t.Error("the last stage's checkpoint holds no context model")

@@ -1,0 +1,250 @@
+package cm
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/phs-go/phs/internal/atomicfile"
+	"github.com/phs-go/phs/internal/safetensors"
+)
+
+// compactFormatName is the metadata "format" of a table in the compact
+// form (WriteCompactTable). See docs/MODEL_FORMAT.md.
+const compactFormatName = "phs-cm-compact/1"
+
+// The tensors of the compact form, with R rows, A actions and M mutex
+// sets.
+const (
+	compactBeta   = "beta_q"     // U8 [R, A]: β = −q·scale of the row's set
+	compactScales = "beta_scale" // F32 [M]: the scale of each mutex set, finite, ≥ 0
+	compactCounts = "set_rows"   // I32 [M]: the number of rows of each mutex set
+	compactCodes  = "code_delta" // U8 [B]: the codes, set by set, as LEB128 deltas
+)
+
+// WriteCompactTable writes t to the file name in the compact form of a
+// table (docs/MODEL_FORMAT.md), replacing it atomically: a trained model
+// for test searches in A bytes a row and the varint of its code (1 to 10
+// bytes, the difference to the previous code of its mutex set), where
+// WriteTable takes 4A + 12. ReadTable and ReadTableFS read it back as a
+// table of the same layout, εlow and contexts, its rows sorted by context
+// (mutex set, then code), whose policy is t's up to the quantisation of
+// its parameters:
+//
+// Each row of t is shifted so that its largest β is 0, which changes no
+// policy (the softmax of a sum of rows is the same when one row is
+// shifted on every action) and keeps it in the box [ln εlow, 0]. Mutex
+// set i has a scale s_i, the smallest shifted β of its rows over −255,
+// rounded up to a float32, and each shifted β is written as the q in
+// 0..255 whose −q·s_i is nearest to it. The β read back, −q·s_i, or ln
+// εlow when that is below it, is within s_i/2 of the shifted β (to a
+// float64 rounding), and s_i/2 ≤ |ln εlow|/510·(1 + 2⁻²³): 0.0181 for
+// εlow 1e-4. So in a state whose known contexts are in the mutex sets K
+// (one row each), each log-probability of the policy, mixed or not, is
+// within Σ_{i∈K} s_i of t's.
+//
+// A learner started from the table read back (NewLearnerFrom) starts from
+// the shifted, quantised parameters.
+func WriteCompactTable(name string, t *Table) error {
+	b, err := marshalCompact(t)
+	if err == nil {
+		err = atomicfile.WriteFile(name, b)
+	}
+	if err != nil {
+		return fmt.Errorf("cm: %w", err)
+	}
+	return nil
+}
+
+// marshalCompact returns t in the compact form of WriteCompactTable.
+func marshalCompact(t *Table) ([]byte, error) {
+	meta, err := tableMeta(t, compactFormatName)
+	if err != nil {
+		return nil, err
+	}
+	M, A, R := len(t.layout.Sizes), t.layout.Actions, t.Rows()
+	// low[i] is the smallest shifted β of mutex set i, ≤ 0.
+	low := make([]float64, M)
+	for r := range R {
+		b := t.Beta(r)
+		top := slices.Max(b)
+		set := t.rowSet[r]
+		for _, v := range b {
+			low[set] = min(low[set], v-top)
+		}
+	}
+	scales := make([]float32, M)
+	for i, lo := range low {
+		scales[i] = compactScale(lo)
+	}
+	order := make([]int32, R)
+	for r := range order {
+		order[r] = int32(r)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(t.rowSet[a], t.rowSet[b]), cmp.Compare(t.rowCode[a], t.rowCode[b]))
+	})
+	q := make([]uint8, 0, R*A)
+	counts := make([]int32, M)
+	codes := make([]byte, 0, 3*R)
+	for i, r := range order {
+		set, code := t.rowSet[r], t.rowCode[r]
+		d := code
+		if i > 0 && t.rowSet[order[i-1]] == set {
+			d = code - t.rowCode[order[i-1]]
+		}
+		codes = binary.AppendUvarint(codes, d)
+		counts[set]++
+		b := t.Beta(int(r))
+		top := slices.Max(b)
+		for _, v := range b {
+			q = append(q, quantize(v-top, scales[set]))
+		}
+	}
+	return safetensors.Encode(map[string]safetensors.Tensor{
+		compactBeta:   safetensors.U8([]int{R, A}, q),
+		compactScales: safetensors.F32([]int{M}, scales),
+		compactCounts: safetensors.I32([]int{M}, counts),
+		compactCodes:  safetensors.U8([]int{len(codes)}, codes),
+	}, meta)
+}
+
+// compactScale returns the scale of a mutex set whose smallest shifted β
+// is lo ≤ 0: −lo/255 rounded up to a float32 (0 if lo is 0), so that
+// every shifted β of the set is −q·scale, to half a scale, for some q in
+// 0..255.
+func compactScale(lo float64) float32 {
+	if lo == 0 {
+		return 0
+	}
+	s := -lo / 255
+	f := float32(s)
+	if float64(f) < s {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
+}
+
+// quantize returns the q in 0..255 whose −q·scale is nearest to v, a
+// shifted β in [255·(−scale), 0]; 0 if scale is 0.
+func quantize(v float64, scale float32) uint8 {
+	if scale == 0 {
+		return 0
+	}
+	return uint8(min(math.Round(-v/float64(scale)), 255))
+}
+
+// dequantize returns the β of q and scale in the box [lo, 0]: −q·scale,
+// exact in float64, or lo when that is below lo.
+func dequantize(q uint8, scale float32, lo float64) float64 {
+	if q == 0 {
+		return 0
+	}
+	return max(-float64(q)*float64(scale), lo)
+}
+
+// compactTableOf returns the table of the tensors ts and metadata meta of
+// a file in the compact form, whose format name the caller checked,
+// checking every field, and the sizes before it allocates the rows (each
+// takes A bytes of beta_q and at least one of code_delta): a
+// known tensor of its dtype and shape each, no other tensor; scales
+// finite and ≥ 0; row counts ≥ 0, at most the set's number of codes,
+// summing to the rows of beta_q; as many canonical varints (no needless
+// continuation byte, no overflow) as rows, and no byte after them; codes
+// strictly increasing within each set and below its number of codes.
+func compactTableOf(ts map[string]safetensors.Tensor, meta map[string]string) (*Table, error) {
+	t, err := emptyTableOf(meta)
+	if err != nil {
+		return nil, err
+	}
+	l := t.layout
+	M, A := len(l.Sizes), l.Actions
+	for name := range ts {
+		switch name {
+		case compactBeta, compactScales, compactCounts, compactCodes:
+		default:
+			return nil, fmt.Errorf("tensor %q in a compact table", name)
+		}
+	}
+	qt, err := get(ts, compactBeta, "U8", -1, A)
+	if err != nil {
+		return nil, err
+	}
+	st, err := get(ts, compactScales, "F32", M)
+	if err != nil {
+		return nil, err
+	}
+	nt, err := get(ts, compactCounts, "I32", M)
+	if err != nil {
+		return nil, err
+	}
+	ct, err := get(ts, compactCodes, "U8", -1)
+	if err != nil {
+		return nil, err
+	}
+	R := qt.Shape[0]
+	switch {
+	case R > maxRowCount:
+		return nil, fmt.Errorf("%d rows; at most %d", R, maxRowCount)
+	case R > len(ct.Data):
+		return nil, fmt.Errorf("%d rows and %d bytes of codes; want at least a byte a row", R, len(ct.Data))
+	}
+	scales := st.F32s()
+	for i, s := range scales {
+		if !(s >= 0 && s <= math.MaxFloat32) {
+			return nil, fmt.Errorf("mutex set %d: scale %g; want a finite number ≥ 0", i, s)
+		}
+	}
+	counts := nt.I32s()
+	total := 0
+	for i, n := range counts {
+		if n < 0 || uint64(n) > l.Sizes[i] {
+			return nil, fmt.Errorf("mutex set %d: %d rows; want 0 to its %d codes", i, n, l.Sizes[i])
+		}
+		total += int(n)
+	}
+	if total != R {
+		return nil, fmt.Errorf("%d rows in the mutex sets, %d in %s", total, R, compactBeta)
+	}
+	t.rowSet = make([]int32, 0, R)
+	t.rowCode = make([]uint64, 0, R)
+	t.beta = make([]float64, 0, R*A)
+	b := ct.Data
+	for set, n := range counts {
+		size := l.Sizes[set]
+		var code uint64
+		for j := range n {
+			d, k := binary.Uvarint(b)
+			row := t.Rows()
+			switch {
+			case k == 0:
+				return nil, fmt.Errorf("row %d: %s ends within a varint", row, compactCodes)
+			case k < 0:
+				return nil, fmt.Errorf("row %d: a varint of %s overflows 64 bits", row, compactCodes)
+			case k > 1 && b[k-1] == 0:
+				return nil, fmt.Errorf("row %d: a varint of %s ends with a needless zero byte", row, compactCodes)
+			case j > 0 && d == 0:
+				return nil, fmt.Errorf("row %d: mutex set %d: code %d twice (delta 0)", row, set, code)
+			case j == 0 && d >= size, j > 0 && d > size-1-code:
+				return nil, fmt.Errorf("row %d: mutex set %d: code past its %d codes (delta %d after code %d)", row, set, size, d, code)
+			}
+			b = b[k:]
+			if j == 0 {
+				code = d
+			} else {
+				code += d
+			}
+			t.addRow(set, code)
+		}
+	}
+	if len(b) > 0 {
+		return nil, fmt.Errorf("%d bytes of %s after the code of the last row", len(b), compactCodes)
+	}
+	lo, _ := t.Bounds()
+	for i, q := range qt.Data {
+		t.beta[i] = dequantize(q, scales[t.rowSet[i/A]], lo)
+	}
+	return t, nil
+}

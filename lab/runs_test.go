@@ -1,0 +1,122 @@
+package lab_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/phs-go/phs/cli"
+	"github.com/phs-go/phs/cm"
+	"github.com/phs-go/phs/model"
+)
+
+// TestRuns checks each run in progress, runs/NAME (README.md, "Runs in
+// progress"): its run.json names its problem files relative to the run
+// directory, it has a checkpoint, and, where its problem files are found
+// (always with PHS_DATA set, as in CI), it resumes: a copy of it, given
+// its files anew, is resumed by "phs train -resume" to a time limit it
+// has already passed, which loads and checks everything a resumption does
+// (its problems against the checkpoint, the learner, a context model's
+// solutions replayed) and stops before any search, its parameters
+// unchanged.
+func TestRuns(t *testing.T) {
+	entries, err := os.ReadDir(runsDir)
+	if os.IsNotExist(err) {
+		return // no run in progress
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue // TestRunSizes names a stray file
+		}
+		t.Run(e.Name(), func(t *testing.T) { checkRun(t, filepath.Join(runsDir, e.Name())) })
+	}
+}
+
+// checkRun checks the run in progress in dir, as TestRuns says.
+func checkRun(t *testing.T, dir string) {
+	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run struct {
+		Files      []string `json:"files"`
+		ValidFiles []string `json:"valid_files"`
+	}
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatalf("%s/run.json: %v", dir, err)
+	}
+	if len(run.Files) == 0 {
+		t.Fatalf("%s/run.json: no problem files", dir)
+	}
+	args := []string{"train", "-resume", "", "-time", "1ns", "-workers", "1", "-progress", "0"}
+	var files []string
+	missing := ""
+	for i, f := range append(run.Files, run.ValidFiles...) {
+		if filepath.IsAbs(f) {
+			t.Errorf("%s/run.json: the absolute path %s; want it relative to the run directory", dir, f)
+			continue
+		}
+		f = filepath.Join(dir, f)
+		if _, err := os.Stat(f); err != nil {
+			missing = f
+		}
+		if i < len(run.Files) {
+			files = append(files, f)
+		} else {
+			args = append(args, "-valid", f)
+		}
+	}
+	params := paramsFile(t, filepath.Join(dir, "checkpoint"))
+	if missing != "" {
+		if os.Getenv("PHS_DATA") != "" {
+			t.Fatalf("%s: its problem file %s is missing", dir, missing)
+		}
+		t.Logf("%s: not resumed: its problem file %s is missing (without PHS_DATA)", dir, missing)
+		return
+	}
+	cp := t.TempDir()
+	if err := os.CopyFS(cp, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(cp, ".lock"))
+	args[2] = cp
+	var stderr bytes.Buffer
+	if err := cli.Run(context.Background(), append(args, files...), io.Discard, &stderr, cli.Shipped()...); err != nil {
+		t.Fatalf("%s: phs %s: %v\n%s", dir, strings.Join(args, " "), err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "time limit") {
+		t.Errorf("%s: resumed, and did not stop at its time limit:\n%s", dir, stderr.String())
+	}
+	before, err := os.ReadFile(filepath.Join(dir, "checkpoint", params))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.ReadFile(filepath.Join(cp, "checkpoint", params))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Errorf("%s: its parameters (checkpoint/%s) changed on a resumption that stopped at once", dir, params)
+	}
+}
+
+// paramsFile returns the file of the learner's parameters in checkpoint
+// directory cp: a network's weights or a context model's table.
+func paramsFile(t *testing.T, cp string) string {
+	t.Helper()
+	for _, name := range []string{model.WeightsFile, cm.TableFile} {
+		if _, err := os.Stat(filepath.Join(cp, name)); err == nil {
+			return name
+		}
+	}
+	t.Fatalf("%s: no checkpoint: neither %s nor %s", cp, model.WeightsFile, cm.TableFile)
+	return ""
+}
