@@ -254,7 +254,7 @@ var SqrtLTSTraining = []TrainingRun{
 		Stopped: "stopped in iteration 2, 1,792 levels in: 9x slower than √LTS-H"},
 	{Name: "sqrtlts-h10", Method: "√LTS-H, α = 10", Algorithm: "sqrtlts:h:10",
 		Stopped: "stopped in iteration 4, behind α = 1 from iteration 2"},
-	{Name: "mix-phsstar", Method: "PHS*, ε = 0.01", Algorithm: "phsstar", NoModel: true},
+	{Name: "mix-phsstar", Method: "PHS*, ε = 0.01", Algorithm: "phsstar"},
 	{Name: "mix-sqrtlts-h", Method: "√LTS-H, α = 1, ε = 0.01", Algorithm: "sqrtlts:h:1", NoModel: true},
 }
 
