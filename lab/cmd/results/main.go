@@ -332,21 +332,51 @@ phs plot -names "PHS*,WA* w=1.5" -title "Sliding-tile puzzle 5x5: training puzzl
 phs plot -x expansions -names "PHS*,WA* w=1.5" -title "Sliding-tile puzzle 5x5: training puzzles solved" \
     -o docs/img/stp-learning-expansions.png lab/stp-phsstar lab/stp-wastar
 ` + "```" + `
+`)
+	g.reproducing(b)
+}
 
+// reproducing writes the section on cmd/reproduce, naming the rows it
+// skips for want of their models: those of lab.Successors without a
+// Model and of lab.SqrtLTSTraining with NoModel.
+func (g *gen) reproducing(b *bytes.Buffer) {
+	var skipped []string
+	for _, sc := range lab.Successors {
+		if sc.Model == "" {
+			skipped = append(skipped, sc.Dir)
+		}
+	}
+	for _, r := range lab.SqrtLTSTraining {
+		if r.NoModel {
+			skipped = append(skipped, lab.SqrtLTSTrainingDir+"/"+r.Name)
+		}
+	}
+	for i, d := range skipped {
+		skipped[i] = "[" + d + "](../lab/" + d + ")"
+	}
+	skips := "It skips the rows whose model is not committed: " + strings.Join(skipped, ", ") + "."
+	if len(skipped) == 0 {
+		skips = "Every row's model is committed."
+	}
+	b.WriteString(`
 ## Reproducing
 
-In the lab's directory (` + "`cd lab`" + `), with the data sets of "phs data fetch" in DIR:
+In the lab's directory (` + "`cd lab`" + `), with the data sets of "phs data fetch" in DIR
+and Boxoban's medium/train/049.txt in DIR/boxoban/medium/train:
 
 ` + "```sh" + `
-go run ./cmd/reproduce -data DIR [-out .] [witness|sokoban|stp]...
+go run ./cmd/reproduce -data DIR [-out .] [-groups LIST] [witness|sokoban|stp]...
 go run ./cmd/results
 ` + "```" + `
 
-The first runs every test above again from the lab's networks and
-writes each row's per-problem results in the lab's layout (into
-reproduce-out/, or over the lab's own with -out .); the second writes
-this page and the README's table from the lab. How each network was
-trained: the README.md of its row's directory.
+The first runs every search above again from the lab's models, with the
+flags that made its record, and writes the records in the lab's layout
+(into reproduce-out/, or over the lab's own with -out .; ` + "`-h`" + ` lists the
+groups of rows for -groups); the second writes this page and the
+README's table. ` + skips + `
+The network of ` + lab.PrunedDir + ` (its line of Table 1, √LTS with it) now prunes
+two more kinds of dead end than in its records: ` + "`-root`" + ` at commit 2505b21 makes them again.
+Training is not run again: the README.md of each row's directory says how it was made.
 `)
 }
 
