@@ -313,6 +313,7 @@ func TestContextTrainFlags(t *testing.T) {
 		{append(ctxTrain, "-cm-steps", "-3", wit), "-cm-steps -3"},
 		{append(ctxTrain, "-cm-growth", "-1", wit), "-cm-growth -1: cm: learner: growth -1"},
 		{append(ctxTrain, "-cm-growth", "NaN", wit), "-cm-growth NaN"},
+		{append(ctxTrain, "-cm-bits", "4", wit), "-cm-bits 4: cm: learner: bits 4; want 0 (exact), 8 or 16"},
 		{append(ctxTrain, "-alg", "phsh", wit), "-alg phsh: phsh reads a heuristic, and a context model has none"},
 		{append(ctxTrain, "-alg", "astar", wit), "-alg astar: astar reads a heuristic"},
 		{append(ctxTrain, "-lr", "0.1", wit), "-lr 0.1: -learner context trains a context model, which does not read it"},
@@ -333,18 +334,25 @@ func TestContextTrainFlags(t *testing.T) {
 	}
 }
 
-// TestContextModelOverNATS trains a context model with a learner and one
+// TestContextModelOverNATS trains a context model, exact or quantised
+// (-cm-bits 8: its snapshots in the compact form), with a learner and one
 // "phs worker" process, which learns the kind of learner from the run.
 func TestContextModelOverNATS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
+	for _, bits := range []string{"0", "8"} {
+		t.Run("bits="+bits, func(t *testing.T) { testContextModelOverNATS(t, bits) })
+	}
+}
+
+func testContextModelOverNATS(t *testing.T, bits string) {
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	const iterations = 2
-	learner := startPHS(t, "train", "-domain", "witness", "-learner", "context", "-dir", run, "-listen", addr,
+	learner := startPHS(t, "train", "-domain", "witness", "-learner", "context", "-cm-bits", bits, "-dir", run, "-listen", addr,
 		"-workers", "2", "-budget", "50", "-iterations", strconv.Itoa(iterations), "-ack-wait", "2s", wit)
 	worker := startPHS(t, "worker", "-connect", "nats://"+addr, "-workers", "2")
 	t.Cleanup(func() {

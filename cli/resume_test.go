@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/cm"
 )
 
 // TestTrainMoved interrupts a run of each kind of learner, moves the
@@ -23,14 +24,22 @@ import (
 // file of the run holds an absolute path. A run.json of an earlier phs,
 // with absolute paths, still resumes; and a run directory moved without
 // its problem file resumes with the file given anew, which must hold the
-// run's problems.
+// run's problems. The context model is exact or quantised (-cm-bits 8,
+// its checkpoint's table in the compact form).
 func TestTrainMoved(t *testing.T) {
-	for _, learner := range []string{"network", "context"} {
-		t.Run(learner, func(t *testing.T) { testTrainMoved(t, learner) })
+	for _, c := range []struct {
+		name, learner string
+		flags         []string
+	}{
+		{"network", "network", nil},
+		{"context", "context", nil},
+		{"context-bits-8", "context", []string{"-cm-bits", "8"}},
+	} {
+		t.Run(c.name, func(t *testing.T) { testTrainMoved(t, c.learner, c.flags...) })
 	}
 }
 
-func testTrainMoved(t *testing.T, learner string) {
+func testTrainMoved(t *testing.T, learner string, extra ...string) {
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "repo", "data"), 0o755); err != nil {
 		t.Fatal(err)
@@ -42,12 +51,17 @@ func testTrainMoved(t *testing.T, learner string) {
 			t.Fatalf("train %q: %v\n%s", args, err, errOut)
 		}
 	}
-	flags := []string{"-domain", "witness", "-learner", learner, "-alg", "levints", "-budget", "50", "-update-every", "16", "-workers", "2"}
+	flags := append([]string{"-domain", "witness", "-learner", learner, "-alg", "levints", "-budget", "50", "-update-every", "16", "-workers", "2"}, extra...)
 
 	ref := filepath.Join(root, "ref")
 	train(append(flags, "-iterations", "3", "-dir", ref, wit)...)
 	if its := readMetrics(t, ref); len(its) != 3 || its[0].Solved == 0 || its[2].Updates == 0 {
 		t.Fatalf("the uninterrupted run: %+v; the test needs problems solved from the first iteration on, and updates in the last", its)
+	}
+	if len(extra) > 0 {
+		if b, err := os.ReadFile(filepath.Join(ref, "checkpoint", cm.TableFile)); err != nil || !bytes.Contains(b, []byte(`"phs-cm-compact/1"`)) {
+			t.Fatalf("the checkpoint of a run with %q does not hold its table in the compact form (%v)", extra, err)
+		}
 	}
 	run := filepath.Join(root, "repo", "runs", "run")
 	train(append(flags, "-iterations", "1", "-dir", run, wit)...)

@@ -131,6 +131,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&cfg.CM.Lambda, "cm-lambda", 0, "context model: weight λ > 0 of the regulariser (0: the library's, 10)")
 	fs.IntVar(&cfg.CM.MaxSteps, "cm-steps", 0, "context model: most optimiser steps of an update (0: the library's, 200)")
 	fs.Float64Var(&cfg.CM.Growth, "cm-growth", 1, "context model: an update optimises only once the solutions new or replaced since the last optimisation are at least G times those it covered (0: at every update)")
+	fs.IntVar(&cfg.CM.Bits, "cm-bits", 0, "context model: keep the parameters quantised to B = 8 or 16 bits on a grid per mutex set after each optimisation, and the checkpoints and snapshots in the compact form, exactly: B/8 bytes a parameter and about 2 a row instead of 8 and 12 (0: exact float64)")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "seed of the network's initialisation and of the updates")
 	fs.Float64Var(&cfg.LearningRate, "lr", 0, "Adam learning rate (0: the library's, 1e-4)")
 	fs.Float64Var(&cfg.L2, "l2", 0, "L2 regularisation weight")
@@ -361,6 +362,7 @@ func (cfg *trainConfig) settings() []setting[trainSetup] {
 		{"cm-lambda", func(s *trainSetup) { s.cm.Lambda = cfg.CM.Lambda }},
 		{"cm-steps", func(s *trainSetup) { s.cm.MaxSteps = cfg.CM.MaxSteps }},
 		{"cm-growth", func(s *trainSetup) { s.cm.Growth = cfg.CM.Growth }},
+		{"cm-bits", func(s *trainSetup) { s.cm.Bits = cfg.CM.Bits }},
 	}
 }
 
@@ -368,7 +370,7 @@ func (cfg *trainConfig) settings() []setting[trainSetup] {
 // of learner reads.
 var (
 	networkOnly = []string{"mix", "seed", "lr", "l2", "passes", "step-trajectories", "arch", "units", "blocks", "filters", "hidden"}
-	contextOnly = []string{"cm-mix", "cm-eps-low", "cm-lambda", "cm-steps", "cm-growth"}
+	contextOnly = []string{"cm-mix", "cm-eps-low", "cm-lambda", "cm-steps", "cm-growth", "cm-bits"}
 )
 
 // checkLearner returns a usage error if fs sets a flag that the learner

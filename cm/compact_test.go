@@ -209,11 +209,11 @@ func TestCompactBounds(t *testing.T) {
 		tb.addRow(1, 0)
 		lo, _ := tb.Bounds()
 		copy(tb.beta, []float64{lo, 0, lo, lo / 2, lo / 2, lo / 2, lo, lo, lo})
-		b, err := marshalCompact(tb)
+		b, err := marshalCompact(tb, 8, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := unmarshalAnyTable(b)
+		got, _, _, err := unmarshalAnyTable(b)
 		if err != nil {
 			t.Fatalf("εlow %g: %v", eps, err)
 		}
@@ -240,7 +240,7 @@ func compactFile(t *testing.T, edit func(ts map[string]safetensors.Tensor, meta 
 	}{{1, 260}, {0, 3}, {2, math.MaxUint64 - 1}, {0, 1}, {1, 2}} {
 		tb.addRow(c.set, c.code)
 	}
-	b, err := marshalCompact(tb)
+	b, err := marshalCompact(tb, 8, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,8 +258,7 @@ func compactFile(t *testing.T, edit func(ts map[string]safetensors.Tensor, meta 
 }
 
 // TestReadCompactRefuses checks that ReadTable refuses compact files with
-// a field out of range, naming it, and that a learner's table (read by
-// unmarshalTable) cannot be in the compact form.
+// a field out of range, naming it, and reads beta_q as U8 or U16.
 func TestReadCompactRefuses(t *testing.T) {
 	codes := func(b ...byte) func(map[string]safetensors.Tensor, map[string]string) {
 		return func(ts map[string]safetensors.Tensor, _ map[string]string) {
@@ -281,6 +280,15 @@ func TestReadCompactRefuses(t *testing.T) {
 	meta := func(key, value string) func(map[string]safetensors.Tensor, map[string]string) {
 		return func(_ map[string]safetensors.Tensor, m map[string]string) { m[key] = value }
 	}
+	// wide rewrites beta_q as U16, with the same values.
+	wide := func(ts map[string]safetensors.Tensor, _ map[string]string) {
+		q := ts[compactBeta]
+		v := make([]uint16, len(q.Data))
+		for i, b := range q.Data {
+			v[i] = uint16(b)
+		}
+		ts[compactBeta] = safetensors.U16(q.Shape, v)
+	}
 	// The codes of compactFile: 1, +2; 2, +258; 2⁶⁴ − 2.
 	big := []byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}
 	valid := append([]byte{1, 2, 2, 0x82, 0x02}, big...)
@@ -292,6 +300,8 @@ func TestReadCompactRefuses(t *testing.T) {
 		{"valid", nil, ""},
 		{"valid, rebuilt", codes(valid...), ""},
 		{"valid, large scales", scales(1e30, math.MaxFloat32, 0), ""},
+		{"valid, beta_q U16", wide, ""},
+		{"valid, beta_q U16 of large q", tensor(compactBeta, safetensors.U16([]int{5, 2}, []uint16{0, 1, 255, 256, 65535, 65534, 9, 9, 65535, 65535})), ""},
 		{"format", meta("format", "phs-cm/9"), `format "phs-cm/9", want "phs-cm/1" or "phs-cm-compact/1"`},
 		{"layout", meta("layout", `{"name":"x","actions":0,"sizes":[1]}`), "0 actions"},
 		{"eps_low", meta("eps_low", "1"), "εlow 1"},
@@ -300,7 +310,10 @@ func TestReadCompactRefuses(t *testing.T) {
 		{"no set_rows", drop(compactCounts), `no tensor "set_rows"`},
 		{"no beta_scale", drop(compactScales), `no tensor "beta_scale"`},
 		{"no code_delta", drop(compactCodes), `no tensor "code_delta"`},
-		{"beta_q F32", tensor(compactBeta, safetensors.F32([]int{5, 2}, make([]float32, 10))), `tensor "beta_q" is F32`},
+		{"beta_q F32", tensor(compactBeta, safetensors.F32([]int{5, 2}, make([]float32, 10))), `tensor "beta_q" is F32; want U8 or U16`},
+		{"beta_q I32", tensor(compactBeta, safetensors.I32([]int{5, 2}, make([]int32, 10))), `tensor "beta_q" is I32; want U8 or U16`},
+		{"beta_q U16 of 3 actions", tensor(compactBeta, safetensors.U16([]int{5, 3}, make([]uint16, 15))), `tensor "beta_q" has shape [5 3]`},
+		{"beta_q U16 flat", tensor(compactBeta, safetensors.U16([]int{10}, make([]uint16, 10))), `tensor "beta_q" is U16 [10]`},
 		{"beta_q of 3 actions", tensor(compactBeta, safetensors.U8([]int{5, 3}, make([]uint8, 15))), `tensor "beta_q" has shape [5 3]`},
 		{"beta_q flat", tensor(compactBeta, safetensors.U8([]int{10}, make([]uint8, 10))), `tensor "beta_q" is U8 [10]`},
 		{"scales of 2 sets", scales(1, 1), `tensor "beta_scale" has shape [2]`},
@@ -342,30 +355,45 @@ func TestReadCompactRefuses(t *testing.T) {
 			t.Errorf("%s: %v, error %v; want an error with %q", c.name, got, err, c.err)
 		}
 	}
-	if _, _, err := unmarshalTable(compactFile(t, nil)); err == nil || !strings.Contains(err.Error(), `format "phs-cm-compact/1", want "phs-cm/1"`) {
-		t.Errorf("unmarshalTable of a compact table: error %v", err)
-	}
 }
 
 // FuzzReadCompact checks that no bytes make the reader of table files
 // panic, and that a table it reads has its parameters in the box,
 // evaluates, and writes to a compact file that reads back as a table of
-// the same contexts.
+// the same contexts; and, if it is a compact file of 8 or 16 bits whose
+// parameters are on their grids (a quantised learner's), that the table
+// writes exactly in that form, reading back bit for bit.
 func FuzzReadCompact(f *testing.F) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	tb := sparseTable(f, rng, 20, DefaultEpsLow)
 	for _, t := range []*Table{tb, tb.Prune(math.Inf(1))} {
-		b, err := marshalCompact(t)
+		b, err := marshalCompact(t, 8, false, nil)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(b)
 		f.Add(b[:len(b)-2])
+		snapped := t.Clone()
+		snapToGrid(snapped, 16)
+		if b, err = marshalCompact(snapped, 16, true, nil); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		tb, err := unmarshalAnyTable(b)
+		tb, _, bits, err := unmarshalAnyTable(b)
 		if err != nil {
 			return
+		}
+		if bits > 0 && onGrid(tb, bits) == nil {
+			e, err := marshalCompact(tb, bits, true, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, gotBits, err := unmarshalAnyTable(e)
+			if err != nil || gotBits != bits || got.Rows() != tb.Rows() || !slices.Equal(got.rowSet, tb.rowSet) || !slices.Equal(got.rowCode, tb.rowCode) || !sameBits(got.beta, tb.beta) {
+				t.Fatalf("the table of %d bits on its grids written exactly reads back as another (%v)", bits, err)
+			}
 		}
 		lo, hi := tb.Bounds()
 		for i, v := range tb.beta {
@@ -381,11 +409,11 @@ func FuzzReadCompact(f *testing.F) {
 			codes[set] = code
 		}
 		tb.logPolicy(codes, 0, z, out)
-		c, err := marshalCompact(tb)
+		c, err := marshalCompact(tb, 8, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := unmarshalAnyTable(c)
+		got, _, _, err := unmarshalAnyTable(c)
 		if err != nil {
 			t.Fatal(err)
 		}

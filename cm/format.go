@@ -69,26 +69,6 @@ func betaF32(beta []float64, lo float64) []float32 {
 	return out
 }
 
-// unmarshalTable reads a table that marshalTable wrote, β as F64 or F32
-// (each float32 converted exactly to a float64), checking every field,
-// each β in the box, and returns it with the file's metadata. It refuses
-// the compact form (WriteCompactTable), whose rows are not in the order
-// of creation.
-func unmarshalTable(b []byte) (*Table, map[string]string, error) {
-	ts, meta, err := safetensors.Decode(b)
-	if err != nil {
-		return nil, nil, err
-	}
-	if meta["format"] != formatName {
-		return nil, nil, fmt.Errorf("format %q, want %q", meta["format"], formatName)
-	}
-	t, err := tableOf(ts, meta)
-	if err != nil {
-		return nil, nil, err
-	}
-	return t, meta, nil
-}
-
 // tableOf returns the table of the tensors ts and metadata meta of a file
 // in the format of table.safetensors, whose format name the caller
 // checked.
@@ -209,7 +189,7 @@ func ReadTableFS(fsys fs.FS, name string) (*Table, error) {
 // the format of table.safetensors or in the compact form, as its metadata
 // "format" says.
 func decodeTable(b []byte, name string) (*Table, error) {
-	t, err := unmarshalAnyTable(b)
+	t, _, _, err := unmarshalAnyTable(b)
 	if err != nil {
 		return nil, fmt.Errorf("cm: %s: %w", name, err)
 	}
@@ -218,17 +198,28 @@ func decodeTable(b []byte, name string) (*Table, error) {
 
 // unmarshalAnyTable returns the table of b, a file in the format of
 // table.safetensors (tableOf) or in the compact form (compactTableOf), as
-// its metadata "format" says, checking every field.
-func unmarshalAnyTable(b []byte) (*Table, error) {
+// its metadata "format" says, checking every field, with the file's
+// metadata and the bits of its quantisation: 0 for the format of
+// table.safetensors (β as F64 or F32), 8 or 16 for the compact form
+// (beta_q U8 or U16).
+func unmarshalAnyTable(b []byte) (*Table, map[string]string, int, error) {
 	ts, meta, err := safetensors.Decode(b)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	switch meta["format"] {
 	case formatName:
-		return tableOf(ts, meta)
+		t, err := tableOf(ts, meta)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		return t, meta, 0, nil
 	case compactFormatName:
-		return compactTableOf(ts, meta)
+		t, bits, err := compactTableOf(ts, meta)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		return t, meta, bits, nil
 	}
-	return nil, fmt.Errorf("format %q, want %q or %q", meta["format"], formatName, compactFormatName)
+	return nil, nil, 0, fmt.Errorf("format %q, want %q or %q", meta["format"], formatName, compactFormatName)
 }

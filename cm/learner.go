@@ -43,6 +43,25 @@ type LearnerConfig struct {
 	// about (1 + 1/g) times that of one over n, whatever the number of
 	// updates.
 	Growth float64 `json:"growth"`
+	// Bits, 0, 8 or 16, is the precision of the parameters that the
+	// learner keeps. 0 keeps them exact, as float64s. 8 or 16 keeps them
+	// quantised: after each optimisation, and when a learner starts from
+	// a table (NewLearnerFrom), the table's rows are sorted by context
+	// (mutex set, then code) and each β is snapped to the nearest point
+	// of a grid of its mutex set, −q·s for q in 0..2^Bits − 1, or ln εlow
+	// where −q·s is below it: s is the set's smallest β over
+	// −(2^Bits − 1), rounded up to a float32 (0, and every β of the set
+	// snapped to 0, when that is below 2⁻¹²⁶). Each β moves by at most
+	// s/2 ≤ |ln εlow|/(2·(2^Bits − 1))·(1 + 2⁻²³): 0.018 for 8 bits and
+	// 7.0e-5 for 16 with εlow 1e-4. No row is shifted, as
+	// WriteCompactTable's are: the regulariser is not invariant under a
+	// shift. The learner's files (Save) and its snapshots then hold the
+	// table in the compact form (docs/MODEL_FORMAT.md), exactly: Bits/8
+	// bytes a parameter and the varint of the difference of the row's
+	// code to the previous one of its mutex set (1 to 10 bytes, 1.8 on
+	// average for the Witness) instead of 8 bytes a parameter and 12 a
+	// row.
+	Bits int `json:"bits,omitempty"`
 	// The optimisation of each update.
 	OptimizerConfig
 }
@@ -57,6 +76,8 @@ func (c *LearnerConfig) check() error {
 		return fmt.Errorf("mix %g; want a number in (0, 1) (0: %g)", c.Mix, DefaultTrainMix)
 	case !(c.Growth >= 0) || math.IsInf(c.Growth, 0):
 		return fmt.Errorf("growth %g; want a finite number ≥ 0", c.Growth)
+	case c.Bits != 0 && c.Bits != 8 && c.Bits != 16:
+		return fmt.Errorf("bits %d; want 0 (exact), 8 or 16", c.Bits)
 	}
 	if err := c.OptimizerConfig.check(); err != nil {
 		return err
@@ -90,9 +111,18 @@ func (c *LearnerConfig) check() error {
 // change no prediction: the policy over a pending solution is the same
 // before and after its rows are created.
 //
+// With LearnerConfig.Bits, an optimisation that ends snaps the copy's
+// parameters to their grids, then sorts its rows by context, renumbering
+// the rows of the solutions' steps. As the table changes only there (an
+// update that does not optimise keeps its solutions pending without
+// rows, and the rows of an optimisation are created in its copy), every
+// table of the learner, the rows at β0 of an optimisation included, is
+// sorted and on its grids: what the compact form holds exactly.
+//
 // Its snapshots are tables that nothing changes (an update changes a
 // copy), whose evaluators mix the policy with weight Mix; they marshal
-// to the format of table.safetensors, which DecodeSnapshot reads.
+// to the format of table.safetensors, or with Bits to the compact form,
+// which DecodeSnapshot reads.
 type Learner[S comparable] struct {
 	cfg   LearnerConfig
 	table *Table
@@ -140,7 +170,9 @@ func NewLearner[S comparable](l Layout, cfg LearnerConfig) (*Learner[S], error) 
 // table t, which it does not change, with no solution kept: to go on
 // from a trained model on other problems (a curriculum), as LTS+CM's
 // reference does from one training file to the next. cfg's εlow (0:
-// DefaultEpsLow) must be t's.
+// DefaultEpsLow) must be t's. With cfg.Bits, it starts from a copy of t
+// whose rows are sorted by context and whose parameters are snapped to
+// their grids (LearnerConfig.Bits).
 func NewLearnerFrom[S comparable](t *Table, cfg LearnerConfig) (*Learner[S], error) {
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("cm: learner: %w", err)
@@ -148,7 +180,12 @@ func NewLearnerFrom[S comparable](t *Table, cfg LearnerConfig) (*Learner[S], err
 	if math.Abs(t.EpsLow()-cfg.EpsLow) > 1e-15*cfg.EpsLow {
 		return nil, fmt.Errorf("cm: learner: εlow %g, the table's %g", cfg.EpsLow, t.EpsLow())
 	}
-	return &Learner[S]{cfg: cfg, table: t.Clone(), trajs: map[int]trajectory{}, pending: map[int]pendingSolution{}}, nil
+	t = t.Clone()
+	if cfg.Bits > 0 {
+		t.sortRows()
+		snapToGrid(t, cfg.Bits)
+	}
+	return &Learner[S]{cfg: cfg, table: t, trajs: map[int]trajectory{}, pending: map[int]pendingSolution{}}, nil
 }
 
 // Config returns the learner's settings, with the defaults filled in.
@@ -224,13 +261,21 @@ func (l *Learner[S]) Flush(ctx context.Context) (bootstrap.Update, error) {
 }
 
 // optimize optimises a copy of the table over the solutions kept with
-// those of pending in their place, and makes it the learner's.
+// those of pending in their place, and makes it the learner's: with
+// Bits, snapped to its grids and sorted by context, log F that of the
+// snapped table.
 func (l *Learner[S]) optimize(ctx context.Context, pending map[int]pendingSolution) (bootstrap.Update, error) {
 	t := l.table.Clone()
 	trajs := l.merge(t, pending)
-	res, err := optimize(ctx, l.objective(t, trajs), t.beta, t.logLow, l.cfg.OptimizerConfig)
+	o := l.objective(t, trajs)
+	res, err := optimize(ctx, o, t.beta, t.logLow, l.cfg.OptimizerConfig)
 	if err != nil {
 		return bootstrap.Update{}, err
+	}
+	if l.cfg.Bits > 0 {
+		snapToGrid(t, l.cfg.Bits)
+		res.LogF = o.logValue(t.beta)
+		sortRows(t, trajs)
 	}
 	l.table, l.trajs, l.pending, l.opt = t, trajs, map[int]pendingSolution{}, counts{Covered: len(trajs)}
 	return bootstrap.Update{Steps: res.Steps, PolicyLoss: res.LogF * float64(res.Steps)}, nil
@@ -250,6 +295,22 @@ func (l *Learner[S]) merge(t *Table, pending map[int]pendingSolution) map[int]tr
 		trajs[k] = pending[k].trajectory(t)
 	}
 	return trajs
+}
+
+// sortRows sorts the rows of t by context (Table.sortRows) and renumbers
+// the rows of trajs, trajectories over t, to match, in place. No two
+// trajectories share the memory of their rows: each was made by
+// pendingSolution.trajectory or read from a file.
+func sortRows(t *Table, trajs map[int]trajectory) {
+	renum := t.sortRows()
+	if renum == nil {
+		return
+	}
+	for _, tr := range trajs {
+		for i, r := range tr.rows {
+			tr.rows[i] = renum[r]
+		}
+	}
 }
 
 // pendingOf returns the actions and context codes of solution s, which
@@ -329,14 +390,16 @@ func (l *Learner[S]) Loss() float64 {
 
 // Snapshot returns the current table, with the training mix.
 func (l *Learner[S]) Snapshot() bootstrap.Snapshot[S] {
-	return &Snapshot[S]{t: l.table, mix: l.cfg.Mix}
+	return &Snapshot[S]{t: l.table, mix: l.cfg.Mix, bits: l.cfg.Bits}
 }
 
-// A Snapshot is a table that nothing changes and the mix of its
-// evaluators.
+// A Snapshot is a table that nothing changes, the mix of its evaluators
+// and the bits of its form (LearnerConfig.Bits: 0 for β as F64, 8 or 16
+// for the compact form).
 type Snapshot[S comparable] struct {
-	t   *Table
-	mix float64
+	t    *Table
+	mix  float64
+	bits int
 }
 
 // Table returns the snapshot's table.
@@ -351,18 +414,78 @@ func (s *Snapshot[S]) NewEvaluator() search.Evaluator[S] {
 	return e
 }
 
-// MarshalBinary returns the table in the format of table.safetensors,
-// β as F64 (exactly, so that a search gives the same result on any
-// worker), with the mix in its metadata "mix".
+// MarshalBinary returns the table as a learner's table.safetensors holds
+// it, exactly, so that a search gives the same result on any worker: in
+// the format of table.safetensors, β as F64, or, for a learner with
+// LearnerConfig.Bits, in the compact form of that many bits; with the
+// mix in its metadata "mix".
 func (s *Snapshot[S]) MarshalBinary() ([]byte, error) {
-	return marshalTable(s.t, map[string]string{"mix": strconv.FormatFloat(s.mix, 'g', -1, 64)}, false)
+	return marshalLearnerTable(s.t, s.bits, map[string]string{"mix": strconv.FormatFloat(s.mix, 'g', -1, 64)})
+}
+
+// marshalLearnerTable returns t as a learner with Bits bits writes it,
+// exactly, with meta added to its metadata: in the format of
+// table.safetensors, β as F64, for 0 bits; else in the compact form,
+// which it returns an error for unless each β of t is on its grid
+// (LearnerConfig.Bits).
+func marshalLearnerTable(t *Table, bits int, meta map[string]string) ([]byte, error) {
+	if bits == 0 {
+		return marshalTable(t, meta, false)
+	}
+	return marshalCompact(t, bits, true, meta)
+}
+
+// unmarshalLearnerTable returns the table of b, a learner's table or
+// snapshot, its metadata and the bits of its form, checking every field:
+// in the format of table.safetensors (0 bits), or in the compact form (8
+// or 16 bits), each β then on the grid of its mutex set and each scale
+// the grid's (gridScales), bit for bit, as a learner with Bits keeps and
+// writes them.
+func unmarshalLearnerTable(b []byte) (*Table, map[string]string, int, error) {
+	ts, meta, err := safetensors.Decode(b)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	switch meta["format"] {
+	case formatName:
+		t, err := tableOf(ts, meta)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		return t, meta, 0, nil
+	case compactFormatName:
+		t, bits, err := compactTableOf(ts, meta)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		if err := onGrid(t, bits); err != nil {
+			return nil, nil, 0, fmt.Errorf("a learner's compact table: %w", err)
+		}
+		want := gridScales(t, bits)
+		for i, s := range ts[compactScales].F32s() {
+			if math.Float32bits(s) != math.Float32bits(want[i]) {
+				return nil, nil, 0, fmt.Errorf("a learner's compact table: mutex set %d: scale %v, its grid's %v", i, s, want[i])
+			}
+		}
+		return t, meta, bits, nil
+	}
+	return nil, nil, 0, fmt.Errorf("format %q, want %q or %q", meta["format"], formatName, compactFormatName)
+}
+
+// tableForm describes the form of a learner's table of bits bits.
+func tableForm(bits int) string {
+	if bits == 0 {
+		return fmt.Sprintf("β exact (format %q)", formatName)
+	}
+	return fmt.Sprintf("β quantised to %d bits (format %q)", bits, compactFormatName)
 }
 
 // DecodeSnapshot returns the snapshot that Snapshot.MarshalBinary wrote
 // to b: the decoder of the workers of a context model's run. A file that
-// is not such a snapshot is an error.
+// is not such a snapshot is an error, a compact one included whose
+// parameters are not on their grids (LearnerConfig.Bits).
 func DecodeSnapshot[S comparable](b []byte) (bootstrap.Snapshot[S], error) {
-	t, meta, err := unmarshalTable(b)
+	t, meta, bits, err := unmarshalLearnerTable(b)
 	if err != nil {
 		return nil, fmt.Errorf("cm: snapshot: %w", err)
 	}
@@ -370,7 +493,7 @@ func DecodeSnapshot[S comparable](b []byte) (bootstrap.Snapshot[S], error) {
 	if err != nil || !(mix >= 0 && mix < 1) {
 		return nil, fmt.Errorf("cm: snapshot: mix %q; want a number in [0, 1)", meta["mix"])
 	}
-	return &Snapshot[S]{t: t, mix: mix}, nil
+	return &Snapshot[S]{t: t, mix: mix, bits: bits}, nil
 }
 
 // Files of a learner's directory.
@@ -414,7 +537,8 @@ type learnerState struct {
 
 // Save writes the learner to directory dir, which exists: its settings
 // and layout to cm.json, its table to table.safetensors (β as F64,
-// exactly) and the solutions it keeps, pending or not, to
+// exactly, or with LearnerConfig.Bits in the compact form, exactly) and
+// the solutions it keeps, pending or not, to
 // trajectories.safetensors as their problems' indices and their actions
 // alone (see docs/MODEL_FORMAT.md), each file replaced atomically. The
 // contexts of the solutions' states are not written: LoadLearner
@@ -453,7 +577,7 @@ func (l *Learner[S]) Save(dir string) error {
 
 // encodeSettings returns the contents of cm.json and table.safetensors.
 func (l *Learner[S]) encodeSettings() (js, tb []byte, err error) {
-	tb, err = marshalTable(l.table, nil, false)
+	tb, err = marshalLearnerTable(l.table, l.cfg.Bits, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -580,9 +704,12 @@ func decodeLearner[S comparable](js, tb, tj []byte, tasks []search.Task[S]) (*Le
 	if cfg != st.Config {
 		return nil, fmt.Errorf("%s: a setting is 0 (Save writes them all): %+v", LearnerFile, st.Config)
 	}
-	t, _, err := unmarshalTable(tb)
+	t, _, bits, err := unmarshalLearnerTable(tb)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", TableFile, err)
+	}
+	if bits != cfg.Bits {
+		return nil, fmt.Errorf("%s: %s; %s says bits %d: %s", TableFile, tableForm(bits), LearnerFile, cfg.Bits, tableForm(cfg.Bits))
 	}
 	if !t.layout.equal(st.Layout) {
 		return nil, fmt.Errorf("%s: the table's layout %q differs from %s's", TableFile, t.layout.Name, LearnerFile)

@@ -94,13 +94,18 @@ func tableBytes(t *testing.T, tb *Table) []byte {
 
 // TestLearnerBootstrap trains a context model on small grids through
 // bootstrap.Train, optimising at every update and as Growth 1 spaces
-// them: it then solves them with far fewer expansions than the uniform
-// policy, and a run interrupted an iteration before its end and resumed
-// ends exactly as the uninterrupted run (with Growth 1, from a
-// checkpoint with solutions pending).
+// them, exact or quantised to 8 bits: it then solves them with far fewer
+// expansions than the uniform policy, and a run interrupted an iteration
+// before its end and resumed ends exactly as the uninterrupted run (with
+// Growth 1, from a checkpoint with solutions pending).
 func TestLearnerBootstrap(t *testing.T) {
-	for _, growth := range []float64{0, 1} {
-		t.Run(fmt.Sprint("growth=", growth), func(t *testing.T) { testLearnerBootstrap(t, LearnerConfig{Growth: growth}) })
+	for _, c := range []struct {
+		growth float64
+		bits   int
+	}{{0, 0}, {1, 0}, {1, 8}} {
+		t.Run(fmt.Sprintf("growth=%g,bits=%d", c.growth, c.bits), func(t *testing.T) {
+			testLearnerBootstrap(t, LearnerConfig{Growth: c.growth, Bits: c.bits})
+		})
 	}
 }
 
@@ -196,11 +201,17 @@ func (l *stallingLearner) Learn(ctx context.Context, batch []bootstrap.Solution[
 // removes it, and resumes the copy with a raised limit: the checkpoint
 // holds the learner as it was before the update, with the group's
 // searches, and the resumed run ends as the uninterrupted one, with the
-// same files.
+// same files; for an exact learner and one of 8 bits.
 func TestTimeLimitMidOptimisation(t *testing.T) {
+	for _, bits := range []int{0, 8} {
+		t.Run(fmt.Sprint("bits=", bits), func(t *testing.T) { testTimeLimitMidOptimisation(t, bits) })
+	}
+}
+
+func testTimeLimitMidOptimisation(t *testing.T, bits int) {
 	tasks := openGrids(24, 10, 11)
 	cfg := bootstrap.Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 50, BatchSize: 1}, ProblemsPerUpdate: 6, Limits: bootstrap.Limits{MaxIterations: 4}}
-	lc := LearnerConfig{Growth: 1}
+	lc := LearnerConfig{Growth: 1, Bits: bits}
 	refDir := t.TempDir()
 	ref := newGridLearner(t, tasks, lc)
 	refMetrics, err := bootstrap.Train(context.Background(), refDir, tasks, ref, cfg, bootstrap.Env{Workers: 2})
@@ -1090,9 +1101,14 @@ func TestLearnerWrongLayout(t *testing.T) {
 // returns, with two solutions pending, one of them of a problem also
 // optimised over, and those grids.
 func seedLearner(t testing.TB) (*Learner[int32], []search.Task[int32]) {
+	return seedLearnerConfig(t, LearnerConfig{Growth: 1, OptimizerConfig: OptimizerConfig{MaxSteps: 5}})
+}
+
+// seedLearnerConfig is seedLearner with the learner's settings cfg.
+func seedLearnerConfig(t testing.TB, cfg LearnerConfig) (*Learner[int32], []search.Task[int32]) {
 	tasks := seedTasks()
 	l, _ := LayoutOf(tasks[0].Problem)
-	lr, err := NewLearner[int32](l, LearnerConfig{Growth: 1, OptimizerConfig: OptimizerConfig{MaxSteps: 5}})
+	lr, err := NewLearner[int32](l, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1183,13 +1199,26 @@ func earlierForm(t testing.TB, lr *Learner[int32]) []byte {
 	return b
 }
 
-// FuzzDecodeTable checks that no table file makes the loader panic,
-// and that a learner it accepts computes its loss and saves.
+// FuzzDecodeTable checks that no table file makes the loader panic, for
+// a learner of 0, 8 or 16 bits, and that a learner it accepts computes
+// its loss and saves.
 func FuzzDecodeTable(f *testing.F) {
 	js, tb, tj, _ := seedFiles(f)
 	f.Add(tb)
 	f.Add(tb[:len(tb)-3])
-	t32, _, err := unmarshalTable(tb)
+	type files struct{ js, tj []byte }
+	learners := []files{{js, tj}}
+	for _, bits := range []int{8, 16} {
+		lr, _ := seedLearnerConfig(f, LearnerConfig{Bits: bits, Growth: 1, OptimizerConfig: OptimizerConfig{MaxSteps: 5}})
+		js, tb, tj := learnerFiles(f, lr)
+		if _, err := decodeLearner(js, tb, tj, seedTasks()); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(tb)
+		f.Add(tb[:len(tb)-5])
+		learners = append(learners, files{js, tj})
+	}
+	t32, _, _, err := unmarshalAnyTable(tb)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -1201,7 +1230,11 @@ func FuzzDecodeTable(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(b32)
-	f.Fuzz(func(t *testing.T, tb []byte) { decodeFuzzed(t, js, tb, tj) })
+	f.Fuzz(func(t *testing.T, tb []byte) {
+		for _, l := range learners {
+			decodeFuzzed(t, l.js, tb, l.tj)
+		}
+	})
 }
 
 // FuzzDecodeTrajectories checks the same of trajectories files, in both
@@ -1237,17 +1270,31 @@ func decodeFuzzed(t *testing.T, js, tb, tj []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.cfg != lr.cfg || got.opt != lr.opt || !reflect.DeepEqual(got.trajs, lr.trajs) || !reflect.DeepEqual(got.pending, lr.pending) || !bytes.Equal(tableBytes(t, got.table), tb2) {
+	_, tb3, err := got.encodeSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.cfg != lr.cfg || got.opt != lr.opt || !reflect.DeepEqual(got.trajs, lr.trajs) || !reflect.DeepEqual(got.pending, lr.pending) || !bytes.Equal(tableBytes(t, got.table), tableBytes(t, lr.table)) || !bytes.Equal(tb3, tb2) {
 		t.Error("the learner's files decode to another learner")
 	}
 }
 
 // FuzzDecodeSnapshot checks that no bytes make DecodeSnapshot panic, and
-// that a snapshot it accepts evaluates without error.
+// that a snapshot it accepts, exact or quantised, evaluates without error
+// and marshals to bytes that decode to the same table, bit for bit.
 func FuzzDecodeSnapshot(f *testing.F) {
 	_, _, _, snap := seedFiles(f)
 	f.Add(snap)
 	f.Add(snap[:len(snap)/2])
+	for _, bits := range []int{8, 16} {
+		lr, _ := seedLearnerConfig(f, LearnerConfig{Bits: bits, Growth: 1, OptimizerConfig: OptimizerConfig{MaxSteps: 5}})
+		b, err := lr.Snapshot().MarshalBinary()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(b[:len(b)-4])
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := DecodeSnapshot[int32](b)
 		if err != nil {
@@ -1258,6 +1305,17 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		codes := make([]uint64, len(l.Sizes))
 		z, out := make([]float64, l.Actions), make([]float64, l.Actions)
 		ev.t.logPolicy(codes, ev.mix, z, out)
+		m, err := s.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := DecodeSnapshot[int32](m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := again.(*Snapshot[int32]), s.(*Snapshot[int32]); a.mix != b.mix || a.bits != b.bits || a.t.Rows() != b.t.Rows() || !sameBits(a.t.beta, b.t.beta) {
+			t.Error("the snapshot marshals to another snapshot")
+		}
 	})
 }
 

@@ -1,6 +1,7 @@
 package cm
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -156,6 +157,45 @@ func (t *Table) Clone() *Table {
 		}
 	}
 	return c
+}
+
+// sortedRows returns t's rows in the order of their contexts: by mutex
+// set, then by code.
+func (t *Table) sortedRows() []int32 {
+	order := make([]int32, t.Rows())
+	for r := range order {
+		order[r] = int32(r)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(t.rowSet[a], t.rowSet[b]), cmp.Compare(t.rowCode[a], t.rowCode[b]))
+	})
+	return order
+}
+
+// sortRows puts t's rows in the order of their contexts (sortedRows), in
+// place: t must not be in use by searches. It returns the new number of
+// each row, by its old number, or nil if the rows were in that order.
+func (t *Table) sortRows() []int32 {
+	order := t.sortedRows()
+	if slices.IsSortedFunc(order, cmp.Compare) {
+		return nil
+	}
+	A := t.layout.Actions
+	renum := make([]int32, len(order))
+	sets, codes, beta := make([]int32, len(order)), make([]uint64, len(order)), make([]float64, len(t.beta))
+	for i, r := range order {
+		renum[r] = int32(i)
+		set, code := t.rowSet[r], t.rowCode[r]
+		sets[i], codes[i] = set, code
+		copy(beta[i*A:(i+1)*A], t.Beta(int(r)))
+		if ix := &t.index[set]; ix.dense != nil {
+			ix.dense[code] = int32(i) + 1
+		} else {
+			ix.sparse[code] = int32(i)
+		}
+	}
+	t.rowSet, t.rowCode, t.beta = sets, codes, beta
+	return renum
 }
 
 // Prune returns a table of the rows of t whose parameters spread by more

@@ -17,7 +17,8 @@ float32 values, N·C·H·W of them, in that order. C, H and W are the model's
 channels, height and width.
 
 A file, not a directory, is a context model's table (package cm: the
-format of table.safetensors, beta F64 or F32, or the compact form); the
+format of table.safetensors, beta F64 or F32, or the compact form,
+beta_q U8 or U16); the
 input is then a JSON list of states, each the list of its M context
 codes, and the script prints the table's number of rows and the
 log-policy of each state (mix 0).
@@ -37,7 +38,7 @@ DEFAULTS = {"conv": {"filters": 32, "kernel": 2, "hidden": 128},
             "resnet": {"units": 128, "blocks": 2, "hidden": 128}}
 
 
-DTYPES = {"F32": "<f4", "F64": "<f8", "I64": "<i8", "U64": "<u8", "I32": "<i4", "U8": "u1"}
+DTYPES = {"F32": "<f4", "F64": "<f8", "I64": "<i8", "U64": "<u8", "I32": "<i4", "U16": "<u2", "U8": "u1"}
 
 
 def read_safetensors(path):

@@ -28,6 +28,7 @@ func TestRoundTrip(t *testing.T) {
 		"u64": U64([]int{1}, []uint64{math.MaxUint64}),
 		"i64": I64([]int{2}, []int64{math.MinInt64, 7}),
 		"i32": I32([]int{1, 2}, []int32{-3, math.MaxInt32}),
+		"u16": U16([]int{2}, []uint16{1, math.MaxUint16}),
 		"u8":  U8([]int{3}, []uint8{0, 1, 255}),
 		"nil": F32([]int{0, 4}, nil),
 	}
@@ -68,6 +69,9 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if v := back["i32"].I32s(); !reflect.DeepEqual(v, []int32{-3, math.MaxInt32}) {
 		t.Errorf("I32s = %v", v)
+	}
+	if v := back["u16"].U16s(); !reflect.DeepEqual(v, []uint16{1, math.MaxUint16}) {
+		t.Errorf("U16s = %v", v)
 	}
 	if again, err := Encode(back, meta); err != nil || !bytes.Equal(again, b) {
 		t.Errorf("re-encoding: %v, equal %v", err, bytes.Equal(again, b))

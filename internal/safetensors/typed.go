@@ -51,10 +51,19 @@ func I32(shape []int, v []int32) Tensor {
 	return Tensor{"I32", shape, b}
 }
 
+// U16 returns the U16 tensor of shape and values v.
+func U16(shape []int, v []uint16) Tensor {
+	b := make([]byte, 0, 2*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint16(b, x)
+	}
+	return Tensor{"U16", shape, b}
+}
+
 // U8 returns the U8 tensor of shape and a copy of v.
 func U8(shape []int, v []uint8) Tensor { return Tensor{"U8", shape, slices.Clone(v)} }
 
-// The methods below read t.Data as values of 4 or 8 bytes, whatever
+// The methods below read t.Data as values of 2, 4 or 8 bytes, whatever
 // t.DType says: the caller checks the dtype.
 
 // F32s returns the values of t as float32s.
@@ -89,6 +98,15 @@ func (t Tensor) I64s() []int64 {
 	v := make([]int64, len(t.Data)/8)
 	for i := range v {
 		v[i] = int64(binary.LittleEndian.Uint64(t.Data[8*i:]))
+	}
+	return v
+}
+
+// U16s returns the values of t as uint16s.
+func (t Tensor) U16s() []uint16 {
+	v := make([]uint16, len(t.Data)/2)
+	for i := range v {
+		v[i] = binary.LittleEndian.Uint16(t.Data[2*i:])
 	}
 	return v
 }
