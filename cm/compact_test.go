@@ -213,7 +213,7 @@ func TestCompactBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _, _, err := unmarshalAnyTable(b)
+		got, _, _, err := unmarshalAnyTable(b, nil)
 		if err != nil {
 			t.Fatalf("εlow %g: %v", eps, err)
 		}
@@ -381,7 +381,7 @@ func FuzzReadCompact(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		tb, _, bits, err := unmarshalAnyTable(b)
+		tb, _, bits, err := unmarshalAnyTable(b, nil)
 		if err != nil {
 			return
 		}
@@ -390,7 +390,7 @@ func FuzzReadCompact(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _, gotBits, err := unmarshalAnyTable(e)
+			got, _, gotBits, err := unmarshalAnyTable(e, nil)
 			if err != nil || gotBits != bits || got.Rows() != tb.Rows() || !slices.Equal(got.rowSet, tb.rowSet) || !slices.Equal(got.rowCode, tb.rowCode) || !sameBits(got.beta, tb.beta) {
 				t.Fatalf("the table of %d bits on its grids written exactly reads back as another (%v)", bits, err)
 			}
@@ -413,7 +413,7 @@ func FuzzReadCompact(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _, _, err := unmarshalAnyTable(c)
+		got, _, _, err := unmarshalAnyTable(c, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

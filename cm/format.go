@@ -189,7 +189,7 @@ func ReadTableFS(fsys fs.FS, name string) (*Table, error) {
 // the format of table.safetensors or in the compact form, as its metadata
 // "format" says.
 func decodeTable(b []byte, name string) (*Table, error) {
-	t, _, _, err := unmarshalAnyTable(b)
+	t, _, _, err := unmarshalAnyTable(b, nil)
 	if err != nil {
 		return nil, fmt.Errorf("cm: %s: %w", name, err)
 	}
@@ -201,8 +201,9 @@ func decodeTable(b []byte, name string) (*Table, error) {
 // its metadata "format" says, checking every field, with the file's
 // metadata and the bits of its quantisation: 0 for the format of
 // table.safetensors (β as F64 or F32), 8 or 16 for the compact form
-// (beta_q U8 or U16).
-func unmarshalAnyTable(b []byte) (*Table, map[string]string, int, error) {
+// (beta_q U8 or U16). check, if not nil, checks a table of the compact
+// form further, given its tensors.
+func unmarshalAnyTable(b []byte, check func(t *Table, bits int, ts map[string]safetensors.Tensor) error) (*Table, map[string]string, int, error) {
 	ts, meta, err := safetensors.Decode(b)
 	if err != nil {
 		return nil, nil, 0, err
@@ -216,6 +217,9 @@ func unmarshalAnyTable(b []byte) (*Table, map[string]string, int, error) {
 		return t, meta, 0, nil
 	case compactFormatName:
 		t, bits, err := compactTableOf(ts, meta)
+		if err == nil && check != nil {
+			err = check(t, bits, ts)
+		}
 		if err != nil {
 			return nil, nil, 0, err
 		}

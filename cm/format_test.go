@@ -205,7 +205,7 @@ func TestReadTableRefuses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, _, err = unmarshalAnyTable(f)
+		_, _, _, err = unmarshalAnyTable(f, nil)
 		if c.ok != (err == nil) || err != nil && !strings.Contains(err.Error(), c.err) {
 			t.Errorf("%s: error %v", c.name, err)
 		}

@@ -442,34 +442,24 @@ func marshalLearnerTable(t *Table, bits int, meta map[string]string) ([]byte, er
 // the grid's (gridScales), bit for bit, as a learner with Bits keeps and
 // writes them.
 func unmarshalLearnerTable(b []byte) (*Table, map[string]string, int, error) {
-	ts, meta, err := safetensors.Decode(b)
-	if err != nil {
-		return nil, nil, 0, err
+	return unmarshalAnyTable(b, learnerGrid)
+}
+
+// learnerGrid returns an error unless t, read from a compact table of
+// bits bits whose tensors are ts, is on the grids of a learner with that
+// many bits: each β on the grid of its mutex set and each scale of the
+// file the grid's (gridScales), bit for bit.
+func learnerGrid(t *Table, bits int, ts map[string]safetensors.Tensor) error {
+	if err := onGrid(t, bits); err != nil {
+		return fmt.Errorf("a learner's compact table: %w", err)
 	}
-	switch meta["format"] {
-	case formatName:
-		t, err := tableOf(ts, meta)
-		if err != nil {
-			return nil, nil, 0, err
+	want := gridScales(t, bits)
+	for i, s := range ts[compactScales].F32s() {
+		if math.Float32bits(s) != math.Float32bits(want[i]) {
+			return fmt.Errorf("a learner's compact table: mutex set %d: scale %v, its grid's %v", i, s, want[i])
 		}
-		return t, meta, 0, nil
-	case compactFormatName:
-		t, bits, err := compactTableOf(ts, meta)
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		if err := onGrid(t, bits); err != nil {
-			return nil, nil, 0, fmt.Errorf("a learner's compact table: %w", err)
-		}
-		want := gridScales(t, bits)
-		for i, s := range ts[compactScales].F32s() {
-			if math.Float32bits(s) != math.Float32bits(want[i]) {
-				return nil, nil, 0, fmt.Errorf("a learner's compact table: mutex set %d: scale %v, its grid's %v", i, s, want[i])
-			}
-		}
-		return t, meta, bits, nil
 	}
-	return nil, nil, 0, fmt.Errorf("format %q, want %q or %q", meta["format"], formatName, compactFormatName)
+	return nil
 }
 
 // tableForm describes the form of a learner's table of bits bits.

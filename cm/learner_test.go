@@ -1218,7 +1218,7 @@ func FuzzDecodeTable(f *testing.F) {
 		f.Add(tb[:len(tb)-5])
 		learners = append(learners, files{js, tj})
 	}
-	t32, _, _, err := unmarshalAnyTable(tb)
+	t32, _, _, err := unmarshalAnyTable(tb, nil)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func TestSnapToGrid(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			got, _, gotBits, err := unmarshalAnyTable(b)
+			got, _, gotBits, err := unmarshalAnyTable(b, nil)
 			if err != nil || gotBits != bits || got.Rows() != snapped.Rows() {
 				t.Fatalf("%s: read back: %v, %d bits", name, err, gotBits)
 			}
