@@ -35,6 +35,8 @@ type Report struct {
 	Evaluations int64 `json:"evaluations"`
 	// Actions is the solution, if solved.
 	Actions []int `json:"actions,omitempty"`
+	// Stop says why an unsolved search ended (search.Result.Stop).
+	Stop string `json:"stop,omitempty"`
 	// Err, if not empty, says why the search failed; the run then stops
 	// with it.
 	Err string `json:"error,omitempty"`
@@ -158,7 +160,7 @@ func (lw *localWorkers[S]) work(ctx context.Context, s *search.Solver[S], ev *Ev
 		if err != nil {
 			rep.Err = err.Error()
 		}
-		rep.Solved, rep.Actions = res.Solved, res.Actions
+		rep.Solved, rep.Actions, rep.Stop = res.Solved, res.Actions, res.Stop(j.Budget)
 		rep.Expansions, rep.Evaluations = res.Expansions, res.Evaluations
 		select {
 		case lw.reports <- rep:

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nkeys"
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/domain/rubiks"
 	"github.com/phs-go/phs/model"
@@ -77,6 +78,14 @@ func TestBadFlagValues(t *testing.T) {
 	solve := []string{"solve", "-domain", "stp", "-model", "none", "-out", out}
 	test := []string{"test", "-domain", "stp", "-model", "none", "-out", out}
 	train := []string{"train", "-domain", "stp", "-dir", filepath.Join(dir, "run")}
+	token := writeFile(t, "token", "a token\n")
+	_, seed, err := workerKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	account, _ := nkeys.CreateAccount()
+	as, _ := account.Seed()
+	accountSeed := writeFile(t, "account.nk", string(as))
 	for _, tc := range []struct {
 		args []string
 		flag string
@@ -142,11 +151,17 @@ func TestBadFlagValues(t *testing.T) {
 		{append(train, "-arch", "resnet", "-units", "1048576"), "-units 1048576"},
 		{append(train, "-alg", "levints", "-model", filepath.Join(dir, "none"), "-arch", "resnet", "-units", "8"), "-arch -units: the network comes from -model"},
 		{append(train, "-ack-wait", "0s"), "-ack-wait 0s"},
-		{append(train, "-listen", ":4222"), "-listen"},
-		{append(train, "-listen", "0.0.0.0:4222"), "needs a token"},
+		{append(train, "-listen", "4222"), "-listen"},
+		{append(train, "-listen", ":4222", "-token-file", token), "-nkey and -token-file are for -nats"},
+		{append(train, "-listen", ":4222", "-nkey", seed), "-nkey and -token-file are for -nats"},
+		{append(train, "-nats", "nats://h:4222", "-nkey", seed, "-token-file", token), "-nkey and -token-file exclude each other"},
+		{append(train, "-nats", "nats://h:4222", "-nkey", token), "no NATS nkey seed on its first line"},
+		{append(train, "-nats", "nats://h:4222", "-nkey", accountSeed), "not a user's"},
+		{[]string{"worker", "-connect", "nats://h:1", "-nkey", filepath.Join(dir, "none")}, "-nkey"},
+		{[]string{"worker", "-connect", "nats://h:1", "-nkey", seed, "-token-file", token}, "-nkey and -token-file exclude each other"},
 		{append(train, "-listen", "localhost:x"), "-listen"},
 		{append(train, "-listen", "127.0.0.1:4222", "-nats", "nats://h:4222"), "-listen and -nats"},
-		{append(train, "-token-file", filepath.Join(dir, "none")), "-token-file"},
+		{append(train, "-nats", "nats://h:4222", "-token-file", filepath.Join(dir, "none")), "-token-file"},
 		{[]string{"worker"}, "-connect is required"},
 		{[]string{"worker", "-connect", "nats://h:1", "-workers", "-1"}, "-workers -1"},
 		{[]string{"worker", "-connect", "nats://h:1", "-workers", "100000000"}, "-workers 100000000"},

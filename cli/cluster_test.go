@@ -168,12 +168,16 @@ func TestTrainOverNATS(t *testing.T) {
 	// Enough iterations that the learner is still training when two are
 	// done and it is killed: an iteration here can take under 0.3 s.
 	const iterations = 12
+	_, seed, err := workerKey(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	learner := startPHS(t, "train", "-domain", "witness", "-alg", "levints", "-dir", dir, "-listen", addr,
 		"-workers", "3", "-budget", "300", "-update-every", "4", "-passes", "2", "-iterations", strconv.Itoa(iterations),
 		"-ack-wait", "1s", "-checkpoint", "100ms", puzzles)
 	var workers []*proc
 	for range 3 {
-		workers = append(workers, startPHS(t, "worker", "-connect", "nats://"+addr, "-workers", "1"))
+		workers = append(workers, startPHS(t, "worker", "-connect", "nats://"+addr, "-nkey", seed, "-workers", "1"))
 	}
 	waitFor(t, 20*time.Second, "three workers to join", func() bool { return strings.Count(learner.out.String(), "worker joined") == 3 })
 	t.Cleanup(func() {
@@ -239,7 +243,11 @@ func TestPruneDeadlocksOverNATS(t *testing.T) {
 		if nats {
 			addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 			args = append(args, "-listen", addr)
-			worker = startPHS(t, "worker", "-connect", "nats://"+addr, "-workers", "1")
+			_, seed, err := workerKey(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			worker = startPHS(t, "worker", "-connect", "nats://"+addr, "-nkey", seed, "-workers", "1")
 		}
 		learner := startPHS(t, append(args, levels)...)
 		if err := learner.wait(t, 120*time.Second); err != nil {

@@ -352,9 +352,13 @@ func testContextModelOverNATS(t *testing.T, bits string) {
 	run := filepath.Join(dir, "run")
 	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	const iterations = 2
+	_, seed, err := workerKey(run)
+	if err != nil {
+		t.Fatal(err)
+	}
 	learner := startPHS(t, "train", "-domain", "witness", "-learner", "context", "-cm-bits", bits, "-dir", run, "-listen", addr,
 		"-workers", "2", "-budget", "50", "-iterations", strconv.Itoa(iterations), "-ack-wait", "2s", wit)
-	worker := startPHS(t, "worker", "-connect", "nats://"+addr, "-workers", "2")
+	worker := startPHS(t, "worker", "-connect", "nats://"+addr, "-nkey", seed, "-workers", "2")
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("the learner's output:\n%s\nthe worker's:\n%s", learner.out.String(), worker.out.String())

@@ -2,20 +2,27 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/cluster"
 	"github.com/phs-go/phs/search"
 )
 
 // natsDir is the directory of a run that holds the JetStream store of the
-// embedded NATS server.
-const natsDir = "nats"
+// embedded NATS server, and workerKeyFile the file in it of the seed of
+// the workers' nkey.
+const (
+	natsDir       = "nats"
+	workerKeyFile = "worker.nk"
+)
 
 // The kinds of learner of phs's runs (-learner, run.json's "learner" and
 // cluster.Spec.Learner): a network, whose snapshots the workers decode
@@ -44,21 +51,31 @@ func startLearner[S comparable](ctx context.Context, cfg *trainConfig, bc bootst
 		files[i] = cluster.File{Name: name, Data: b}
 	}
 	var srv *server.Server
-	url, opts := cfg.natsURL, []nats.Option{nats.Name("phs learner")}
+	url, opts := cfg.natsURL, append([]nats.Option{nats.Name("phs learner")}, cfg.natsAuth...)
+	var keyFile string
 	if cfg.listen != "" {
+		var worker string
 		var err error
-		srv, err = cluster.Serve(cluster.ServerOptions{Listen: cfg.listen, StoreDir: filepath.Join(cfg.dir, natsDir), Token: cfg.token})
+		if worker, keyFile, err = workerKey(cfg.dir); err != nil {
+			return nil, nil, fmt.Errorf("train: %w", err)
+		}
+		learner, err := nkeys.CreateUser()
 		if err != nil {
 			return nil, nil, fmt.Errorf("train: %w", err)
 		}
-		url, opts = srv.ClientURL(), append(opts, nats.InProcessServer(srv))
+		pub, _ := learner.PublicKey()
+		srv, err = cluster.Serve(cluster.ServerOptions{Listen: cfg.listen, StoreDir: filepath.Join(cfg.dir, natsDir), Learner: pub, Worker: worker})
+		if err != nil {
+			return nil, nil, fmt.Errorf("train: %w", err)
+		}
+		url, opts = srv.ClientURL(), append(opts, nats.InProcessServer(srv), nats.Nkey(pub, learner.Sign))
 	}
 	shutdown := func() {
 		if srv != nil {
 			srv.Shutdown()
 		}
 	}
-	nc, err := connectNATS(url, cfg.token, cfg.log, opts...)
+	nc, err := connectNATS(url, cfg.log, opts...)
 	if err != nil {
 		shutdown()
 		return nil, nil, fmt.Errorf("train: %w", err)
@@ -70,7 +87,7 @@ func startLearner[S comparable](ctx context.Context, cfg *trainConfig, bc bootst
 		return nil, nil, fmt.Errorf("train: %w", err)
 	}
 	if srv != nil {
-		cfg.log.Info("serving the run", "listen", srv.Addr().String(), "workers_join_with", "phs worker -connect nats://HOST:PORT")
+		cfg.log.Info("serving the run", "listen", srv.Addr().String(), "workers_join_with", "phs worker -connect nats://HOST:PORT -nkey "+keyFile)
 	}
 	stop := func(done bool) {
 		if err := l.Close(done); err != nil {
@@ -80,4 +97,38 @@ func startLearner[S comparable](ctx context.Context, cfg *trainConfig, bc bootst
 		shutdown()
 	}
 	return l, stop, nil
+}
+
+// workerKey returns the public key of the workers' nkey of the run in dir,
+// and the file of its seed, dir/nats/worker.nk, which it writes (readable
+// by its owner only) if it is not there yet.
+func workerKey(dir string) (pub, file string, err error) {
+	file = filepath.Join(dir, natsDir, workerKeyFile)
+	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+		kp, err := nkeys.CreateUser()
+		if err != nil {
+			return "", "", err
+		}
+		seed, _ := kp.Seed()
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			return "", "", err
+		}
+		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return "", "", err
+		}
+		_, err = f.Write(append(seed, '\n'))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return "", "", err
+		}
+	}
+	kp, err := readNkey(file)
+	if err != nil {
+		return "", "", err
+	}
+	pub, _ = kp.PublicKey()
+	return pub, file, nil
 }

@@ -412,7 +412,7 @@ func writeResult[S comparable](out *results, cfg *searchConfig, t search.Task[S]
 		TimeS:      r.Time.Seconds(),
 		Budget:     budget,
 		Solution:   search.FormatActions(t.Problem, r.Actions),
-		Stop:       stopReasonOf(r, budget),
+		Stop:       r.Stop(budget),
 
 		ReorderExpansions: reordered,
 	}
@@ -439,24 +439,6 @@ type reorderer interface {
 // reorderLimit is the most expansions of the pass of -reorder; a pass
 // that reaches it keeps the solution of the search.
 const reorderLimit = 100_000
-
-// stopReasonOf returns the Stop of the record of r, a search with the
-// given budget.
-func stopReasonOf[S comparable](r search.Result[S], budget int64) string {
-	switch {
-	case r.Solved:
-		return ""
-	case r.Exhausted:
-		return "exhausted"
-	case r.TimedOut:
-		return "timeout"
-	case r.OutOfMemory:
-		return "memory"
-	case budget > 0 && r.Expansions >= budget:
-		return "budget"
-	}
-	return ""
-}
 
 // close flushes and closes the output and prints the summary table; it
 // returns err or the first error of its own.

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/cluster"
 	"github.com/phs-go/phs/cm"
@@ -91,10 +92,13 @@ type trainConfig struct {
 	log            *slog.Logger  // set by check
 	fs             *flag.FlagSet // the flags, for blame
 	// Training over NATS: the address the embedded server listens on, or
-	// the URL of a server; the token; the acknowledgement wait of a job.
-	listen, natsURL, tokenFile, token string
-	ackWait                           time.Duration
-	cpuProfile                        string // file of a CPU profile of the training
+	// the URL of a server, with the files of the learner's credentials
+	// and the options they make (natsAuth); the acknowledgement wait of a
+	// job.
+	listen, natsURL, nkeyFile, tokenFile string
+	natsAuth                             []nats.Option
+	ackWait                              time.Duration
+	cpuProfile                           string // file of a CPU profile of the training
 }
 
 const runFile = "run.json"
@@ -145,7 +149,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&cfg.Async, "async", false, "asynchronous training: the workers search on while the learner updates (default: the paper's synchronous procedure)")
 	fs.StringVar(&cfg.listen, "listen", "", "serve the run over NATS on this address, such as :4222, for \"phs worker\" processes (implies -async; -workers: their searches in all)")
 	fs.StringVar(&cfg.natsURL, "nats", "", "serve the run on the NATS server at this URL instead of an embedded one (implies -async)")
-	fs.StringVar(&cfg.tokenFile, "token-file", "", "file whose first line is the NATS token (required by -listen on other than loopback)")
+	fs.StringVar(&cfg.nkeyFile, "nkey", "", "with -nats, file of the learner's NATS nkey seed (-listen makes the run's own: the workers' in RUN/nats/worker.nk)")
+	fs.StringVar(&cfg.tokenFile, "token-file", "", "with -nats, file whose first line is the token the NATS server requires (in place of -nkey)")
 	fs.DurationVar(&cfg.ackWait, "ack-wait", 30*time.Second, "with -listen or -nats, how long a worker may go silent before its problem goes to another")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the training to this file (go tool pprof)")
 	fs.Var(durationFlag{&cfg.CheckpointEvery}, "checkpoint", "longest time between checkpoints, kept on -resume (0: the library's, 5m)")
@@ -451,13 +456,15 @@ func (cfg *trainConfig) check(d domain, fs *flag.FlagSet, stderr io.Writer) erro
 		return usagef("train: -valid-target without -valid")
 	case cfg.listen != "" && cfg.natsURL != "":
 		return usagef("train: -listen and -nats exclude each other")
+	case cfg.natsURL == "" && (cfg.nkeyFile != "" || cfg.tokenFile != ""):
+		return usagef("train: -nkey and -token-file are for -nats (-listen makes the run's own credentials: the workers' in RUN/%s/%s)", natsDir, workerKeyFile)
 	}
 	var err error
-	if cfg.token, err = readToken(cfg.tokenFile); err != nil {
+	if cfg.natsAuth, err = natsAuth(cfg.nkeyFile, cfg.tokenFile); err != nil {
 		return usagef("train: %v", err)
 	}
 	if cfg.listen != "" {
-		if err := (cluster.ServerOptions{Listen: cfg.listen, Token: cfg.token}).Validate(); err != nil {
+		if err := (cluster.ServerOptions{Listen: cfg.listen}).Validate(); err != nil {
 			return usagef("train: -listen: %v", err)
 		}
 	}
@@ -525,7 +532,7 @@ func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, file
 			saved.CheckpointEvery = cfg.CheckpointEvery
 		case "valid":
 			saved.ValidFiles = cfg.ValidFiles
-		case "resume", "workers", "learner-threads", "progress", "log", "token-file", "ack-wait", "cpuprofile":
+		case "resume", "workers", "learner-threads", "progress", "log", "nkey", "token-file", "ack-wait", "cpuprofile":
 		case "listen", "nats":
 			if !saved.Async {
 				bad = append(bad, "-"+f.Name+" (the run is synchronous)")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,16 +11,18 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 	"github.com/phs-go/phs/cluster"
 	"github.com/phs-go/phs/nn"
 )
 
 func runWorker(ctx context.Context, e *env, args []string) error {
-	var url, tokenFile, name string
+	var url, nkeyFile, tokenFile, name string
 	var f runFlags
 	fs := newFlagSet("worker", "", e.stdout)
 	fs.StringVar(&url, "connect", "", "URL of the NATS server of the training run, such as nats://host:4222 (required)")
-	fs.StringVar(&tokenFile, "token-file", "", "file whose first line is the token the server requires")
+	fs.StringVar(&nkeyFile, "nkey", "", "file of the workers' NATS nkey seed: RUN/nats/worker.nk of a run served by \"phs train -listen\"")
+	fs.StringVar(&tokenFile, "token-file", "", "file whose first line is the token a NATS server of one's own requires (in place of -nkey)")
 	fs.StringVar(&name, "name", "", "name of the worker in the learner's log (default: host name and process ID)")
 	f.register(fs, workerFlags, e.names)
 	rest, err := parseFlags(fs, args)
@@ -40,12 +43,12 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usagef("worker: %v", err)
 	}
-	token, err := readToken(tokenFile)
+	auth, err := natsAuth(nkeyFile, tokenFile)
 	if err != nil {
 		return usagef("worker: %v", err)
 	}
-	nc, err := connectNATS(url, token, log)
-	for waited := false; errors.Is(err, nats.ErrNoServers); nc, err = connectNATS(url, token, log) {
+	nc, err := connectNATS(url, log, auth...)
+	for waited := false; errors.Is(err, nats.ErrNoServers); nc, err = connectNATS(url, log, auth...) {
 		if !waited {
 			log.Info("waiting for the server", "url", url)
 			waited = true
@@ -96,10 +99,49 @@ func readToken(file string) (string, error) {
 	return token, nil
 }
 
-// connectNATS connects to the NATS server at url, with token if not
-// empty, and reconnects for as long as the connection lives, logging the
-// disconnections.
-func connectNATS(url, token string, log *slog.Logger, opts ...nats.Option) (*nats.Conn, error) {
+// natsAuth returns the options that authenticate a client with the nkey
+// seed of nkeyFile or the token of tokenFile, either of which may be ""
+// (not both set).
+func natsAuth(nkeyFile, tokenFile string) ([]nats.Option, error) {
+	switch {
+	case nkeyFile != "" && tokenFile != "":
+		return nil, errors.New("-nkey and -token-file exclude each other")
+	case nkeyFile != "":
+		kp, err := readNkey(nkeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("-nkey: %w", err)
+		}
+		pub, _ := kp.PublicKey()
+		return []nats.Option{nats.Nkey(pub, kp.Sign)}, nil
+	}
+	token, err := readToken(tokenFile)
+	if err != nil || token == "" {
+		return nil, err
+	}
+	return []nats.Option{nats.Token(token)}, nil
+}
+
+// readNkey returns the user nkey whose seed is the first line of file.
+func readNkey(file string) (nkeys.KeyPair, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	kp, err := nkeys.FromSeed(bytes.TrimSpace(line))
+	if err != nil {
+		return nil, fmt.Errorf("%s: no NATS nkey seed on its first line (%v)", file, err)
+	}
+	if pub, err := kp.PublicKey(); err != nil || !nkeys.IsValidPublicUserKey(pub) {
+		return nil, fmt.Errorf("%s: the seed of a NATS nkey that is not a user's", file)
+	}
+	return kp, nil
+}
+
+// connectNATS connects to the NATS server at url with opts, authenticated
+// as they say (natsAuth), and reconnects for as long as the connection
+// lives, logging the disconnections.
+func connectNATS(url string, log *slog.Logger, opts ...nats.Option) (*nats.Conn, error) {
 	opts = append(opts,
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(500*time.Millisecond),
@@ -110,9 +152,6 @@ func connectNATS(url, token string, log *slog.Logger, opts ...nats.Option) (*nat
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) { log.Info("reconnected", "server", nc.ConnectedUrlRedacted()) }),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { log.Warn("NATS", "err", err) }))
-	if token != "" {
-		opts = append(opts, nats.Token(token))
-	}
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", url, err)

@@ -15,19 +15,24 @@
 // the learner counts one report per job, so nothing is lost or counted
 // twice.
 //
-// Every client of the run's NATS account may be buggy, so each side checks
-// what it reads. The learner refuses a worker of another Protocol, or whose
+// The learner and the workers are two users of the NATS server: a
+// worker's permissions (WorkerPermissions) let it join, take jobs, publish
+// reports, read the run's objects and hear the end of the run, and
+// nothing else. Every client may still be buggy, so each side checks what
+// it reads. The learner refuses a worker of another Protocol, or whose
 // reading of the search settings (Spec.SettingsSHA256) or of the problems
 // differs from its own, with the reason logged on both sides. It passes on
 // to the run only the reports of jobs it submitted and still waits for,
-// with counts within the job's budget. Each learner process has a session
-// (Spec.Session) that its jobs and its end of the run carry: a worker drops
-// the jobs of another session and ignores the end of the run sent by
-// another. A malformed message is logged and dropped. A learner that gets
-// no report for Options.StallAfter logs what it waits for and makes again
-// the streams, consumers and objects of the run that a client deleted,
-// submitting again the jobs that may have been lost with them. Messages,
-// streams and the object store are bounded (MaxMessage).
+// without an error, with counts within the job's budget and a reason to
+// stop that fits them. Each learner process has a session (Spec.Session)
+// that its jobs and its end of the run carry: a worker drops the jobs of
+// another session, or of another run or budget than the spec's
+// (Spec.Jobs), and ignores the end of the run sent by another. A
+// malformed message is logged and dropped. Every second, and at once when
+// a worker says it finds something missing, the learner makes again the
+// streams, consumers and objects of the run that a client deleted or
+// changed, submitting again the jobs that may have been lost with them.
+// Messages, streams and the object store are bounded (MaxMessage).
 //
 // The learner purges the streams when it starts: a learner that resumes
 // from its checkpoint submits again the jobs it had not learned from, and
@@ -47,12 +52,14 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nkeys"
+	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/search"
 )
 
 // Protocol is the version of the messages between the learner and the
 // workers; a worker of another protocol is refused.
-const Protocol = 2
+const Protocol = 3
 
 // The JetStream resources and subjects of a run.
 const (
@@ -65,6 +72,7 @@ const (
 	bucketName     = "PHS_RUN" // the spec, the problem files and the snapshot
 	helloSubject   = "phs.hello"
 	controlSubject = "phs.control" // "done SESSION" when training is over
+	troubleSubject = "phs.trouble" // a worker's word of what it finds missing
 
 	// sessionHeader holds, in every job, the learner's Spec.Session.
 	sessionHeader = "Phs-Session"
@@ -121,6 +129,11 @@ type Spec struct {
 	// jobs and the end of the run carry it: a worker drops the jobs, and
 	// ignores the end, of any other.
 	Session string `json:"session,omitempty"`
+	// Jobs holds the Run, the Iteration and the Budget of the jobs the
+	// learner submits now (Pos and Problem are 0); the learner puts the
+	// spec again before the first job of an iteration. A worker refuses
+	// a job whose run or budget differ.
+	Jobs bootstrap.Job `json:"jobs"`
 }
 
 // SettingsSHA256 returns the fingerprint of what changes the searches of
@@ -200,33 +213,40 @@ type ServerOptions struct {
 	Listen string
 	// StoreDir is JetStream's directory.
 	StoreDir string
-	// Token, if not empty, is the token clients must present. It is
-	// required unless Listen's host is a loopback address.
-	Token string
+	// Learner and Worker are the public nkeys of the run's two users: the
+	// learner, which may do anything, and the workers, which have
+	// WorkerPermissions. Both are required.
+	Learner, Worker string
 }
 
-// Validate returns an error if opts.Listen is not an address host:port,
-// or if it is not a loopback address and opts.Token is empty.
+// Validate returns an error if opts.Listen is not an address host:port.
 func (opts ServerOptions) Validate() error {
-	_, _, err := opts.hostPort()
+	_, _, err := splitListen(opts.Listen)
 	return err
 }
 
 // hostPort returns the host and the port of opts.Listen, after checking
-// opts.
+// opts: Serve's.
 func (opts ServerOptions) hostPort() (string, int, error) {
 	host, port, err := splitListen(opts.Listen)
 	if err != nil {
 		return "", 0, err
 	}
-	if opts.Token == "" && !loopback(host) {
-		return "", 0, fmt.Errorf("cluster: listening on %q needs a token (only loopback addresses go without)", opts.Listen)
+	for _, k := range []struct{ role, key string }{{"learner", opts.Learner}, {"worker", opts.Worker}} {
+		if !nkeys.IsValidPublicUserKey(k.key) {
+			return "", 0, fmt.Errorf("cluster: the %s's key (%d bytes) is not the public key of a NATS user nkey", k.role, len(k.key))
+		}
+	}
+	if opts.Learner == opts.Worker {
+		return "", 0, errors.New("cluster: the learner and the workers have the same key")
 	}
 	return host, port, nil
 }
 
 // Serve starts an embedded NATS server with JetStream and returns it once
-// it accepts connections; Shutdown stops it.
+// it accepts connections; Shutdown stops it. It admits two users, by
+// their nkeys: the learner, with every permission, and the workers, with
+// WorkerPermissions.
 func Serve(opts ServerOptions) (*server.Server, error) {
 	host, port, err := opts.hostPort()
 	if err != nil {
@@ -236,14 +256,17 @@ func Serve(opts ServerOptions) (*server.Server, error) {
 		port = server.RANDOM_PORT
 	}
 	s, err := server.NewServer(&server.Options{
-		Host:          host,
-		Port:          port,
-		JetStream:     true,
-		StoreDir:      opts.StoreDir,
-		Authorization: opts.Token,
-		MaxPayload:    MaxMessage,
-		NoSigs:        true,
-		NoLog:         true,
+		Host:      host,
+		Port:      port,
+		JetStream: true,
+		StoreDir:  opts.StoreDir,
+		Nkeys: []*server.NkeyUser{
+			{Nkey: opts.Learner},
+			{Nkey: opts.Worker, Permissions: WorkerPermissions()},
+		},
+		MaxPayload: MaxMessage,
+		NoSigs:     true,
+		NoLog:      true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
@@ -254,6 +277,32 @@ func Serve(opts ServerOptions) (*server.Server, error) {
 		return nil, fmt.Errorf("cluster: the NATS server on %s did not start", opts.Listen)
 	}
 	return s, nil
+}
+
+// WorkerPermissions returns the permissions of a worker on the NATS
+// server of a run: it may ask to join, pull jobs and acknowledge them,
+// publish reports and say what it finds missing, read the run's objects
+// and listen for the end of the run, and nothing else. It may not publish
+// jobs or the end of the run, nor create, change or delete streams,
+// consumers and objects (but for the short-lived consumers with which it
+// reads an object). A server of one's own gives the workers' user these
+// permissions (the README shows its configuration).
+func WorkerPermissions() *server.Permissions {
+	objects := "OBJ_" + bucketName
+	return &server.Permissions{
+		Publish: &server.SubjectPermission{Allow: []string{
+			helloSubject, reportsSubject, troubleSubject,
+			"$JS.API.CONSUMER.INFO." + jobsStream + "." + consumerName,
+			"$JS.API.CONSUMER.MSG.NEXT." + jobsStream + "." + consumerName,
+			"$JS.ACK." + jobsStream + "." + consumerName + ".>",
+			"$JS.API.STREAM.INFO." + objects,
+			"$JS.API.DIRECT.GET." + objects + ".>",
+			"$JS.API.CONSUMER.CREATE." + objects + ".*.$O." + bucketName + ".C.>",
+			"$JS.API.CONSUMER.DELETE." + objects + ".*",
+			"$JS.FC." + objects + ".>",
+		}},
+		Subscribe: &server.SubjectPermission{Allow: []string{"_INBOX.>", controlSubject}},
+	}
 }
 
 // splitListen splits a listening address host:port; the port must be a
@@ -268,14 +317,4 @@ func splitListen(addr string) (string, int, error) {
 		return "", 0, fmt.Errorf("cluster: listen address %q: %w", addr, err)
 	}
 	return host, port, nil
-}
-
-// loopback reports whether host names only the loopback interface; an
-// empty host means every interface.
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

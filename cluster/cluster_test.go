@@ -19,16 +19,26 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 	"github.com/phs-go/phs/search/searchtest"
 )
 
+// A testServer is an embedded server of the tests, with the keys of the
+// learner's user and of the workers'.
+type testServer struct {
+	*server.Server
+	learner, worker nkeys.KeyPair
+}
+
 // serve starts an embedded server on loopback for the test.
-func serve(t *testing.T) *server.Server {
+func serve(t *testing.T) *testServer {
 	t.Helper()
-	s, err := Serve(ServerOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	s := &testServer{learner: newUser(t), worker: newUser(t)}
+	var err error
+	s.Server, err = Serve(ServerOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), Learner: publicKey(t, s.learner), Worker: publicKey(t, s.worker)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,9 +46,39 @@ func serve(t *testing.T) *server.Server {
 	return s
 }
 
-func connect(t *testing.T, s *server.Server) *nats.Conn {
+func newUser(t *testing.T) nkeys.KeyPair {
 	t.Helper()
-	nc, err := nats.Connect(s.ClientURL())
+	kp, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kp
+}
+
+func publicKey(t *testing.T, kp nkeys.KeyPair) string {
+	t.Helper()
+	pub, err := kp.PublicKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pub
+}
+
+// connect connects to s as the learner.
+func connect(t *testing.T, s *testServer, opts ...nats.Option) *nats.Conn {
+	t.Helper()
+	return connectAs(t, s, s.learner, opts...)
+}
+
+// connectWorker connects to s as a worker.
+func connectWorker(t *testing.T, s *testServer, opts ...nats.Option) *nats.Conn {
+	t.Helper()
+	return connectAs(t, s, s.worker, opts...)
+}
+
+func connectAs(t *testing.T, s *testServer, kp nkeys.KeyPair, opts ...nats.Option) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(s.ClientURL(), append(opts, nats.Nkey(publicKey(t, kp), kp.Sign))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +189,7 @@ func TestTrain(t *testing.T) {
 	errs := make(chan error, 2)
 	for range 2 {
 		go func() {
-			nc := connect(t, s)
+			nc := connectWorker(t, s)
 			spec, files, err := Join(ctx, nc)
 			if err == nil && (len(files) != 1 || string(files[0].Data) != "the mazes") {
 				err = errors.New("Join: wrong files")
@@ -235,7 +275,7 @@ func TestRefused(t *testing.T) {
 	} {
 		ws := spec
 		tc.edit(&ws)
-		err := Work(ctx, connect(t, s), ws, tc.tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 1, Version: "test", Learner: tc.learner})
+		err := Work(ctx, connectWorker(t, s), ws, tc.tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 1, Version: "test", Learner: tc.learner})
 		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: worker: %v, want a refusal saying %q", tc.name, err, tc.want)
 		}
@@ -251,26 +291,36 @@ func TestRefused(t *testing.T) {
 	}
 	h, _ := json.Marshal(hello{Worker: "old", Protocol: 1, Version: "(devel)", Domain: spec.Domain, SettingsSHA256: settingsSHA,
 		ProblemsSHA256: spec.ProblemsSHA256, Session: spec.Session})
-	msg, err := connect(t, s).RequestWithContext(ctx, helloSubject, h)
+	msg, err := connectWorker(t, s).RequestWithContext(ctx, helloSubject, h)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rep helloReply
-	if err := decode(msg.Data, &rep); err != nil || !strings.Contains(rep.Error, "protocol 1 (phs version (devel)); the learner speaks 2") {
+	if err := decode(msg.Data, &rep); err != nil || !strings.Contains(rep.Error, "protocol 1 (phs version (devel)); the learner speaks "+strconv.Itoa(Protocol)) {
 		t.Errorf("a worker of protocol 1: %q, %v", rep.Error, err)
 	}
 }
 
-// TestServeNeedsToken checks that only loopback addresses go without a
-// token.
-func TestServeNeedsToken(t *testing.T) {
-	for _, addr := range []string{":0", "0.0.0.0:0", "192.0.2.1:0"} {
-		if _, err := Serve(ServerOptions{Listen: addr, StoreDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "needs a token") {
-			t.Errorf("Serve(%q) without a token: %v", addr, err)
+// TestServeNeedsKeys checks that Serve refuses a learner or a worker
+// without the public key of a user nkey, the same key for both, and a bad
+// address.
+func TestServeNeedsKeys(t *testing.T) {
+	learner, worker := publicKey(t, newUser(t)), publicKey(t, newUser(t))
+	seed, _ := newUser(t).Seed()
+	for _, opts := range []ServerOptions{
+		{Listen: "127.0.0.1:0"},
+		{Listen: "127.0.0.1:0", Learner: learner},
+		{Listen: "127.0.0.1:0", Learner: learner, Worker: string(seed)},
+		{Listen: "127.0.0.1:0", Learner: learner, Worker: learner},
+		{Listen: "127.0.0.1:x", Learner: learner, Worker: worker},
+	} {
+		opts.StoreDir = t.TempDir()
+		if s, err := Serve(opts); err == nil {
+			s.Shutdown()
+			t.Errorf("Serve(%+v) accepted", opts)
+		} else if strings.Contains(err.Error(), string(seed)) {
+			t.Errorf("Serve quotes a seed: %v", err)
 		}
-	}
-	if _, err := Serve(ServerOptions{Listen: "127.0.0.1:x"}); err == nil {
-		t.Error("Serve accepted port x")
 	}
 }
 
@@ -300,7 +350,7 @@ func TestOptionsReachWorkers(t *testing.T) {
 	}
 	errs := make(chan error, 1)
 	go func() {
-		nc := connect(t, s)
+		nc := connectWorker(t, s)
 		spec, _, err := Join(ctx, nc)
 		if err == nil {
 			err = Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 2, Version: "test", Learner: "network"})
@@ -398,7 +448,7 @@ func TestAnyLearner(t *testing.T) {
 	}
 	errs := make(chan error, 1)
 	go func() {
-		nc := connect(t, s)
+		nc := connectWorker(t, s)
 		spec, _, err := Join(ctx, nc)
 		if err == nil {
 			err = Work(ctx, nc, spec, tasks, decodeTally, WorkerOptions{Searches: 2, Version: "test", Learner: "tally"})

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/search"
 )
 
 // worker starts a worker that joins the run on s, and returns the channel
@@ -48,9 +49,9 @@ func waitFor(t *testing.T, log *syncBuffer, want string, n ...int) {
 	t.Fatalf("the log lacks %q:\n%s", want, log.String())
 }
 
-// TestForeignMessages checks that jobs of another run or session, a
-// forged end of the run and reports of another run are dropped with a
-// warning, and that the run goes on: no worker stops, workers started
+// TestForeignMessages checks that jobs of another run or session, or of
+// the learner's session but not of its run and budget, a forged end of the
+// run and reports of another run are dropped with a warning, and that the run goes on: no worker stops, workers started
 // after them too, until the learner ends the run.
 func TestForeignMessages(t *testing.T) {
 	s := serve(t)
@@ -69,6 +70,7 @@ func TestForeignMessages(t *testing.T) {
 		for _, h := range []nats.Header{
 			{sessionHeader: {"another session"}, "Phs-Problems": {"0123456789abcdef"}},
 			{"Phs-Problems": {"0123456789abcdef"}},
+			{sessionHeader: {l.Session()}}, // of a run and a budget the learner's spec does not hold
 		} {
 			if err := nc.PublishMsg(&nats.Msg{Subject: jobsSubject, Data: job, Header: h}); err != nil {
 				t.Fatal(err)
@@ -77,8 +79,9 @@ func TestForeignMessages(t *testing.T) {
 	}
 	poison()
 	wl := slog.New(slog.NewTextHandler(&wlog, nil))
-	first := startWorker(ctx, t, connect(t, s), "first", wl)
+	first := startWorker(ctx, t, connectWorker(t, s), "first", wl)
 	waitFor(t, &wlog, "job of another run or learner dropped")
+	waitFor(t, &wlog, "job refused: its run, iteration or budget is not the run's")
 	for _, done := range []string{"done", "done another session", "done " + l.Session() + "x"} {
 		if err := nc.Publish(controlSubject, []byte(done)); err != nil {
 			t.Fatal(err)
@@ -86,7 +89,7 @@ func TestForeignMessages(t *testing.T) {
 	}
 	waitFor(t, &wlog, "ignored an end of the run that is not from the run's learner")
 	poison()
-	second := startWorker(ctx, t, connect(t, s), "second", wl)
+	second := startWorker(ctx, t, connectWorker(t, s), "second", wl)
 	rep, _ := json.Marshal(bootstrap.Report{Job: bootstrap.Job{Run: "another run", Iteration: 1, Budget: 8}, Worker: "stranger"})
 	if err := nc.Publish(reportsSubject, rep); err != nil {
 		t.Fatal(err)
@@ -129,8 +132,9 @@ func TestForeignMessages(t *testing.T) {
 }
 
 // TestReportChecks checks that the learner passes on only the first
-// report of an outstanding job whose counts are within its budget, and
-// submits again the job of a report it rejects.
+// report of an outstanding job, without an error, whose counts are within
+// its budget and fit its reason to stop, and submits again the job of a
+// report it rejects. The reports come from a worker.
 func TestReportChecks(t *testing.T) {
 	s := serve(t)
 	_, m, spec := run(t)
@@ -150,14 +154,20 @@ func TestReportChecks(t *testing.T) {
 	if err := l.Submit(ctx, j); err != nil {
 		t.Fatal(err)
 	}
-	good := bootstrap.Report{Job: j, Version: 1, Expansions: 7, Evaluations: 20}
+	good := bootstrap.Report{Job: j, Version: 1, Expansions: 7, Evaluations: 20, Stop: search.StopExhausted}
 	forge := func(edit func(*bootstrap.Report)) bootstrap.Report {
 		r := good
 		edit(&r)
 		return r
 	}
-	nc := connect(t, s)
+	nc := connectWorker(t, s)
 	for _, r := range []bootstrap.Report{
+		forge(func(r *bootstrap.Report) { r.Err = "the end of the run" }),
+		forge(func(r *bootstrap.Report) { r.Stop = "" }),
+		forge(func(r *bootstrap.Report) { r.Stop = search.StopBudget }),
+		forge(func(r *bootstrap.Report) { r.Stop = search.StopTimeout }),
+		forge(func(r *bootstrap.Report) { r.Stop = "tired" }),
+		forge(func(r *bootstrap.Report) { r.Solved, r.Actions = true, []int{1} }),
 		forge(func(r *bootstrap.Report) { r.Expansions = 9e18 }),
 		forge(func(r *bootstrap.Report) { r.Expansions = -1 }),
 		forge(func(r *bootstrap.Report) { r.Evaluations = -1 }),
@@ -192,12 +202,15 @@ func TestReportChecks(t *testing.T) {
 	}
 	for _, want := range []string{"9000000000000000000 expansions for a budget of 100", "-1 expansions", "-1 evaluations",
 		"the job is", "snapshot version 2; the learner published up to 1", "snapshot version -9000000000000000000",
-		"actions without a solution", "a solution of 9 actions in 7 expansions", "report of a job not submitted dropped"} {
+		"actions without a solution", "a solution of 9 actions in 7 expansions", "report of a job not submitted dropped",
+		"the search failed: the end of the run", "unsolved in 7 expansions of a budget of 100, without a reason",
+		"stopped by the budget of 100 after 7 expansions", "stopped by a timeout; the run has none", `unknown reason \"tired\"`,
+		`solved, and stopped for reason \"exhausted\"`} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the log lacks %q:\n%s", want, log.String())
 		}
 	}
-	js, _ := jetstream.New(nc)
+	js, _ := jetstream.New(connect(t, s))
 	info, err := js.Stream(ctx, jobsStream)
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +261,7 @@ func TestRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	var wlog syncBuffer
-	errs := startWorker(ctx, t, connect(t, s), "w", slog.New(slog.NewTextHandler(&wlog, nil)))
+	errs := startWorker(ctx, t, connectWorker(t, s), "w", slog.New(slog.NewTextHandler(&wlog, nil)))
 	cfg := bootstrap.Config{Algorithm: spec.Algorithm, Options: spec.Options, ProblemsPerUpdate: 8,
 		Limits: bootstrap.Limits{MaxIterations: 1}, Async: true}
 	cfg.Options.Budget = 8
@@ -269,7 +282,7 @@ func TestRepair(t *testing.T) {
 		t.Logf("learner:\n%s\nworker:\n%s", log.String(), wlog.String())
 	}
 	for _, want := range []string{"the stream is missing; making it again", "the consumer is missing; making it again",
-		"the run's object store is missing entries", "submitting the outstanding jobs again"} {
+		"the run's object store is missing; making it again", "submitting the outstanding jobs again"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the learner's log lacks %q:\n%s", want, log.String())
 		}
@@ -361,7 +374,7 @@ func TestLearnerRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs := startWorker(ctx, t, connect(t, s), "w", slog.New(slog.NewTextHandler(&wlog, nil)))
+	errs := startWorker(ctx, t, connectWorker(t, s), "w", slog.New(slog.NewTextHandler(&wlog, nil)))
 	waitFor(t, &llog, "worker joined")
 	if err := first.Close(false); err != nil {
 		t.Fatal(err)
@@ -389,5 +402,44 @@ func TestLearnerRestart(t *testing.T) {
 	}
 	if want := "joined the learner's new session"; !strings.Contains(wlog.String(), want) {
 		t.Errorf("the worker's log lacks %q:\n%s", want, wlog.String())
+	}
+}
+
+// TestTroubleHeard checks that a worker that finds a problem file of the
+// run missing says so, and that the learner puts it back at once, not
+// after StallAfter.
+func TestTroubleHeard(t *testing.T) {
+	s := serve(t)
+	_, _, spec := run(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var log syncBuffer
+	l, err := NewLearner(ctx, connect(t, s), spec, []File{{"mazes.txt", []byte("the mazes")}}, Options{StallAfter: time.Hour, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(false)
+	js, _ := jetstream.New(connect(t, s))
+	obs, err := js.ObjectStore(ctx, bucketName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := obs.Delete(ctx, problemsDir+"0"); err != nil {
+		t.Fatal(err)
+	}
+	jctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, files, err := Join(jctx, connectWorker(t, s))
+	if err != nil {
+		t.Fatalf("join: %v\n%s", err, log.String())
+	}
+	if string(files[0].Data) != "the mazes" {
+		t.Errorf("the worker read %q", files[0].Data)
+	}
+	for _, want := range []string{`a worker finds the run incomplete; checking it" worker="" what="problem file mazes.txt"`,
+		`an object of the run is missing; putting it again" object=problems/0`} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the learner's log lacks %q:\n%s", want, log.String())
+		}
 	}
 }

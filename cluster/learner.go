@@ -4,18 +4,23 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/search"
 )
 
 // Options configure a Learner.
@@ -25,9 +30,8 @@ type Options struct {
 	// third of it. 0 means 30 seconds.
 	AckWait time.Duration
 	// StallAfter is how long the learner waits for a report, while jobs
-	// are outstanding, before it logs what it waits for and repairs the
-	// run's streams, consumers and objects that are missing; it then
-	// logs again every StallAfter. 0 means 2 minutes.
+	// are outstanding, before it logs what it waits for; it then logs
+	// again every StallAfter. 0 means 2 minutes.
 	StallAfter time.Duration
 	// Logger receives the refusals of workers, the messages dropped and
 	// the stalls; nil discards them.
@@ -38,28 +42,41 @@ type Options struct {
 // of the workers that join it.
 //
 // It checks every report before the run sees it: the report must be of a
-// job it submitted and that is outstanding, its counts must be within the
-// job's budget and consistent, and its snapshot version one it published
-// (bootstrap replays the solutions). It drops the others with a warning,
-// and submits again the job of a report it rejected.
+// job it submitted and that is outstanding, carry no error, and have
+// counts within the job's budget, a reason to stop that fits them and a
+// snapshot version it published (bootstrap replays the solutions). It
+// drops the others with a warning, and submits again the job of a report
+// it rejected.
+//
+// Every second, and at once when a worker says it finds something
+// missing, it checks the run's streams and consumers, and the digests of
+// the spec and the snapshot in the object store, and makes again or puts
+// again what differs from its own; it checks the problem files too when a
+// worker finds something missing or no report came for StallAfter.
 type Learner struct {
 	nc       *nats.Conn
 	js       jetstream.JetStream
 	spec     Spec
 	settings string // spec.SettingsSHA256()
 	files    []File
-	opts     Options
-	log      *slog.Logger
-	reports  chan bootstrap.Report
-	hello    *nats.Subscription
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	// fileDigests are the digests of the files' data (objectDigest).
+	fileDigests []string
+	opts        Options
+	log         *slog.Logger
+	reports     chan bootstrap.Report
+	hello       *nats.Subscription
+	trouble     *nats.Subscription
+	cancel      context.CancelFunc
+	wg          sync.WaitGroup
 
-	repairMu sync.Mutex // one repair at a time
+	repairMu sync.Mutex  // one repair, or one put of the spec or the snapshot, at a time
+	checkAll atomic.Bool // a worker finds something missing: check the problem files too
 
 	mu          sync.Mutex
 	obs         jetstream.ObjectStore
+	specJSON    []byte // the spec as last put
 	snap        []byte // the snapshot published last, at version
+	snapDigest  string // objectDigest(snap)
 	version     int64
 	published   bool
 	run         string                  // the Job.Run of the jobs submitted
@@ -118,10 +135,20 @@ func NewLearner(ctx context.Context, nc *nats.Conn, spec Spec, files []File, opt
 	}
 	l := &Learner{nc: nc, js: js, spec: spec, settings: settings, files: files, opts: opts, log: opts.Logger,
 		reports: make(chan bootstrap.Report), outstanding: map[string]*outstanding{}, reported: map[string]bool{}}
+	if l.specJSON, err = json.Marshal(spec); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	for _, f := range files {
+		l.fileDigests = append(l.fileDigests, objectDigest(f.Data))
+	}
 	if err := l.setUp(ctx); err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	if l.hello, err = nc.Subscribe(helloSubject, l.answer); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	if l.trouble, err = nc.Subscribe(troubleSubject, l.heed); err != nil {
+		l.hello.Unsubscribe()
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	rctx, cancel := context.WithCancel(context.Background())
@@ -196,8 +223,8 @@ func (l *Learner) makeConsumers(ctx context.Context) error {
 }
 
 // makeStore creates the run's object store, bounded to the files, the
-// spec and two snapshots, and puts the files, the spec and the snapshot
-// published last in it.
+// spec and two snapshots, and puts the files, the snapshot published last
+// and the spec in it.
 func (l *Learner) makeStore(ctx context.Context) error {
 	size := int64(2*maxSnapshot + MaxMessage)
 	for _, f := range l.files {
@@ -207,29 +234,76 @@ func (l *Learner) makeStore(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("object store: %w", err)
 	}
-	for i, f := range l.files {
-		if _, err := obs.PutBytes(ctx, problemsDir+strconv.Itoa(i), f.Data); err != nil {
-			return fmt.Errorf("problem file %s: %w", f.Name, err)
-		}
-	}
 	l.mu.Lock()
-	snap, v, published := l.snap, l.version, l.published
 	l.obs = obs
 	l.mu.Unlock()
-	if published {
-		if err := putSnapshot(ctx, obs, v, snap); err != nil {
+	for _, o := range l.objects(true) {
+		if err := o.put(ctx, obs); err != nil {
 			return err
 		}
 	}
-	spec, err := json.Marshal(l.spec)
-	if err != nil {
-		return err
+	return nil
+}
+
+// An object is one the learner puts in the run's object store, with the
+// digest (objectDigest) of its data.
+type object struct {
+	name, digest string
+	data         []byte
+	meta         map[string]string
+}
+
+// objects returns the run's objects as the learner holds them: the
+// problem files if files, the snapshot once published, and the spec,
+// last, so that a worker that finds the spec finds the others.
+func (l *Learner) objects(files bool) []object {
+	var objs []object
+	if files {
+		for i, f := range l.files {
+			objs = append(objs, object{name: problemsDir + strconv.Itoa(i), data: f.Data, digest: l.fileDigests[i]})
+		}
 	}
-	// The spec goes last: a worker that finds it finds the files too.
-	if _, err := obs.PutBytes(ctx, specObject, spec); err != nil {
-		return fmt.Errorf("spec: %w", err)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.published {
+		objs = append(objs, object{name: snapshotObject, data: l.snap, digest: l.snapDigest,
+			meta: map[string]string{"version": strconv.FormatInt(l.version, 10)}})
+	}
+	return append(objs, object{name: specObject, data: l.specJSON, digest: objectDigest(l.specJSON)})
+}
+
+// put puts o in obs, giving up after apiTimeout and a second per MiB.
+func (o *object) put(ctx context.Context, obs jetstream.ObjectStore) error {
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout+time.Duration(len(o.data)>>20)*time.Second)
+	defer cancel()
+	if _, err := obs.Put(ctx, jetstream.ObjectMeta{Name: o.name, Metadata: o.meta}, bytes.NewReader(o.data)); err != nil {
+		return fmt.Errorf("object %s: %w", o.name, err)
 	}
 	return nil
+}
+
+// differs returns why the object of obs named o.name is not o: "missing",
+// or "its digest differs" or "its metadata differ" from o's; it returns
+// "" if it is o, or if obs cannot tell.
+func (o *object) differs(ctx context.Context, obs jetstream.ObjectStore) string {
+	info, err := obs.GetInfo(ctx, o.name)
+	switch {
+	case errors.Is(err, jetstream.ErrObjectNotFound):
+		return "missing"
+	case err != nil:
+		return ""
+	case info.Digest != o.digest:
+		return "its digest differs from the learner's"
+	case !maps.Equal(info.Metadata, o.meta):
+		return "its metadata differ from the learner's"
+	}
+	return ""
+}
+
+// objectDigest returns the digest of data as the object store records it.
+func objectDigest(data []byte) string {
+	h := sha256.Sum256(data)
+	return "SHA-256=" + base64.URLEncoding.EncodeToString(h[:])
 }
 
 // answer answers a worker's request to join.
@@ -256,6 +330,29 @@ func (l *Learner) answer(msg *nats.Msg) {
 	}
 }
 
+// A troubleReport is a worker's word that it finds something of the run
+// missing or wrong (Work).
+type troubleReport struct {
+	Worker string `json:"worker"`
+	What   string `json:"what"`
+	Err    string `json:"error"`
+}
+
+// heed takes a worker's word that it finds something missing: the next
+// check, within a second, checks everything.
+func (l *Learner) heed(msg *nats.Msg) {
+	var tr troubleReport
+	if err := decode(msg.Data, &tr); err != nil {
+		l.log.Warn("malformed word of trouble dropped", "err", err, "bytes", len(msg.Data))
+		return
+	}
+	l.log.Warn("a worker finds the run incomplete; checking it", "worker", clip(tr.Worker, maxName), "what", clip(tr.What, 40), "err", clip(tr.Err, 200))
+	l.checkAll.Store(true)
+}
+
+// clip returns s cut to at most n bytes.
+func clip(s string, n int) string { return s[:min(len(s), n)] }
+
 // read passes the reports that pass check to l.reports until ctx is
 // done, acknowledging each; it makes the consumer of reports again
 // (repair) when it is lost.
@@ -265,7 +362,7 @@ func (l *Learner) read(ctx context.Context) {
 		if err != nil {
 			if ctx.Err() == nil {
 				l.log.Warn("reading reports; repairing the run", "err", err)
-				l.repair(ctx)
+				l.repair(ctx, false)
 				sleep(ctx, retryEvery)
 			}
 			continue
@@ -313,7 +410,7 @@ func (l *Learner) accept(b []byte) (bootstrap.Report, bool) {
 		l.log.Warn("malformed report dropped", "err", err, "bytes", len(b))
 		return rep, false
 	}
-	worker := rep.Worker[:min(len(rep.Worker), maxName)]
+	worker := clip(rep.Worker, maxName)
 	id := jobID(&rep.Job)
 	l.mu.Lock()
 	o := l.outstanding[id]
@@ -330,6 +427,7 @@ func (l *Learner) accept(b []byte) (bootstrap.Report, bool) {
 	case rep.Job != o.job:
 		err = fmt.Errorf("the job is %+v, not the learner's %+v", rep.Job, o.job)
 	case rep.Err != "":
+		err = fmt.Errorf("the search failed: %s", clip(rep.Err, 200))
 	case rep.Expansions < 0 || rep.Expansions > o.job.Budget:
 		err = fmt.Errorf("%d expansions for a budget of %d", rep.Expansions, o.job.Budget)
 	case rep.Evaluations < 0:
@@ -340,6 +438,8 @@ func (l *Learner) accept(b []byte) (bootstrap.Report, bool) {
 		err = fmt.Errorf("a solution of %d actions in %d expansions", len(rep.Actions), rep.Expansions)
 	case rep.Version < 0 || rep.Version > l.version || !l.published:
 		err = fmt.Errorf("snapshot version %d; the learner published up to %d", rep.Version, l.version)
+	default:
+		err = l.checkStop(&rep)
 	}
 	if err != nil {
 		o.tries++
@@ -358,11 +458,46 @@ func (l *Learner) accept(b []byte) (bootstrap.Report, bool) {
 	return rep, true
 }
 
-// watch checks every StallAfter/4 (at most every second) that reports come
-// while jobs are outstanding; when none came for StallAfter, it logs what
-// the learner waits for and repairs the run.
+// checkStop returns an error if the reason rep gives for the end of its
+// search (search.Result.Stop) does not fit its counts: a solved search
+// gives none; an unsolved one spent the budget (StopBudget), or gives
+// another reason, a timeout only if the run's options have one.
+func (l *Learner) checkStop(rep *bootstrap.Report) error {
+	switch rep.Stop {
+	case "":
+		if !rep.Solved {
+			return fmt.Errorf("unsolved in %d expansions of a budget of %d, without a reason", rep.Expansions, rep.Budget)
+		}
+		return nil
+	case search.StopBudget:
+		if rep.Expansions != rep.Budget {
+			return fmt.Errorf("stopped by the budget of %d after %d expansions", rep.Budget, rep.Expansions)
+		}
+	case search.StopTimeout:
+		if l.spec.Options.Timeout == 0 {
+			return errors.New("stopped by a timeout; the run has none")
+		}
+	case search.StopExhausted, search.StopMemory:
+	default:
+		return fmt.Errorf("stopped for an unknown reason %q", clip(rep.Stop, 40))
+	}
+	if rep.Solved {
+		return fmt.Errorf("solved, and stopped for reason %q", rep.Stop)
+	}
+	return nil
+}
+
+// checkEvery is how often the learner checks the run's streams,
+// consumers, spec and snapshot.
+const checkEvery = time.Second
+
+// watch checks the run every checkEvery, until ctx is done: it repairs
+// what is missing or differs from the learner's (the problem files too
+// when a worker found something missing, or no report came for
+// StallAfter), and logs what the learner waits for when no report came
+// for StallAfter while jobs are outstanding.
 func (l *Learner) watch(ctx context.Context) {
-	t := time.NewTicker(max(l.opts.StallAfter/4, time.Second/4))
+	t := time.NewTicker(min(checkEvery, max(l.opts.StallAfter/4, time.Second/4)))
 	defer t.Stop()
 	for {
 		select {
@@ -370,37 +505,45 @@ func (l *Learner) watch(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
-		l.mu.Lock()
-		n, since := len(l.outstanding), time.Since(l.lastReport)
-		var oldest *outstanding
-		for _, o := range l.outstanding {
-			if oldest == nil || o.job.Pos < oldest.job.Pos {
-				oldest = o
-			}
-		}
-		workers := l.workers
-		if n == 0 || since < l.opts.StallAfter {
-			l.mu.Unlock()
-			continue
-		}
-		l.lastReport = time.Now() // the next warning after StallAfter
-		l.mu.Unlock()
-		args := []any{"jobs_outstanding", n, "iteration", oldest.job.Iteration, "oldest_pos", oldest.job.Pos, "oldest_problem", oldest.job.Problem,
-			"oldest_for", time.Since(oldest.since).Round(time.Second), "no_report_for", since.Round(time.Second), "workers_joined", workers}
-		if c, err := l.js.Consumer(ctx, jobsStream, consumerName); err == nil {
-			info := c.CachedInfo()
-			args = append(args, "jobs_queued", info.NumPending, "jobs_in_progress", info.NumAckPending)
-		}
-		l.log.Warn("waiting for reports", args...)
-		l.repair(ctx)
+		stalled := l.stalled(ctx)
+		l.repair(ctx, l.checkAll.Swap(false) || stalled)
 	}
 }
 
-// repair makes again the streams, the consumers and the object store
-// entries of the run that are missing (deleted by a client), logging each,
-// and submits again the outstanding jobs if jobs or reports may have been
-// lost with them.
-func (l *Learner) repair(ctx context.Context) {
+// stalled reports whether no report came for StallAfter while jobs are
+// outstanding, and then logs what the learner waits for.
+func (l *Learner) stalled(ctx context.Context) bool {
+	l.mu.Lock()
+	n, since := len(l.outstanding), time.Since(l.lastReport)
+	var oldest *outstanding
+	for _, o := range l.outstanding {
+		if oldest == nil || o.job.Pos < oldest.job.Pos {
+			oldest = o
+		}
+	}
+	workers := l.workers
+	if n == 0 || since < l.opts.StallAfter {
+		l.mu.Unlock()
+		return false
+	}
+	l.lastReport = time.Now() // the next warning after StallAfter
+	l.mu.Unlock()
+	args := []any{"jobs_outstanding", n, "iteration", oldest.job.Iteration, "oldest_pos", oldest.job.Pos, "oldest_problem", oldest.job.Problem,
+		"oldest_for", time.Since(oldest.since).Round(time.Second), "no_report_for", since.Round(time.Second), "workers_joined", workers}
+	if c, err := l.js.Consumer(ctx, jobsStream, consumerName); err == nil {
+		info := c.CachedInfo()
+		args = append(args, "jobs_queued", info.NumPending, "jobs_in_progress", info.NumAckPending)
+	}
+	l.log.Warn("waiting for reports", args...)
+	return true
+}
+
+// repair makes again the streams, the consumers and the object store of
+// the run that are missing (deleted by a client), and puts again the
+// objects that are missing or differ from the learner's (the spec, the
+// snapshot and, if files, the problem files), logging each; it submits
+// again the outstanding jobs if jobs or reports may have been lost.
+func (l *Learner) repair(ctx context.Context, files bool) {
 	l.repairMu.Lock()
 	defer l.repairMu.Unlock()
 	lost := false
@@ -426,10 +569,19 @@ func (l *Learner) repair(ctx context.Context) {
 			return
 		}
 	}
-	if !l.storeComplete(ctx) {
-		l.log.Warn("the run's object store is missing entries; putting them again", "bucket", bucketName)
+	if obs, err := l.js.ObjectStore(ctx, bucketName); errors.Is(err, jetstream.ErrBucketNotFound) {
+		l.log.Warn("the run's object store is missing; making it again", "bucket", bucketName)
 		if err := l.makeStore(ctx); err != nil {
 			l.log.Warn("repair", "err", err)
+		}
+	} else if err == nil {
+		for _, o := range l.objects(files) {
+			if why := o.differs(ctx, obs); why != "" {
+				l.log.Warn("an object of the run is "+why+"; putting it again", "object", o.name)
+				if err := o.put(ctx, obs); err != nil {
+					l.log.Warn("repair", "err", err)
+				}
+			}
 		}
 	}
 	if !lost {
@@ -451,30 +603,6 @@ func (l *Learner) repair(ctx context.Context) {
 	}
 }
 
-// storeComplete reports whether the run's object store holds the spec,
-// the problem files and, once published, the snapshot.
-func (l *Learner) storeComplete(ctx context.Context) bool {
-	obs, err := l.js.ObjectStore(ctx, bucketName)
-	if err != nil {
-		return false
-	}
-	names := []string{specObject}
-	for i := range l.files {
-		names = append(names, problemsDir+strconv.Itoa(i))
-	}
-	l.mu.Lock()
-	if l.published {
-		names = append(names, snapshotObject)
-	}
-	l.mu.Unlock()
-	for _, name := range names {
-		if _, err := obs.GetInfo(ctx, name); err != nil {
-			return false
-		}
-	}
-	return true
-}
-
 // Publish puts snap, the learner's snapshot at version v, marshalled, in
 // the run's object store.
 func (l *Learner) Publish(ctx context.Context, v int64, snap encoding.BinaryMarshaler) error {
@@ -486,46 +614,65 @@ func (l *Learner) Publish(ctx context.Context, v int64, snap encoding.BinaryMars
 		return fmt.Errorf("cluster: snapshot: %d bytes; the limit is %d", len(b), maxSnapshot)
 	}
 	l.mu.Lock()
-	l.snap, l.version, l.published = b, v, true
-	obs := l.obs
+	l.snap, l.snapDigest, l.version, l.published = b, objectDigest(b), v, true
 	l.mu.Unlock()
-	if err := putSnapshot(ctx, obs, v, b); err != nil {
+	if err := l.put(ctx, snapshotObject); err != nil {
 		l.log.Warn("publishing the snapshot; repairing the run", "err", err)
-		l.repair(ctx) // which puts the snapshot if the store was lost
-		l.mu.Lock()
-		obs = l.obs
-		l.mu.Unlock()
-		return putSnapshot(ctx, obs, v, b)
+		l.repair(ctx, false) // which puts the snapshot if the store was lost
+		if err := l.put(ctx, snapshotObject); err != nil {
+			return fmt.Errorf("cluster: %w", err)
+		}
 	}
 	return nil
 }
 
-// putSnapshot puts snapshot b, at version v, in obs.
-func putSnapshot(ctx context.Context, obs jetstream.ObjectStore, v int64, b []byte) error {
-	meta := jetstream.ObjectMeta{Name: snapshotObject, Metadata: map[string]string{"version": strconv.FormatInt(v, 10)}}
-	ctx, cancel := context.WithTimeout(ctx, apiTimeout+time.Duration(len(b)>>20)*time.Second)
-	defer cancel()
-	if _, err := obs.Put(ctx, meta, bytes.NewReader(b)); err != nil {
-		return fmt.Errorf("cluster: snapshot: %w", err)
+// put puts the learner's object called name (the spec or the snapshot)
+// in the run's object store.
+func (l *Learner) put(ctx context.Context, name string) error {
+	l.repairMu.Lock()
+	defer l.repairMu.Unlock()
+	l.mu.Lock()
+	obs := l.obs
+	l.mu.Unlock()
+	for _, o := range l.objects(false) {
+		if o.name == name {
+			return o.put(ctx, obs)
+		}
 	}
-	return nil
+	panic("cluster: put of an unknown object " + name)
 }
 
 // Submit adds j to the run's work queue, with the learner's session in a
 // header, and counts it outstanding until its report comes.
 func (l *Learner) Submit(ctx context.Context, j bootstrap.Job) error {
 	l.mu.Lock()
-	if j.Run != l.run || j.Iteration != l.iteration {
+	next := j.Run != l.run || j.Iteration != l.iteration
+	if next {
 		l.run, l.iteration = j.Run, j.Iteration
 		clear(l.reported)
 		clear(l.outstanding) // of an iteration the run is done with
+		spec := l.spec
+		spec.Jobs = bootstrap.Job{Run: j.Run, Iteration: j.Iteration, Budget: j.Budget}
+		b, err := json.Marshal(spec)
+		if err != nil {
+			l.mu.Unlock()
+			return fmt.Errorf("cluster: %w", err)
+		}
+		l.specJSON = b
 	}
 	o := &outstanding{job: j, since: time.Now()}
 	l.outstanding[jobID(&j)] = o
 	l.mu.Unlock()
+	if next {
+		// The workers read the spec to check the jobs: it goes first.
+		if err := l.put(ctx, specObject); err != nil {
+			l.log.Warn("putting the spec; repairing the run", "err", err)
+			l.repair(ctx, false) // which puts it again
+		}
+	}
 	if err := l.publish(ctx, j, 0); err != nil {
 		l.log.Warn("submitting a job; repairing the run", "err", err)
-		l.repair(ctx)
+		l.repair(ctx, false)
 		l.mu.Lock()
 		o.tries++
 		tries := o.tries
@@ -556,7 +703,7 @@ func (l *Learner) Reports() <-chan bootstrap.Report { return l.reports }
 // Close stops answering the workers and reading their reports. If done,
 // training is over, and the workers of the run are told to stop.
 func (l *Learner) Close(done bool) error {
-	err := l.hello.Unsubscribe()
+	err := errors.Join(l.hello.Unsubscribe(), l.trouble.Unsubscribe())
 	l.cancel()
 	l.wg.Wait()
 	if done {

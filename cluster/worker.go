@@ -53,13 +53,32 @@ func Join(ctx context.Context, nc *nats.Conn) (Spec, []File, error) {
 	}
 	files := make([]File, len(spec.Files))
 	for i, name := range spec.Files {
-		b, err := getObject(ctx, obs, problemsDir+strconv.Itoa(i))
+		// A file missing from a run whose spec is there was deleted: the
+		// learner puts it back when it hears of it.
+		var said time.Time
+		err := retry(ctx, func() (err error) {
+			b, err = getObject(ctx, obs, problemsDir+strconv.Itoa(i))
+			if errors.Is(err, jetstream.ErrObjectNotFound) && time.Since(said) >= troubleEvery {
+				said = time.Now()
+				tell(nc, troubleReport{What: "problem file " + name, Err: err.Error()})
+			}
+			return err
+		}, jetstream.ErrObjectNotFound)
 		if err != nil {
 			return spec, nil, fmt.Errorf("cluster: join: problem file %s: %w", name, err)
 		}
 		files[i] = File{Name: name, Data: b}
 	}
 	return spec, files, nil
+}
+
+// tell tells the learner that a worker finds something missing or wrong.
+func tell(nc *nats.Conn, tr troubleReport) error {
+	b, err := json.Marshal(tr)
+	if err == nil {
+		err = nc.Publish(troubleSubject, b)
+	}
+	return err
 }
 
 // retry calls f every retryEvery until it returns nil or an error that is
@@ -122,10 +141,6 @@ type WorkerOptions struct {
 	Logger *slog.Logger
 }
 
-// errBadSnapshot is the error of a snapshot that the worker's decoder
-// cannot decode.
-var errBadSnapshot = errors.New("cluster: the run's snapshot does not decode")
-
 // ErrRefused is the error of Work when the learner refuses the worker.
 var ErrRefused = errors.New("cluster: refused by the learner")
 
@@ -144,9 +159,11 @@ var ErrRefused = errors.New("cluster: refused by the learner")
 // A job of another session than the worker's is dropped with a warning,
 // as is the end of the run sent by another, unless the run's spec now
 // holds that session with the same settings and problems (the learner
-// was started again): the worker then joins the new session. When the
-// workers' consumer of jobs is lost, the worker waits for the learner to
-// make it again.
+// was started again): the worker then joins the new session. So is a job
+// whose run, iteration or budget are not the spec's (Spec.Jobs). When
+// the workers' consumer of jobs, the run's snapshot or a problem file is
+// missing or does not read, the worker tells the learner, at most every
+// two seconds, and waits for it to put them back.
 func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []search.Task[S], decode func([]byte) (bootstrap.Snapshot[S], error), opts WorkerOptions) error {
 	if opts.Searches == 0 {
 		opts.Searches = runtime.NumCPU()
@@ -168,7 +185,7 @@ func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []s
 		return fmt.Errorf("cluster: the run's spec: %w", err)
 	}
 	w := &worker[S]{nc: nc, spec: &spec, settings: settings, problems: bootstrap.ProblemsHash(tasks), session: spec.Session,
-		tasks: tasks, opts: &opts, decode: decode}
+		jobsNow: spec.Jobs, tasks: tasks, opts: &opts, decode: decode}
 	if w.js, err = jetstream.New(nc); err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
@@ -240,7 +257,10 @@ type worker[S comparable] struct {
 	decode   func([]byte) (bootstrap.Snapshot[S], error)
 
 	sessionMu sync.Mutex
-	session   string // of the learner the worker joined
+	session   string        // of the learner the worker joined
+	jobsNow   bootstrap.Job // Spec.Jobs, as last read
+
+	lastSaid atomic.Int64 // when say last spoke, in Unix nanoseconds
 
 	mu      sync.Mutex
 	latest  bootstrap.Snapshot[S] // the latest snapshot fetched
@@ -367,6 +387,9 @@ func (w *worker[S]) run(ctx context.Context) error {
 		var cons jetstream.Consumer
 		if err := retry(ctx, func() (err error) {
 			cons, err = w.js.Consumer(ctx, jobsStream, consumerName)
+			if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+				w.say("the jobs' consumer", err)
+			}
 			return err
 		}, jetstream.ErrConsumerNotFound, jetstream.ErrStreamNotFound); err != nil {
 			if ctx.Err() != nil {
@@ -424,15 +447,17 @@ func (w *worker[S]) jobs(ctx context.Context, it jetstream.MessagesContext, ackW
 			msg.Term()
 			continue
 		}
+		if !w.fits(ctx, &j) {
+			msg.Term()
+			continue
+		}
 		if err := w.refresh(ctx, sr); err != nil {
 			msg.Nak()
-			switch {
-			case ctx.Err() != nil:
+			if ctx.Err() != nil {
 				return nil
-			case errors.Is(err, errBadSnapshot):
-				return err
 			}
 			w.opts.Logger.Warn("fetching the snapshot", "err", err)
+			w.say("the snapshot", err)
 			w.pause(ctx)
 			continue
 		}
@@ -460,12 +485,66 @@ func (w *worker[S]) jobs(ctx context.Context, it jetstream.MessagesContext, ackW
 				return nil
 			}
 			w.opts.Logger.Warn("publishing a report", "err", err)
+			w.say("the reports' stream", err)
 			w.pause(ctx)
 			continue
 		}
 		if err := msg.Ack(); err != nil {
 			w.opts.Logger.Warn("acknowledging a job", "err", err)
 		}
+	}
+}
+
+// fits reports whether j is a job of the run's iteration under way, as
+// the run's spec says (Spec.Jobs): of the learner's run, with its
+// budget. It reads the spec again when j does not fit the one read last.
+// It logs why it refuses a job, but for one of an earlier iteration of
+// the run, which the learner no longer waits for.
+func (w *worker[S]) fits(ctx context.Context, j *bootstrap.Job) bool {
+	match := func(now *bootstrap.Job) bool {
+		return j.Run == now.Run && j.Iteration == now.Iteration && j.Budget == now.Budget
+	}
+	w.sessionMu.Lock()
+	now := w.jobsNow
+	w.sessionMu.Unlock()
+	if !match(&now) {
+		rctx, cancel := context.WithTimeout(ctx, apiTimeout)
+		b, err := getObject(rctx, w.obs, specObject)
+		cancel()
+		var spec Spec
+		if err == nil && decode(b, &spec) == nil {
+			now = spec.Jobs
+			w.sessionMu.Lock()
+			w.jobsNow = now
+			w.sessionMu.Unlock()
+		}
+	}
+	switch {
+	case match(&now):
+		return true
+	case j.Run == now.Run && j.Iteration < now.Iteration:
+		w.opts.Logger.Debug("job of an earlier iteration dropped", "iteration", j.Iteration, "pos", j.Pos)
+		return false
+	}
+	w.opts.Logger.Warn("job refused: its run, iteration or budget is not the run's", "run", clip(j.Run, 40), "iteration", j.Iteration, "budget", j.Budget,
+		"runs", clip(now.Run, 40), "runs_iteration", now.Iteration, "runs_budget", now.Budget)
+	return false
+}
+
+// troubleEvery is how often at most a worker tells the learner that it
+// finds something missing.
+const troubleEvery = 2 * time.Second
+
+// say tells the learner that the worker finds what missing or wrong, with
+// err, at most once every troubleEvery.
+func (w *worker[S]) say(what string, err error) {
+	now := time.Now().UnixNano()
+	last := w.lastSaid.Load()
+	if now-last < int64(troubleEvery) || !w.lastSaid.CompareAndSwap(last, now) {
+		return
+	}
+	if err := tell(w.nc, troubleReport{Worker: w.opts.Name, What: what, Err: err.Error()}); err != nil {
+		w.opts.Logger.Warn("telling the learner", "err", err)
 	}
 }
 
@@ -498,12 +577,13 @@ func (w *worker[S]) search(ctx context.Context, msg jetstream.Msg, ackWait time.
 	res, err := s.Solve(ctx, w.tasks[j.Problem].Problem)
 	close(done)
 	wg.Wait()
-	rep := bootstrap.Report{Job: *j, Worker: w.opts.Name, Solved: res.Solved, Actions: res.Actions, Expansions: res.Expansions, Evaluations: res.Evaluations}
+	rep := bootstrap.Report{Job: *j, Worker: w.opts.Name, Solved: res.Solved, Actions: res.Actions, Stop: res.Stop(j.Budget),
+		Expansions: res.Expansions, Evaluations: res.Evaluations}
 	if err != nil && ctx.Err() != nil {
 		return rep, err
 	}
 	if err != nil {
-		rep.Err = err.Error() // the learner stops the run with it
+		rep.Err = err.Error() // the learner searches the job again
 	}
 	return rep, nil
 }
@@ -574,7 +654,7 @@ func (w *worker[S]) fetch(ctx context.Context, wait time.Duration) error {
 	}
 	snap, err := w.decode(b)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errBadSnapshot, err)
+		return fmt.Errorf("cluster: the run's snapshot does not decode: %w", err)
 	}
 	w.latest, w.nuid, w.version = snap, info.NUID, info.version
 	return nil

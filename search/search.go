@@ -434,6 +434,34 @@ type Result[S comparable] struct {
 	Trajectory *Trajectory[S]
 }
 
+// The reasons a search ends unsolved, as Result.Stop spells them.
+const (
+	StopBudget    = "budget"
+	StopExhausted = "exhausted"
+	StopTimeout   = "timeout"
+	StopMemory    = "memory"
+)
+
+// Stop returns why r, a search whose expansion budget was budget (0:
+// none), ended: "" if solved, else StopExhausted, StopTimeout, StopMemory
+// or, if it spent the budget, StopBudget. It returns "" for a search
+// that ended unsolved otherwise (cancelled).
+func (r *Result[S]) Stop(budget int64) string {
+	switch {
+	case r.Solved:
+		return ""
+	case r.Exhausted:
+		return StopExhausted
+	case r.TimedOut:
+		return StopTimeout
+	case r.OutOfMemory:
+		return StopMemory
+	case budget > 0 && r.Expansions >= budget:
+		return StopBudget
+	}
+	return ""
+}
+
 // A Trajectory is a solution path as a learner needs it. For step t,
 // States[t] is the state in which Actions[t] was taken; the goal state
 // itself is not included. len(States) == len(Actions) == len(LogPi).
