@@ -322,15 +322,15 @@ Drawn by ` + "`phs plot`" + ` from the runs' metrics.csv, in the repository's ro
 ` + "```sh" + `
 N="LevinTS,PHS_h,PHS*,PUCT c=1,WA* w=1.5,A*,GBFS"
 phs plot -names "$N" -title "The Witness: training puzzles solved" \
-    -o docs/img/witness-learning.png lab/witness-{levints,phsh,phsstar,puct/first,wastar,astar,gbfs}
+    -out docs/img/witness-learning.png lab/witness-{levints,phsh,phsstar,puct/first,wastar,astar,gbfs}
 phs plot -x expansions -names "$N" -title "The Witness: training puzzles solved" \
-    -o docs/img/witness-learning-expansions.png lab/witness-{levints,phsh,phsstar,puct/first,wastar,astar,gbfs}
+    -out docs/img/witness-learning-expansions.png lab/witness-{levints,phsh,phsstar,puct/first,wastar,astar,gbfs}
 phs plot -x expansions -names "PHS*,WA* w=1.5,GBFS,A*,LevinTS,PHS_h,PUCT c=1" -title "Sokoban: training levels solved" \
-    -o docs/img/sokoban-learning-all.png lab/sokoban-{phsstar,wastar,gbfs,astar,levints,phsh,puct}/run
+    -out docs/img/sokoban-learning-all.png lab/sokoban-{phsstar,wastar,gbfs,astar,levints,phsh,puct}/run
 phs plot -names "PHS*,WA* w=1.5" -title "Sliding-tile puzzle 5x5: training puzzles solved" \
-    -o docs/img/stp-learning.png lab/stp-phsstar lab/stp-wastar
+    -out docs/img/stp-learning.png lab/stp-phsstar lab/stp-wastar
 phs plot -x expansions -names "PHS*,WA* w=1.5" -title "Sliding-tile puzzle 5x5: training puzzles solved" \
-    -o docs/img/stp-learning-expansions.png lab/stp-phsstar lab/stp-wastar
+    -out docs/img/stp-learning-expansions.png lab/stp-phsstar lab/stp-wastar
 ` + "```" + `
 `)
 	g.reproducing(b)
