@@ -8,6 +8,7 @@ import (
 
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/network"
 	"github.com/phs-go/phs/search"
 )
 
@@ -120,7 +121,7 @@ func Example() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	learner, err := bootstrap.NewNetwork[int8](net, bootstrap.NetworkConfig{LearningRate: 1e-3}, 1)
+	learner, err := network.NewLearner[int8](net, network.LearnerConfig{LearningRate: 1e-3}, 1)
 	if err != nil {
 		panic(err)
 	}

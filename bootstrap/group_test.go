@@ -80,7 +80,7 @@ func TestInterruptMidGroup(t *testing.T) {
 				if learner == "counts" {
 					return &counts{table: map[int32][]int64{}}
 				}
-				n, err := NewNetwork[int32](newModel(t, s.alg), s.net, 0)
+				n, err := NewTestNetwork(newModel(t, s.alg), s.net, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -146,7 +146,7 @@ func TestInterruptMidGroup(t *testing.T) {
 			}
 			switch learner {
 			case "network":
-				if !bytes.Equal(weights(t, got.(metered).Learner.(*Network[int32]).Model()), weights(t, ref.Learner.(*Network[int32]).Model())) {
+				if !bytes.Equal(weights(t, got.(metered).Learner.(TestNetwork).Model()), weights(t, ref.Learner.(TestNetwork).Model())) {
 					t.Error("the resumed run ends with other weights than the uninterrupted one")
 				}
 			case "counts":
@@ -406,7 +406,7 @@ func TestInterruptMidGroupAsync(t *testing.T) {
 
 // newNetworkSnapshot returns the snapshot of a fresh network of s.alg.
 func newNetworkSnapshot(t *testing.T, s *setup) Snapshot[int32] {
-	return networkSnapshot[int32]{newModel(t, s.alg)}
+	return TestNetworkSnapshot(newModel(t, s.alg))
 }
 
 // groupState returns the state.json of a synchronous run of tasks

@@ -10,8 +10,8 @@ import (
 
 // A Learner is what a Bootstrap run trains: a policy and/or heuristic that
 // learns from the solutions that the searches it guides find. The paper's
-// network is one (Network); any other, such as a context model or a
-// table, plugs in the same way. S is the state type of the problems.
+// network is one (package network); any other, such as a context model
+// (package cm) or a table, plugs in the same way. S is the state type of the problems.
 //
 // The run calls a Learner's methods from one goroutine, never at once.
 type Learner[S comparable] interface {
@@ -20,8 +20,8 @@ type Learner[S comparable] interface {
 	// Learn is: any randomness it uses must come from state that Save
 	// keeps. ctx is done when the run is interrupted or reaches its time
 	// limit (Limits.TimeLimit): Learn should then stop, and return ctx's
-	// error only with the learner as it was before the call (Network and
-	// package cm's learner do); the run then writes the checkpoint of the
+	// error only with the learner as it was before the call (the learners
+	// of packages network and cm do); the run then writes the checkpoint of the
 	// state before the update, which a resumed run takes again. A Learn
 	// that ctx interrupts after it changed the learner returns an error
 	// that wraps ErrUpdateInterrupted: that error and any other stop the
@@ -45,7 +45,7 @@ var ErrUpdateInterrupted = errors.New("update interrupted")
 // A Snapshot is a learner at one moment: it builds the evaluators of the
 // searches, and it marshals to bytes so that workers in other processes
 // (package cluster) can search with it, after decoding it with the
-// decoder of its kind of learner (such as DecodeNetwork).
+// decoder of its kind of learner (such as network.DecodeSnapshot).
 type Snapshot[S comparable] interface {
 	// NewEvaluator returns an evaluator of the snapshot for one
 	// goroutine; several goroutines may call NewEvaluator at once.
@@ -68,8 +68,8 @@ type Solution[S comparable] struct {
 	// them from the problem's start state; it leaves out LogPi, which
 	// the search's evaluator gave and which the replay does not
 	// recompute, from every trajectory, so that a learner gets the same
-	// trajectories whether the run was interrupted or not (Network and
-	// package cm read the states, the actions, the expansions and the
+	// trajectories whether the run was interrupted or not (packages
+	// network and cm read the states, the actions, the expansions and the
 	// costs to go).
 	Trajectory *search.Trajectory[S]
 }

@@ -212,13 +212,13 @@ func TestLearnerFails(t *testing.T) {
 // interrupting is a network whose first update is interrupted at its
 // nth check of ctx: the run is cancelled then.
 type interrupting struct {
-	*Network[int32]
+	TestNetwork
 	cancel context.CancelFunc
 	left   *int // the checks of ctx left before the interruption
 }
 
 func (l interrupting) Learn(ctx context.Context, batch []Solution[int32]) (Update, error) {
-	return l.Network.Learn(countdown{ctx, l}, batch)
+	return l.TestNetwork.Learn(countdown{ctx, l}, batch)
 }
 
 // countdown is the context of an interrupting network's update.
@@ -244,7 +244,7 @@ func TestLongUpdateInterrupted(t *testing.T) {
 	s.cfg.Options.Budget = 100
 	s.net.Passes = 20
 	m := newModel(t, "levints")
-	ref, err := NewNetwork[int32](m.Clone(), s.net, 0)
+	ref, err := NewTestNetwork(m.Clone(), s.net, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestLongUpdateInterrupted(t *testing.T) {
 		t.Fatalf("the first update takes %d steps; the test interrupts it after 60", refMetrics[0].Updates)
 	}
 
-	n, err := NewNetwork[int32](m.Clone(), s.net, 0)
+	n, err := NewTestNetwork(m.Clone(), s.net, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestLongUpdateInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := model.MarshalModel(saved.(*Network[int32]).Model())
+	got, err := model.MarshalModel(saved.(TestNetwork).Model())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestLongUpdateInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameRun(t, metrics, l.(*Network[int32]).Model(), refMetrics, ref.Model())
+	sameRun(t, metrics, l.(TestNetwork).Model(), refMetrics, ref.Model())
 	sameLearnerFiles(t, s.dir, refDir)
 }
 

@@ -22,7 +22,7 @@ type relayPool struct {
 func (p *relayPool) Reports() <-chan Report { return p.out }
 
 func newRelayPool(ctx context.Context, t *testing.T, tasks []search.Task[int32], cfg *Config, m *model.Model, relay func(Report) []Report) *relayPool {
-	lw, err := startLocal(ctx, tasks, 2, 2*cfg.ProblemsPerUpdate+2, cfg.Algorithm, cfg.Options, Snapshot[int32](networkSnapshot[int32]{m.Clone()}))
+	lw, err := startLocal(ctx, tasks, 2, 2*cfg.ProblemsPerUpdate+2, cfg.Algorithm, cfg.Options, TestNetworkSnapshot(m.Clone()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestLocalQueue(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	window := 2*s.cfg.ProblemsPerUpdate + 2
-	lw, err := startLocal(ctx, tasks, 2, window, s.cfg.Algorithm, s.cfg.Options, Snapshot[int32](networkSnapshot[int32]{m}))
+	lw, err := startLocal(ctx, tasks, 2, window, s.cfg.Algorithm, s.cfg.Options, TestNetworkSnapshot(m))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/network"
 	"github.com/phs-go/phs/search"
 )
 
@@ -47,7 +48,7 @@ func TestResNetSTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			net, err := bootstrap.NewNetwork[stp.State](m, bootstrap.NetworkConfig{LearningRate: 3e-3, Seed: 2}, 1)
+			net, err := network.NewLearner[stp.State](m, network.LearnerConfig{LearningRate: 3e-3, Seed: 2}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +96,7 @@ func TestResNetSTP(t *testing.T) {
 					solved, len(tasks), last.Budget, learned, uniform)
 			}
 
-			back, err := bootstrap.LoadNetwork[stp.State](filepath.Join(dir, "checkpoint"), 1)
+			back, err := network.LoadLearner[stp.State](filepath.Join(dir, "checkpoint"), 1)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,7 @@
 // (AAAI 2021), which trains a learner on the problems that the search
 // guided by it solves (Train, Resume), and the Bootstrap test procedure of
 // the paper's Table 1 (BootstrapTest). The learner is any Learner: the
-// paper's network (Network) or one of the caller's own. Runs are written
+// paper's network (package network) or one of the caller's own. Runs are written
 // to a directory: checkpoints, which hold the run's whole Config and from
 // which an interrupted run resumes exactly with nothing but the directory,
 // and the learning curve in metrics.csv and metrics.jsonl.
@@ -118,7 +118,7 @@ func Train[S comparable](ctx context.Context, dir string, tasks []search.Task[S]
 // Resume continues the run in directory dir on the same tasks, from its
 // last checkpoint, which holds the run's Config; load reads the learner
 // that Learner.Save wrote to the directory it is given (such as
-// LoadNetwork). It returns the learner being trained and the metrics of
+// network.LoadLearner). It returns the learner being trained and the metrics of
 // the finished iterations so far. env is the environment of the run from
 // now on; its Limits, if not nil, replace the run's. The checkpoint's
 // problems must be those of tasks (the same IDs and start states, in the

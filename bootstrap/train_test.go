@@ -49,7 +49,7 @@ type setup struct {
 	alg     string
 	cfg     Config
 	env     Env
-	net     NetworkConfig
+	net     TestNetworkConfig
 	threads int
 }
 
@@ -58,14 +58,14 @@ func newSetup(t *testing.T, alg string) *setup {
 		dir: t.TempDir(), alg: alg,
 		cfg: Config{Algorithm: parse(t, alg), Options: search.Options{Budget: 8}, ProblemsPerUpdate: 8, Limits: Limits{MaxIterations: 3}},
 		env: Env{Workers: 2},
-		net: NetworkConfig{Passes: 2, Seed: 3, LearningRate: 1e-3},
+		net: TestNetworkConfig{Passes: 2, Seed: 3, LearningRate: 1e-3},
 	}
 }
 
 // train trains a fresh network of s.alg as s says.
 func (s *setup) train(t *testing.T, ctx context.Context, tasks []search.Task[int32]) (*model.Model, []Iteration, error) {
 	t.Helper()
-	n, err := NewNetwork[int32](newModel(t, s.alg), s.net, s.threads)
+	n, err := NewTestNetwork(newModel(t, s.alg), s.net, s.threads)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func (s *setup) train(t *testing.T, ctx context.Context, tasks []search.Task[int
 }
 
 // loadNetwork is the loader of the networks of the tests.
-func loadNetwork(dir string) (Learner[int32], error) { return LoadNetwork[int32](dir, 0) }
+func loadNetwork(dir string) (Learner[int32], error) { return LoadTestNetwork(dir) }
 
 // resume resumes the run in s.dir with s.env.
 func (s *setup) resume(ctx context.Context, tasks []search.Task[int32]) (*model.Model, []Iteration, error) {
@@ -82,7 +82,7 @@ func (s *setup) resume(ctx context.Context, tasks []search.Task[int32]) (*model.
 	if l == nil {
 		return nil, ms, err
 	}
-	return l.(*Network[int32]).Model(), ms, err
+	return l.(TestNetwork).Model(), ms, err
 }
 
 // withoutTimes returns the metrics with the wall times zeroed.
@@ -236,7 +236,7 @@ func TestTrainDeterministicAndResumable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sameRun(t, metrics, l.(*Network[int32]).Model(), refMetrics, refModel)
+			sameRun(t, metrics, l.(TestNetwork).Model(), refMetrics, refModel)
 			if ms := readMetrics(t, s.dir); !reflect.DeepEqual(ms, metrics) {
 				t.Errorf("metrics file of the finished run\n%+v\nwant\n%+v", ms, metrics)
 			}

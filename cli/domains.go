@@ -24,6 +24,7 @@ import (
 	"github.com/phs-go/phs/domain/witness"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/models"
+	"github.com/phs-go/phs/network"
 	"github.com/phs-go/phs/search"
 )
 
@@ -388,7 +389,7 @@ func (d *domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec
 	var decode func([]byte) (bootstrap.Snapshot[S], error)
 	switch spec.Learner {
 	case learnerNetwork:
-		decode = bootstrap.DecodeNetwork[S]
+		decode = network.DecodeSnapshot[S]
 	case learnerContext:
 		if !d.c.contexts {
 			return fmt.Errorf("the run trains a context model, and the %s domain has no contexts", spec.Domain)

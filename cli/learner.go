@@ -26,7 +26,7 @@ const (
 
 // The kinds of learner of phs's runs (-learner, run.json's "learner" and
 // cluster.Spec.Learner): a network, whose snapshots the workers decode
-// with bootstrap.DecodeNetwork, or a context model (cm.DecodeSnapshot).
+// with network.DecodeSnapshot, or a context model (cm.DecodeSnapshot).
 const (
 	learnerNetwork = "network"
 	learnerContext = "context"

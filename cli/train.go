@@ -23,6 +23,7 @@ import (
 	"github.com/phs-go/phs/cm"
 	"github.com/phs-go/phs/internal/atomicfile"
 	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/network"
 	"github.com/phs-go/phs/nn"
 	"github.com/phs-go/phs/search"
 )
@@ -322,11 +323,11 @@ type trainSetup struct {
 	w, c    paramFlag
 	bc      bootstrap.Config
 	learner string
-	net     bootstrap.NetworkConfig
+	net     network.LearnerConfig
 	cm      cm.LearnerConfig
 }
 
-// validate checks s as bootstrap.Train and bootstrap.NewNetwork or
+// validate checks s as bootstrap.Train and network.NewLearner or
 // cm.NewLearner do.
 func (s trainSetup) validate() error {
 	s.bc.Algorithm = withParams(s.bc.Algorithm, s.w, s.c)
@@ -620,8 +621,8 @@ func (cfg *trainConfig) validation() bootstrap.Validation {
 }
 
 // network returns the settings of the network that cfg trains.
-func (cfg *trainConfig) network() bootstrap.NetworkConfig {
-	return bootstrap.NetworkConfig{LearningRate: cfg.LearningRate, L2: cfg.L2, Passes: cfg.Passes, StepTrajectories: cfg.StepTrajs, Seed: cfg.Seed}
+func (cfg *trainConfig) network() network.LearnerConfig {
+	return network.LearnerConfig{LearningRate: cfg.LearningRate, L2: cfg.L2, Passes: cfg.Passes, StepTrajectories: cfg.StepTrajs, Seed: cfg.Seed}
 }
 
 // env returns the environment of the run of cfg.
@@ -713,7 +714,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 			if cfg.Learner == learnerContext {
 				return cm.LoadLearner(dir, cfg.learnerThreads, tasks...)
 			}
-			return bootstrap.LoadNetwork[S](dir, cfg.learnerThreads)
+			return network.LoadLearner[S](dir, cfg.learnerThreads)
 		}
 		_, metrics, err = bootstrap.Resume(ctx, cfg.dir, tasks, load, env)
 	case cfg.Learner == learnerContext:
@@ -723,8 +724,8 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		}
 		metrics, err = bootstrap.Train(ctx, cfg.dir, tasks, l, bc, env)
 	default:
-		var l *bootstrap.Network[S]
-		if l, err = bootstrap.NewNetwork[S](net, cfg.network(), cfg.learnerThreads); err != nil {
+		var l *network.Learner[S]
+		if l, err = network.NewLearner[S](net, cfg.network(), cfg.learnerThreads); err != nil {
 			return err
 		}
 		metrics, err = bootstrap.Train(ctx, cfg.dir, tasks, l, bc, env)

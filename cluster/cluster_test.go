@@ -22,6 +22,7 @@ import (
 	"github.com/nats-io/nkeys"
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/network"
 	"github.com/phs-go/phs/search"
 	"github.com/phs-go/phs/search/searchtest"
 )
@@ -121,10 +122,10 @@ func run(t *testing.T) ([]search.Task[int32], *model.Model, Spec) {
 	return tasks, m, spec
 }
 
-// network returns a learner of a copy of m.
-func network(t *testing.T, m *model.Model) bootstrap.Learner[int32] {
+// learner returns a network learner of a copy of m.
+func learner(t *testing.T, m *model.Model) bootstrap.Learner[int32] {
 	t.Helper()
-	n, err := bootstrap.NewNetwork[int32](m.Clone(), bootstrap.NetworkConfig{Passes: 2, Seed: 3, LearningRate: 1e-3}, 0)
+	n, err := network.NewLearner[int32](m.Clone(), network.LearnerConfig{Passes: 2, Seed: 3, LearningRate: 1e-3}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func TestTrain(t *testing.T) {
 				err = errors.New("Join: wrong files")
 			}
 			if err == nil {
-				err = Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 1, Version: "test", Learner: "network", Logger: logger})
+				err = Work(ctx, nc, spec, tasks, network.DecodeSnapshot[int32], WorkerOptions{Searches: 1, Version: "test", Learner: "network", Logger: logger})
 			}
 			errs <- err
 		}()
@@ -206,7 +207,7 @@ func TestTrain(t *testing.T) {
 	cfg.Options.Budget = 8
 	tctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	metrics, err := bootstrap.Train(tctx, t.TempDir(), tasks, network(t, m), cfg, bootstrap.Env{Workers: 2, Pool: l})
+	metrics, err := bootstrap.Train(tctx, t.TempDir(), tasks, learner(t, m), cfg, bootstrap.Env{Workers: 2, Pool: l})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +276,7 @@ func TestRefused(t *testing.T) {
 	} {
 		ws := spec
 		tc.edit(&ws)
-		err := Work(ctx, connectWorker(t, s), ws, tc.tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 1, Version: "test", Learner: tc.learner})
+		err := Work(ctx, connectWorker(t, s), ws, tc.tasks, network.DecodeSnapshot[int32], WorkerOptions{Searches: 1, Version: "test", Learner: tc.learner})
 		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: worker: %v, want a refusal saying %q", tc.name, err, tc.want)
 		}
@@ -339,7 +340,7 @@ func TestOptionsReachWorkers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	want, err := bootstrap.Train(ctx, t.TempDir(), tasks, network(t, m), cfg, bootstrap.Env{Workers: 2})
+	want, err := bootstrap.Train(ctx, t.TempDir(), tasks, learner(t, m), cfg, bootstrap.Env{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,11 +354,11 @@ func TestOptionsReachWorkers(t *testing.T) {
 		nc := connectWorker(t, s)
 		spec, _, err := Join(ctx, nc)
 		if err == nil {
-			err = Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Searches: 2, Version: "test", Learner: "network"})
+			err = Work(ctx, nc, spec, tasks, network.DecodeSnapshot[int32], WorkerOptions{Searches: 2, Version: "test", Learner: "network"})
 		}
 		errs <- err
 	}()
-	got, err := bootstrap.Train(ctx, t.TempDir(), tasks, network(t, m), cfg, bootstrap.Env{Workers: 2, Pool: l})
+	got, err := bootstrap.Train(ctx, t.TempDir(), tasks, learner(t, m), cfg, bootstrap.Env{Workers: 2, Pool: l})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/network"
 	"github.com/phs-go/phs/search"
 )
 
@@ -25,7 +26,7 @@ func startWorker(ctx context.Context, t *testing.T, nc *nats.Conn, name string, 
 	go func() {
 		spec, _, err := Join(ctx, nc)
 		if err == nil {
-			err = Work(ctx, nc, spec, tasks, bootstrap.DecodeNetwork[int32], WorkerOptions{Name: name, Searches: 1, Version: "test", Learner: "network", Logger: log})
+			err = Work(ctx, nc, spec, tasks, network.DecodeSnapshot[int32], WorkerOptions{Name: name, Searches: 1, Version: "test", Learner: "network", Logger: log})
 		}
 		errs <- err
 	}()
@@ -99,7 +100,7 @@ func TestForeignMessages(t *testing.T) {
 	cfg := bootstrap.Config{Algorithm: spec.Algorithm, Options: spec.Options, ProblemsPerUpdate: 8,
 		Limits: bootstrap.Limits{MaxIterations: 1}, Async: true}
 	cfg.Options.Budget = 8
-	metrics, err := bootstrap.Train(ctx, t.TempDir(), tasks, network(t, m), cfg, bootstrap.Env{Workers: 2, Pool: l})
+	metrics, err := bootstrap.Train(ctx, t.TempDir(), tasks, learner(t, m), cfg, bootstrap.Env{Workers: 2, Pool: l})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestReportChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close(false)
-	snap := network(t, m).Snapshot()
+	snap := learner(t, m).Snapshot()
 	if err := l.Publish(ctx, 1, snap); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +266,7 @@ func TestRepair(t *testing.T) {
 	cfg := bootstrap.Config{Algorithm: spec.Algorithm, Options: spec.Options, ProblemsPerUpdate: 8,
 		Limits: bootstrap.Limits{MaxIterations: 1}, Async: true}
 	cfg.Options.Budget = 8
-	metrics, err := bootstrap.Train(ctx, t.TempDir(), tasks, network(t, m), cfg, bootstrap.Env{Workers: 2, Pool: &sabotaged{Learner: l, t: t}})
+	metrics, err := bootstrap.Train(ctx, t.TempDir(), tasks, learner(t, m), cfg, bootstrap.Env{Workers: 2, Pool: &sabotaged{Learner: l, t: t}})
 	if err != nil {
 		t.Fatalf("%v\nlearner:\n%s\nworker:\n%s", err, log.String(), wlog.String())
 	}
@@ -386,7 +387,7 @@ func TestLearnerRestart(t *testing.T) {
 	cfg := bootstrap.Config{Algorithm: spec.Algorithm, Options: spec.Options, ProblemsPerUpdate: 8,
 		Limits: bootstrap.Limits{MaxIterations: 1}, Async: true}
 	cfg.Options.Budget = 8
-	if _, err := bootstrap.Train(ctx, t.TempDir(), tasks, network(t, m), cfg, bootstrap.Env{Workers: 1, Pool: l}); err != nil {
+	if _, err := bootstrap.Train(ctx, t.TempDir(), tasks, learner(t, m), cfg, bootstrap.Env{Workers: 1, Pool: l}); err != nil {
 		t.Fatalf("%v\nworker:\n%s", err, wlog.String())
 	}
 	if err := l.Close(true); err != nil {

@@ -55,7 +55,7 @@ func TestWorkerRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close(false)
-	if err := l.Publish(ctx, 1, network(t, m).Snapshot()); err != nil {
+	if err := l.Publish(ctx, 1, learner(t, m).Snapshot()); err != nil {
 		t.Fatal(err)
 	}
 	ljs, _ := jetstream.New(connect(t, s))

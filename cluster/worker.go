@@ -149,7 +149,7 @@ var ErrRefused = errors.New("cluster: refused by the learner")
 // learner ends the run; it returns nil in the second case. It searches
 // with the algorithm and the options of spec, whole, but for the budget
 // of each job, and with the learner's latest snapshot, which decode reads
-// from the bytes of its MarshalBinary (such as bootstrap.DecodeNetwork).
+// from the bytes of its MarshalBinary (such as network.DecodeSnapshot).
 // It asks the learner to accept the worker first, and fails with
 // ErrRefused, which says why, if the learner refuses it: the learner
 // checks the protocol, the fingerprint of the search settings as the

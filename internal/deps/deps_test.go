@@ -32,10 +32,11 @@ var allowed = map[string][]string{
 	"models":            {"cm", "model"},
 	"report":            {"internal/"},
 	"chart":             {"internal/"},
-	"bootstrap":         {"model", "search", "internal/"},
+	"bootstrap":         {"search", "internal/"},
+	"network":           {"bootstrap", "model", "search", "internal/"},
 	"cm":                {"bootstrap", "search", "internal/"},
-	"cluster":           {"bootstrap", "model", "search", "internal/"},
-	"cli":               {"bootstrap", "chart", "cluster", "cm", "domain/", "internal/", "model", "models", "nn", "report", "search"},
+	"cluster":           {"bootstrap", "search", "internal/"},
+	"cli":               {"bootstrap", "chart", "cluster", "cm", "domain/", "internal/", "model", "models", "network", "nn", "report", "search"},
 	"cmd/":              {"cli", "domain/", "report", "search"},
 	"examples/":         {"cli", "search"},
 }
@@ -108,4 +109,47 @@ func rulesFor(rel string) ([]string, bool) {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// forbidden lists, for some packages, the packages that they may not link
+// even through others: the Bootstrap loop and the context models link no
+// neural-network code.
+var forbidden = map[string][]string{
+	"bootstrap": {module + "model", module + "nn", "github.com/ebitengine/purego"},
+	"cm":        {module + "model", module + "nn", "github.com/ebitengine/purego"},
+}
+
+func TestForbiddenLinks(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg, bad := range forbidden {
+		deps := map[string]bool{}
+		var visit func(rel string)
+		visit = func(rel string) {
+			p, err := build.ImportDir(filepath.Join(root, rel), 0)
+			if err != nil {
+				t.Fatalf("%s: %v", rel, err)
+			}
+			for _, imp := range p.Imports {
+				if deps[imp] {
+					continue
+				}
+				deps[imp] = true
+				if dep, ok := strings.CutPrefix(imp, module); ok {
+					visit(dep)
+				}
+			}
+		}
+		visit(pkg)
+		if len(deps) < 3 {
+			t.Fatalf("%s links only %d packages", pkg, len(deps))
+		}
+		for _, b := range bad {
+			if deps[b] {
+				t.Errorf("%s links %s", pkg, b)
+			}
+		}
+	}
 }

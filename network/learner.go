@@ -1,4 +1,8 @@
-package bootstrap
+// Package network is the Bootstrap learner of the paper: a neural network
+// (package model) trained on the solutions of the searches, with Adam and
+// the losses of its configuration. Learner is a bootstrap.Learner; its
+// snapshots decode with DecodeSnapshot on the workers of a run.
+package network
 
 import (
 	"bytes"
@@ -12,15 +16,16 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/internal/atomicfile"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
 
-// NetworkConfig holds the learner settings of the paper's network, which
-// a Network saves with its weights. The zero values of the numbers select
+// LearnerConfig holds the learner settings of the paper's network, which
+// a Learner saves with its weights. The zero values of the numbers select
 // the paper's procedure.
-type NetworkConfig struct {
+type LearnerConfig struct {
 	// LearningRate is Adam's, finite and ≥ 0; 0 means 1e-4. L2 adds
 	// L2·Σw² over the weights to the loss (model.TrainConfig).
 	LearningRate float64 `json:"learning_rate"`
@@ -37,17 +42,17 @@ type NetworkConfig struct {
 }
 
 // Validate returns an error that names the first field of c out of
-// range; NewNetwork validates its NetworkConfig too.
-func (c NetworkConfig) Validate() error {
+// range; NewLearner validates its LearnerConfig too.
+func (c LearnerConfig) Validate() error {
 	if err := c.check(); err != nil {
-		return fmt.Errorf("bootstrap: network: %w", err)
+		return fmt.Errorf("network: %w", err)
 	}
 	return nil
 }
 
 // check returns an error if a field of c is out of range, and otherwise
 // fills in the defaults.
-func (c *NetworkConfig) check() error {
+func (c *LearnerConfig) check() error {
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	switch {
 	case !(c.LearningRate >= 0 && finite(c.LearningRate)):
@@ -68,14 +73,14 @@ func (c *NetworkConfig) check() error {
 	return nil
 }
 
-// A Network is the Learner of the paper: a model.Model trained in place
+// A Learner is the learner of the paper: a model.Model trained in place
 // by a model.Trainer. Each update takes Passes passes over the group's
 // trajectories, shuffled with a generator seeded by Seed, one Adam step
 // per trajectory (or per StepTrajectories of them), with the losses of
 // the model's configuration. Its snapshots are copies of the model, which
-// marshal with model.MarshalModel; DecodeNetwork reads them back.
-type Network[S comparable] struct {
-	cfg     NetworkConfig
+// marshal with model.MarshalModel; DecodeSnapshot reads them back.
+type Learner[S comparable] struct {
+	cfg     LearnerConfig
 	tr      *model.Trainer
 	rng     rand.PCG
 	shuffle *rand.Rand
@@ -85,79 +90,79 @@ type Network[S comparable] struct {
 	before model.TrainerState
 }
 
-var _ Learner[int] = (*Network[int])(nil)
+var _ bootstrap.Learner[int] = (*Learner[int])(nil)
 
-// networkFile is the file of a Network's settings and generator state.
-const networkFile = "learner.json"
+// learnerFile is the file of a Learner's settings and generator state.
+const learnerFile = "learner.json"
 
-// networkState is what networkFile holds.
-type networkState struct {
-	Config NetworkConfig `json:"config"`
+// learnerState is what learnerFile holds.
+type learnerState struct {
+	Config LearnerConfig `json:"config"`
 	RNG    []byte        `json:"rng"`
 }
 
-// NewNetwork returns a Network that trains m in place with cfg;
+// NewLearner returns a Learner that trains m in place with cfg;
 // threads is the number of goroutines of a step (model.TrainConfig.Threads:
 // 0 means 1), which changes the results by float rounding only.
-func NewNetwork[S comparable](m *model.Model, cfg NetworkConfig, threads int) (*Network[S], error) {
+func NewLearner[S comparable](m *model.Model, cfg LearnerConfig, threads int) (*Learner[S], error) {
 	if err := cfg.check(); err != nil {
-		return nil, fmt.Errorf("bootstrap: network: %w", err)
+		return nil, fmt.Errorf("network: %w", err)
 	}
 	if threads < 0 || threads > model.MaxThreads {
-		return nil, fmt.Errorf("bootstrap: network: %d threads; want 0 to %d", threads, model.MaxThreads)
+		return nil, fmt.Errorf("network: %d threads; want 0 to %d", threads, model.MaxThreads)
 	}
-	n := &Network[S]{cfg: cfg, tr: model.NewTrainer(m, cfg.trainConfig(threads))}
+	n := &Learner[S]{cfg: cfg, tr: model.NewTrainer(m, cfg.trainConfig(threads))}
 	n.rng = *rand.NewPCG(cfg.Seed, 0x5eed)
 	n.shuffle = rand.New(&n.rng)
 	return n, nil
 }
 
-func (c *NetworkConfig) trainConfig(threads int) model.TrainConfig {
+func (c *LearnerConfig) trainConfig(threads int) model.TrainConfig {
 	return model.TrainConfig{LearningRate: c.LearningRate, L2: c.L2, Threads: threads}
 }
 
-// LoadNetwork reads the Network that Network.Save wrote to dir, to go on
+// LoadLearner reads the Learner that Learner.Save wrote to dir, to go on
 // training it with threads goroutines per step.
-func LoadNetwork[S comparable](dir string, threads int) (*Network[S], error) {
-	name := filepath.Join(dir, networkFile)
+func LoadLearner[S comparable](dir string, threads int) (*Learner[S], error) {
+	name := filepath.Join(dir, learnerFile)
 	b, err := os.ReadFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("bootstrap: network: %w", err)
+		return nil, fmt.Errorf("network: %w", err)
 	}
-	var ns networkState
+	var ns learnerState
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ns); err != nil {
-		return nil, fmt.Errorf("bootstrap: network: %s: %w", name, err)
+		return nil, fmt.Errorf("network: %s: %w", name, err)
 	}
 	if err := ns.Config.check(); err != nil {
-		return nil, fmt.Errorf("bootstrap: network: %s: %w", name, err)
+		return nil, fmt.Errorf("network: %s: %w", name, err)
 	}
 	if threads < 0 || threads > model.MaxThreads {
-		return nil, fmt.Errorf("bootstrap: network: %d threads; want 0 to %d", threads, model.MaxThreads)
+		return nil, fmt.Errorf("network: %d threads; want 0 to %d", threads, model.MaxThreads)
 	}
 	tr, err := model.LoadTrainer(dir, ns.Config.trainConfig(threads))
 	if err != nil {
-		return nil, fmt.Errorf("bootstrap: network: %w", err)
+		return nil, fmt.Errorf("network: %w", err)
 	}
-	n := &Network[S]{cfg: ns.Config, tr: tr}
+	n := &Learner[S]{cfg: ns.Config, tr: tr}
 	if err := n.rng.UnmarshalBinary(ns.RNG); err != nil {
-		return nil, fmt.Errorf("bootstrap: network: %s: rng state: %w", name, err)
+		return nil, fmt.Errorf("network: %s: rng state: %w", name, err)
 	}
 	n.shuffle = rand.New(&n.rng)
 	return n, nil
 }
 
 // Model returns the model being trained.
-func (n *Network[S]) Model() *model.Model { return n.tr.Model() }
+func (n *Learner[S]) Model() *model.Model { return n.tr.Model() }
 
 // Config returns the network's learner settings, with the defaults
 // filled in.
-func (n *Network[S]) Config() NetworkConfig { return n.cfg }
+func (n *Learner[S]) Config() LearnerConfig { return n.cfg }
 
 // CheckAlgorithm returns an error if the model lacks a head that alg
 // reads.
-func (n *Network[S]) CheckAlgorithm(alg search.Algorithm) error {
+func (n *Learner[S]) CheckAlgorithm(alg search.Algorithm) error {
 	mc := n.Model().Config()
 	if missing := model.HeadsFor(alg) &^ mc.Heads; missing != 0 {
 		return fmt.Errorf("%s reads a %v output, which the %s model lacks", alg.Name(), missing, mc.Heads)
@@ -171,9 +176,9 @@ func (n *Network[S]) CheckAlgorithm(alg search.Algorithm) error {
 // back as they were before it, and returns ctx's error, so that the
 // update taken again gives the same network. (It keeps a copy of the
 // weights and of the optimiser's state for that.)
-func (n *Network[S]) Learn(ctx context.Context, batch []Solution[S]) (Update, error) {
+func (n *Learner[S]) Learn(ctx context.Context, batch []bootstrap.Solution[S]) (bootstrap.Update, error) {
 	if err := ctx.Err(); err != nil {
-		return Update{}, err
+		return bootstrap.Update{}, err
 	}
 	n.samples = n.samples[:0]
 	for _, s := range batch {
@@ -182,20 +187,20 @@ func (n *Network[S]) Learn(ctx context.Context, batch []Solution[S]) (Update, er
 		}
 		x, err := sample(s.Problem, s.Trajectory)
 		if err != nil {
-			return Update{}, err
+			return bootstrap.Update{}, err
 		}
 		n.samples = append(n.samples, x)
 	}
 	n.tr.CopyState(&n.before)
 	rng := n.rng
-	var u Update
+	var u bootstrap.Update
 	for range n.cfg.Passes {
 		n.shuffle.Shuffle(len(n.samples), func(i, j int) { n.samples[i], n.samples[j] = n.samples[j], n.samples[i] })
 		for batch := range slices.Chunk(n.samples, n.cfg.StepTrajectories) {
 			if err := ctx.Err(); err != nil {
 				n.tr.RestoreState(&n.before)
 				n.rng = rng
-				return Update{}, err
+				return bootstrap.Update{}, err
 			}
 			l, err := n.tr.StepBatch(batch)
 			if err != nil {
@@ -210,11 +215,11 @@ func (n *Network[S]) Learn(ctx context.Context, batch []Solution[S]) (Update, er
 }
 
 // Snapshot returns a copy of the model.
-func (n *Network[S]) Snapshot() Snapshot[S] { return networkSnapshot[S]{n.Model().Clone()} }
+func (n *Learner[S]) Snapshot() bootstrap.Snapshot[S] { return snapshot[S]{n.Model().Clone()} }
 
 // Save writes the model and the optimiser as model.Trainer.Save does, and
 // the settings and the state of the shuffling to learner.json.
-func (n *Network[S]) Save(dir string) error {
+func (n *Learner[S]) Save(dir string) error {
 	if err := n.tr.Save(dir); err != nil {
 		return err
 	}
@@ -222,29 +227,29 @@ func (n *Network[S]) Save(dir string) error {
 	if err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(networkState{Config: n.cfg, RNG: rng}, "", "  ")
+	b, err := json.MarshalIndent(learnerState{Config: n.cfg, RNG: rng}, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, networkFile), append(b, '\n'))
+	return atomicfile.WriteFile(filepath.Join(dir, learnerFile), append(b, '\n'))
 }
 
-// DecodeNetwork returns the snapshot of a Network that its MarshalBinary
+// DecodeSnapshot returns the snapshot of a Learner that its MarshalBinary
 // wrote to b: the decoder of the workers of a network's run.
-func DecodeNetwork[S comparable](b []byte) (Snapshot[S], error) {
+func DecodeSnapshot[S comparable](b []byte) (bootstrap.Snapshot[S], error) {
 	m, err := model.UnmarshalModel(b)
 	if err != nil {
 		return nil, err
 	}
-	return networkSnapshot[S]{m}, nil
+	return snapshot[S]{m}, nil
 }
 
-// A networkSnapshot is a copy of a network that nothing changes.
-type networkSnapshot[S comparable] struct{ m *model.Model }
+// A snapshot is a copy of a network that nothing changes.
+type snapshot[S comparable] struct{ m *model.Model }
 
-func (s networkSnapshot[S]) NewEvaluator() search.Evaluator[S] { return model.NewEvaluator[S](s.m) }
+func (s snapshot[S]) NewEvaluator() search.Evaluator[S] { return model.NewEvaluator[S](s.m) }
 
-func (s networkSnapshot[S]) MarshalBinary() ([]byte, error) { return model.MarshalModel(s.m) }
+func (s snapshot[S]) MarshalBinary() ([]byte, error) { return model.MarshalModel(s.m) }
 
 // sample turns a solution trajectory into a training sample.
 func sample[S comparable](p search.Problem[S], t *search.Trajectory[S]) (model.Sample, error) {
