@@ -25,60 +25,27 @@ import (
 
 // Train runs the Bootstrap process of Orseau & Lelis (2021) on tasks from
 // scratch in run directory dir, training l for cfg.Algorithm, until a
-// stopping condition of cfg holds or ctx is done. It returns the metrics
-// of the finished iterations. It writes a checkpoint (cfg, the learner,
-// the run's state) and the metrics to dir after every iteration, at least
-// every env.CheckpointEvery, and when it stops; Resume continues the run
-// from there with nothing but the directory and the environment. It
-// returns ctx.Err() if interrupted, after writing the checkpoint.
+// stopping condition of cfg holds or ctx is done, and returns the metrics
+// of the finished iterations. Every iteration attempts the problems in
+// input order, in groups of cfg.ProblemsPerUpdate searched in parallel (on
+// env.Workers goroutines or env.Pool) with one snapshot of l; the solved
+// problems' trajectories, in input order, then update l, and cfg.Schedule
+// sets the next iteration's budget. The run does not depend on the number
+// of workers, unless cfg.Async lets the searches use the snapshot
+// published last.
 //
-// A checkpoint holds, besides the learner as it was after its last
-// update, the searches that ended since then (state.json's group: for
-// each, its position, its counts and its solution's actions): when ctx
-// is done or the time limit passes in the middle of a group, the
-// searches under way stop at once and those that ended are kept, and a
-// resumed run does not run them again; it replays their solutions from
-// the problems' start states to rebuild their trajectories (Solution).
-// So does an update under way, which its Learn stops (see Learner): the
-// checkpoint keeps the learner as it was before it and all the group's
-// searches, and a resumed run takes the update again, as the
-// uninterrupted run did. Progress records (env.Logger) count them as
-// attempted.
-//
-// Train refuses a configuration out of range, a learner that cannot guide
-// the algorithm (AlgorithmChecker), tasks that the learner's evaluator
-// cannot evaluate (search.Checker), a directory that already holds a
-// checkpoint and one that another training uses (ErrLocked), before it
-// starts; it then writes a first checkpoint, before any search.
-//
-// Every iteration attempts the problems in input order (skipping, with
-// SkipSolvedAfter, the long-solved ones), in consecutive groups of
-// ProblemsPerUpdate. The searches of a group run in parallel on
-// env.Workers workers against the same snapshot of the learner; when the
-// whole group is done, the solved problems' trajectories, taken in input
-// order, update the learner (Learner.Learn). Because a group's searches
-// all see the learner left by the previous group, and a search is
-// deterministic given its evaluator, the run does not depend on the
-// number of workers or on the order in which searches finish. After each
-// iteration, cfg.Schedule sets the budget of the next (Solver.SetBudget).
-// With cfg.Validation, the last tasks are validation problems, which the
-// iterations leave out of their training passes and search after them
-// (Validation), on env.Workers goroutines of this process, also when
-// env.Pool runs the training searches.
-//
-// With cfg.Async, the workers do not wait for the updates: they take the
-// iteration's problems in order, as many as two groups and one per worker
-// ahead of the learner, and search each with the snapshot the learner
-// published last (it publishes after each group's update). The groups,
-// their updates and the schedule are as above; the snapshot a search used
-// may be a few updates old (its staleness, in the metrics), so the run
-// depends on the timing of the searches. A checkpoint keeps the searches
-// that ended and were not learned from, of the group under way and of
-// the next ones, with their staleness; a resumed run submits no job for
-// them.
-// The searches run on env.Workers goroutines, or on env.Pool: the learner
-// counts one report per problem and iteration, checks each solution by
-// replaying it, and counts one that does not reach the goal as unsolved.
+// Before it starts, Train refuses a configuration out of range, a learner
+// that cannot guide the algorithm (AlgorithmChecker), tasks its evaluator
+// cannot evaluate, and a directory that holds a checkpoint or that another
+// training uses (ErrLocked). It writes a checkpoint (cfg, l, the run's
+// state with the searches that ended since the last update) and the
+// metrics before the first search, after every iteration, every
+// env.CheckpointEvery and when it stops; Resume continues from there with
+// the directory alone. When ctx is done or the time limit passes, the
+// searches and the update under way stop at once, and Train returns
+// ctx.Err() after the checkpoint. A pool's reports are checked, and a
+// solution that does not replay counts as unsolved. docs/ALGORITHMS.md
+// says more.
 func Train[S comparable](ctx context.Context, dir string, tasks []search.Task[S], l Learner[S], cfg Config, env Env) ([]Iteration, error) {
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("bootstrap: train: %w", err)

@@ -121,24 +121,20 @@ type Generator interface {
 // is made of lower-case letters, digits and '-'. The problem type P is
 // the domain's (such as *pancake.Problem), S its state type.
 //
-// What the problems can do is read from P, as the search package's
-// interfaces say it:
+// What the problems can do is read from P:
 //
 //   - search.Heuristic: "phs solve" and "phs test" without a model search
-//     with it (else with none), and their default algorithm is GBFS;
-//   - search.Encoder: "phs train" can train a network for the domain,
-//     and a model can guide its searches; the paper's network (two 2x2
-//     convolutions, model.New) needs inputs of at least 3x3;
-//   - cm.Contexter: "phs train -learner context" can train a context
-//     model for the domain, and "phs solve" and "phs test" can search
-//     with one (-model);
+//     with it, by GBFS by default;
+//   - search.Encoder: "phs train" trains networks for the domain, which
+//     then guide its searches (the paper's network needs inputs of at
+//     least 3x3);
+//   - cm.Contexter: "phs train -learner context" trains context models;
 //   - search.ActionNamer: records spell solutions with the action names;
-//   - a method Render(S) string: -render draws solutions with it;
-//   - a method PruneDeadlocks() P, which returns the problem with its
-//     dead ends pruned: -prune-deadlocks;
-//   - a method Reorder(actions []int, limit int) ([]int, int, error),
-//     which returns a solution at most as long as actions and the states
-//     it expanded, at most limit (as sokoban.Problem.Reorder): -reorder.
+//   - Render(S) string: -render draws solutions with it;
+//   - PruneDeadlocks() P, the problem with its dead ends pruned:
+//     -prune-deadlocks;
+//   - Reorder(actions []int, limit int) ([]int, int, error), as
+//     sokoban.Problem.Reorder: -reorder.
 //
 // The options add the rest: ProblemID, InitialBudget, WithGenerator,
 // NoModelAlgorithm, DefaultModel. NewDomain panics, at the start of the

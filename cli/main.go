@@ -109,7 +109,7 @@ func (e *env) domain(cmd, name string) (domain, error) {
 //
 // With OpenBLAS as the BLAS (package nn), Main runs Go code on one more
 // thread than GOMAXPROCS says, unless the GOMAXPROCS environment variable
-// sets it: see procsFor.
+// sets it, so that the BLAS's own threads do not take the Go code's.
 func Main(domains ...Domain) {
 	if nn.UseEnv() == nil { // Run reports the error
 		runtime.GOMAXPROCS(procsFor(nn.Backend(), os.Getenv("GOMAXPROCS"), runtime.GOMAXPROCS(0)))

@@ -93,36 +93,24 @@ func (c *LearnerConfig) check() error {
 
 // A Learner trains a context model by LTS+CM's procedure, as a
 // bootstrap.Learner: it keeps the latest solution of each problem solved
-// (by bootstrap.Solution.Index), and its updates minimise the LTS loss
-// of all the solutions kept (Optimize's objective) from the current
-// parameters, at every update or as LearnerConfig.Growth spaces them.
-// The reference optimises once per pass over the problems:
-// bootstrap.Config.ProblemsPerUpdate equal to the number of problems
-// does the same.
+// (bootstrap.Solution.Index), and its updates minimise the LTS loss of all
+// the solutions kept (Optimize's objective) from the current parameters,
+// at every update or as LearnerConfig.Growth spaces them. The reference
+// optimises once per pass over the problems: ProblemsPerUpdate equal to
+// the number of problems does the same.
 //
-// An update that does not optimise leaves the table as it is: it keeps
-// its solutions pending, as their actions and the context codes of
-// their states. One that optimises copies the table, creates in the copy
-// at β0 the rows of the pending solutions' contexts that it lacks, in
-// the order of their problems' indices and then of their steps (so that
-// the table of a run depends only on its solutions, not on when it was
-// checkpointed), then optimises the copy over the solutions kept, a
-// pending solution replacing the one kept of its problem. Rows at β0
-// change no prediction: the policy over a pending solution is the same
-// before and after its rows are created.
+// An update that does not optimise keeps its solutions pending. One that
+// optimises creates the rows they lack, at β0 (which changes no
+// prediction), in a copy of the table, in the order of their problems and
+// steps, then optimises the copy and keeps it: the table of a run depends
+// only on its solutions. With LearnerConfig.Bits, the parameters are then
+// snapped to their grids and the rows sorted, so the compact form holds
+// every table exactly.
 //
-// With LearnerConfig.Bits, an optimisation that ends snaps the copy's
-// parameters to their grids, then sorts its rows by context, renumbering
-// the rows of the solutions' steps. As the table changes only there (an
-// update that does not optimise keeps its solutions pending without
-// rows, and the rows of an optimisation are created in its copy), every
-// table of the learner, the rows at β0 of an optimisation included, is
-// sorted and on its grids: what the compact form holds exactly.
-//
-// Its snapshots are tables that nothing changes (an update changes a
-// copy), whose evaluators mix the policy with weight Mix; they marshal
-// to the format of table.safetensors, or with Bits to the compact form,
-// which DecodeSnapshot reads.
+// Its snapshots are tables that nothing changes, whose evaluators mix the
+// policy with weight Mix; they marshal to table.safetensors's format (the
+// compact one with Bits), which DecodeSnapshot reads. docs/ALGORITHMS.md
+// gives the procedure in full.
 type Learner[S comparable] struct {
 	cfg   LearnerConfig
 	table *Table

@@ -112,7 +112,7 @@ func params(m *Model, prefix string) map[string]tensor {
 // Load reads a model saved by Save from directory dir. Each tensor of
 // weights.safetensors must have its parameter's shape; a convolution's
 // weight may also have the flattened shape [out, in·kh·kw] of files written
-// before the tensors carried their real shapes (see legacyShape). Errors
+// before the tensors carried their real shapes (docs/MODEL_FORMAT.md). Errors
 // name the file and what is wrong with it.
 func Load(dir string) (*Model, error) { return load(os.DirFS(dir), ".", dir) }
 

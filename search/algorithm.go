@@ -70,52 +70,21 @@ func WAStar(w float64) Algorithm { return Algorithm{kind: wAStar, param: w} }
 func GBFS() Algorithm { return Algorithm{kind: gbfs} }
 
 // PUCT is the PUCT algorithm (Silver et al., 2016) with exploration constant
-// c, a finite c > 0 (the paper's is 1), as Orseau & Lelis
-// (2021) used it, following their reference implementation where the paper
-// leaves a choice open:
+// c, a finite c > 0 (the paper's is 1), as Orseau & Lelis (2021) ran it. A
+// descent from the root takes the first child not yet reached, in action
+// order, else the child n' of n that minimises
+// Q̄(n') − c·pi(n'|n)·sqrt(N(n))/(1+N(n')), Q the mean of the heuristic
+// values backed up through n' and Q̄ its normalisation by the extremes seen.
+// Descents collect up to Options.BatchSize leaves under virtual losses,
+// which one Evaluator call evaluates; each leaf is then expanded and its h
+// backed up. A node is tested for the goal when a descent first reaches it
+// (NewSolver rejects another Options.GoalTest). Repeated states are not
+// pruned; the search is Exhausted when every path from the root is dead.
 //
-//   - A descent goes from the root down to a node that is not yet evaluated.
-//     At each node it takes the first child, in action order, that no
-//     descent has reached yet; when every child has been reached, it takes
-//     the child n' of node n that minimises
-//     Q̄(n') − c·pi(n'|n)·sqrt(N(n))/(1+N(n')). N(n') counts the visits of
-//     n', and N(n) the visits of all the children of n; Q(n') is the mean
-//     of the heuristic values backed up through n', an estimated
-//     cost-to-go (lower is better), and Q̄ is Q normalised by the smallest
-//     and largest heuristic values of the nodes evaluated so far below the
-//     root (Q̄ = 0 while they are all equal).
-//   - Descents collect up to Options.BatchSize distinct leaves, which are
-//     then evaluated in one Evaluator call. Each descent puts a virtual
-//     loss on every node it passes below the root, the leaf included: one
-//     visit of value the current largest heuristic value, so that the next
-//     descents of the batch take other paths. A descent that ends at a
-//     leaf already in the batch adds only its virtual losses; the batch is
-//     closed after as many such failed descents as the batch size. The
-//     virtual losses are taken back before the evaluated leaves are
-//     expanded, so no node is ever evaluated twice. BatchSize 1 is PUCT
-//     one descent at a time, where virtual losses play no part, as the
-//     paper's text states it; the paper's experiments collected 32 (its
-//     appendix).
-//   - An evaluated leaf is expanded: its children are generated, one per
-//     legal action, with their probabilities under the leaf's policy; its
-//     heuristic value h is then added to every node on its path but the
-//     root (the reference's value is h itself, not the cost from the node).
-//   - A node is tested for the goal when a descent first reaches it, before
-//     it is evaluated, as in the reference; the search then stops and
-//     returns the path to it. (NewSolver rejects an Options.GoalTest other
-//     than GoalTestDefault.)
-//   - Repeated states are not pruned: the same state may appear in many
-//     nodes, also on one path, and each such node is evaluated on its own.
-//     (The reference dropped states seen anywhere before, which can block
-//     a node for good.) A node without children is dead, and so is one
-//     whose children are all dead; descents avoid them, and the search is
-//     Exhausted when the root is dead.
-//
-// Every move costs Options.NodeLoss (1 by default); the heuristic is used as
-// the evaluator returns it. Expansions counts evaluated and expanded nodes,
+// Every move costs Options.NodeLoss. Expansions counts the evaluated nodes,
 // the root included, and Options.Budget bounds it; Evaluations equals
 // Expansions. The context and Options.Timeout are checked every few hundred
-// expansions.
+// expansions. docs/ALGORITHMS.md gives the rules in full.
 func PUCT(c float64) Algorithm { return Algorithm{kind: puct, param: c} }
 
 // PHSSafe is PHS_h run with the safe state pruning of the paper's appendix

@@ -215,7 +215,7 @@ type Options struct {
 	// actions (temperature scaling of the network's logits): T > 1
 	// flattens pi, T < 1 sharpens it. A larger T gives the path cost g and
 	// the heuristic more weight against the policy, which can shorten the
-	// solutions (lab/NOTEBOOK.md: "The policy's temperature"). The tempered policy is a
+	// solutions. The tempered policy is a
 	// policy, so every guarantee of the algorithms holds with it in place
 	// of pi, and Trajectory.LogPi holds its log-probabilities. Tempering
 	// costs A exponentials per evaluated state. Only the algorithms that

@@ -84,76 +84,26 @@ func (s *Solver[S]) Check(p Problem[S]) error {
 	return nil
 }
 
-// Solve runs the solver's algorithm on p, after Check.
+// Solve runs the solver's algorithm on p, after Check, and returns its
+// result. A search that ends with a solution, an exhausted space, a spent
+// budget, the timeout or the memory bound is not an error (Result says
+// which); a done context or an evaluator's error ends it with that error.
 //
-// The best-first algorithms share one engine whose open list is ordered by
-// the algorithm's evaluation of the nodes (see the Algorithm constructors),
-// ties going to the larger g, then to the node generated first. As in the
-// reference implementation of Orseau & Lelis (2021), unless said
-// otherwise:
+// The best-first algorithms share one engine: the open list is ordered by
+// the algorithm's evaluation (see its constructor), ties going to the
+// larger g and then to the node generated first; the goal is tested when
+// Options.GoalTest says; a child of a state generated before is dropped
+// (but for A*'s reopening with the goal tested at expansion, and PHSSafe's
+// pruning); children are evaluated in batches of Options.BatchSize; the
+// budget counts expansions. A* with the goal tested at expansion returns a
+// least-cost solution under an admissible heuristic; PHS_h, PHS* and
+// LevinTS with BatchSize 1 keep the paper's bounds on expansions; WA* and
+// GBFS guarantee nothing. PUCT searches as PUCT says. docs/ALGORITHMS.md
+// gives the rules in full.
 //
-//   - Options.GoalTest says when a node is tested for the goal. At
-//     generation (the default but for A*), a child is tested before it is
-//     evaluated and the first goal child is returned. At expansion (the
-//     default for A*; the paper's Algorithm 1), a node is tested when it is
-//     taken from the open list; if nodes then wait for their batch (below),
-//     they are evaluated first and the best node is taken again, so that
-//     the goal returned comes first in the algorithm's order among the
-//     nodes generated.
-//   - A child whose state was generated before, by any node, is dropped
-//     when it is generated, except by A* testing the goal at expansion
-//     when the child's g is smaller than that of the node of its state: the
-//     child then replaces that node, which the search skips from then on,
-//     and if that node was expanded already, the state is expanded again
-//     (reopened). With the goal tested at generation, A* drops the child
-//     as the reference does. The other algorithms never reopen a state.
-//     PHSSafe replaces this rule by safe state pruning: see PHSSafe.
-//   - Children wait in a pending list until at least Options.BatchSize of
-//     them have been generated, or the open list is empty; they are then
-//     evaluated in one Evaluator call and pushed onto the open list. So with
-//     batches of more than one node the nodes are not expanded in exactly
-//     best-first order. The root is evaluated first, on its own.
-//   - The budget counts expansions: nodes taken from the open list whose
-//     children are generated (not the goal node, nor the nodes skipped).
-//
-// What the algorithms guarantee of the solution they return:
-//
-//   - A* with the default goal test (or GoalTestExpansion) returns a
-//     solution of least cost (least length: the cost is the length times
-//     Options.NodeLoss) when the heuristic is admissible, 0 ≤ h(n) ≤ the
-//     cost from n to a nearest goal (so 0 at goals), at any batch size;
-//     consistency is not needed. With GoalTestGeneration, the reference
-//     implementation's A* and that of the paper's Table 1, it may return a
-//     longer one.
-//   - PHS_h, PHS* and LevinTS with BatchSize 1 keep the paper's bounds on
-//     the number of expansions (the goal tested at generation only ends
-//     the same search sooner), and PHSSafe with GoalTestExpansion and
-//     BatchSize 1 returns a goal of least largest phi along its path (see
-//     PHSSafe). Larger batches change the order of the expansions, and
-//     the bounds are then not guaranteed.
-//   - WA* and GBFS guarantee nothing of the length of their solutions.
-//
-// A node's g is the sum of the node losses of the nodes below the root on
-// its path (Options.NodeLoss each, the root's g is 0), and its probability
-// is pi(n) = pi(parent)·pi(a|parent), with pi(·|parent) the policy the
-// evaluator gave the parent: its full distribution as given, or with
-// Options.Renormalize that distribution renormalised over the legal actions
-// of the parent. Illegal actions are never taken. The context and the clock
-// are looked at every 1024 nodes taken from the open list.
-//
-// With Options.MaxMemory, a search ends when its tree would pass the bound:
-// a best-first node takes its arena entry, its policy row (4 bytes an
-// action), its open-list entry and its share of the state table (about 40
-// bytes more with safe pruning, for its map entry); a PUCT node its arena
-// entry. The estimate leaves out the slack of growing arrays, at most the
-// size of the last growth.
-//
-// PUCT searches as its constructor, PUCT, describes.
-//
-// The search ends with a solution, with an exhausted search space, when the
-// budget is spent or at the timeout: none of these is an error (see
-// Result). A done context ends the search with its error; an evaluator's
-// error also ends it.
+// An expansion costs O(log n) for the open list besides the evaluator's
+// calls; the context and the clock are read every 1,024 expansions. The
+// memory a node takes is as Options.MaxMemory says.
 func (s *Solver[S]) Solve(ctx context.Context, p Problem[S]) (res Result[S], err error) {
 	start := time.Now()
 	defer func() { res.Time = time.Since(start) }()

@@ -87,48 +87,21 @@ const DefaultAlpha = 1.0
 // ClusterRerooter and DomainRerooter.
 //
 // Every expanded node n_k carries the weight w_k its rerooter gave it, the
-// root 1. A node n at depth d, with ancestors n_0 = root, …, n_{d−1} =
-// parent, is expanded in the order of its cost
+// root 1, and a node n is expanded in the order of the least, over its
+// ancestors n_k with w_k > 0, of log S(n; n_k) − log w_k, S(n; n_k) the sum
+// over the nodes n' from n_k to n of 1/pi(n'|n_k): one LTS rooted at each
+// expanded node, given the share w_k of the effort. With levin, the term
+// is the Levin cost log(d−d_k) − log pi(n|n_k) − log w_k, and
+// ConstantRerooter with c = 0 is LevinTS node for node. With q good
+// rerooting points, where LTS needs T expansions √LTS needs O(q·T^(1/q))
+// (BatchSize 1). The rest is as Solver.Solve says of the best-first
+// algorithms; √LTS reads the heuristic only through its rerooter.
 //
-//	min over the ancestors n_k with w_k > 0 of log S(n; n_k) − log w_k,
-//	S(n; n_k) = Σ over the nodes n' from n_k to n of 1/pi(n'|n_k),
-//
-// pi(n'|n_k) the probability of the path from n_k to n' (the root's cost is
-// 0): one LTS rooted at each expanded node, each given the share w_k of
-// the effort. S(n; n_k)·pi(n|n_k), the slenderness, lies between 1 and
-// d−d_k+1, so that the term of n_k lies between −log pi(n|n_k) − log w_k
-// and that plus log(d−d_k+1) (the Levin cost with depths counted from 1);
-// it is far below the latter when the path's probability stays near 1
-// until close to n. With levin, the term is instead the Levin cost
-// log(d−d_k) − log pi(n|n_k) − log w_k: with ConstantRerooter and c = 0,
-// the same search as LevinTS, node for node (at node loss 1; a node loss
-// shifts LevinTS's costs by a constant). Ties go as for the other
-// best-first algorithms (Solver.Solve). Ancestors of weight 0 play no
-// part (the reference implementation adds 1e−12 to every
-// weight instead). A node's cost is computed when it is evaluated, from
-// sums the node keeps of its path and from its 4 candidate ancestors:
-// those of non-zero weight with the least log pi(n_k) − log w_k, which
-// bounds the term of n_k from below. Their terms settle the cost unless
-// the bound of another ancestor's term falls below the least of them;
-// then the cost, the same to the bit, takes O(1) per ancestor of
-// non-zero weight. A node holds those sums, its candidates, its heuristic
-// value and its weight: 104 bytes more than for the other algorithms,
-// which Options.MaxMemory counts (not the graph of ClusterRerooter: 8
-// bytes per edge, and gonum's copy of it while it clusters).
-//
-// √LTS reads the policy; the heuristic only through HeuristicRerooter and
-// ClusterHeuristicRerooter (NeedsHeuristic). Everything else is as
-// Solver.Solve says of the best-first algorithms: the goal tested at
-// generation by default, repeated states dropped when generated, children
-// evaluated in batches; the node loss does not enter the cost. Its
-// guarantee (Orseau et al., 2024), with BatchSize 1 (the goal tested at
-// generation only ends the same search sooner): the number of expansions is within a factor of the best
-// split of the solution path into segments at ancestors of non-zero
-// weight, the factor growing with the total weight spent over the weight
-// of the points used; with q good rerooting points, where LTS needs T
-// expansions √LTS needs O(q·T^(1/q)).
-//
-// It panics if r is no Rerooter; NewSolver checks param.
+// A node's cost takes O(1) from its 4 best candidate ancestors, or O(1) per
+// ancestor of non-zero weight when their bound fails; a node holds 104
+// bytes more than for the other algorithms, which Options.MaxMemory counts.
+// docs/ALGORITHMS.md gives the derivation. It panics if r is no Rerooter;
+// NewSolver checks param.
 func SqrtLTS(r Rerooter, param float64, levin bool) Algorithm {
 	if r >= numRerooters {
 		panic(fmt.Sprintf("search: SqrtLTS(%d, ...)", r))

@@ -19,13 +19,12 @@ func faceletName(k int) string {
 }
 
 // ParseFacelets returns the cube of a facelet string: 54 letters of
-// "URFDLB", the facelets of the faces U, R, F, D, L, B in this order, 9 per
-// face, row by row as seen looking at the face from outside, with U seen
-// with B at the top, D with F at the top, and R, F, L, B with U at the top
-// (Kociemba's order). Each letter names the face whose centre has the
-// facelet's colour, so that the solved cube is
-// "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB". Facelet 9f+k is
-// facelet k of face f, named as in "R3": the layout is
+// "URFDLB", the facelets of the faces U, R, F, D, L, B, 9 per face, row by
+// row seen from outside, U with B at the top, D with F at the top, the
+// others with U at the top (Kociemba's order). Each letter names the face
+// whose centre has the facelet's colour: the solved cube is
+// "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB". Facelet 9f+k
+// is facelet k of face f ("R3"):
 //
 //	           U0 U1 U2
 //	           U3 U4 U5

@@ -12,33 +12,23 @@ const MaxReorderBoxes = 16
 
 // Reorder returns a shortest solution of p among those that make the
 // pushes of actions, a solution of p, in another order, and the number of
-// nodes its search expanded. It is a pass after a search, which makes
-// solutions shorter for a small part of the search's cost: on Boxoban
-// levels, the solutions of PHS* with a network lose 0.7 to 0.9 moves on
-// average for about 50 expansions (lab/experiments/sokoban-shorter).
+// nodes its search expanded: a pass after a search that makes solutions
+// shorter for a small part of the search's cost (on Boxoban levels, PHS*'s
+// solutions lose 0.7 to 0.9 moves on average for about 50 expansions).
 //
-// The pushes of actions make runs: the consecutive pushes of one box in
-// one direction, split where the box is on a cell that it is on at
-// another time too. Reorder's solutions make the runs of each box in the
-// order of actions, but interleave the runs of different boxes in any
-// order, leave out the runs between two times a box is on the same cell,
-// and walk the player to each run by a shortest path. actions is one of
-// them. Reorder searches them by A* over the nodes (the runs of each box
-// done or left out, the player's cell), expanding at most limit nodes: a
-// node's cost is the moves so far, its heuristic the larger of the pushes
-// left and, for each box, the moves its own runs still need (the
-// Manhattan distance to its next run, then its pushes and the walks
-// between its runs with only that box in the way, the least over the runs
-// it may leave out). The heuristic is admissible, so the solution returned
-// is a shortest one; nodes that cannot be shorter than actions are not
-// kept. If the search reaches limit, or the level has more than
-// MaxReorderBoxes boxes or a box more than 255 runs, Reorder returns
-// actions itself. What it returns is never longer than actions.
+// The pushes make runs, the consecutive pushes of one box in one
+// direction. The solutions searched keep the order of each box's runs but
+// interleave the boxes' runs in any order, may leave out the runs between
+// two visits of a box to one cell, and walk the player by shortest paths.
+// Reorder searches them by A* with an admissible heuristic, expanding at
+// most limit nodes; past limit, or with more than MaxReorderBoxes boxes or
+// a box of more than 255 runs, it returns actions. What it returns is never
+// longer than actions. docs/ALGORITHMS.md gives the details.
 //
-// An expansion costs a breadth-first search of the level's cells; the
-// search stores about 100 bytes a node. Reorder returns an error, naming
-// the level, if actions is not a solution of p; it panics if limit is not
-// positive. It is safe for concurrent use.
+// An expansion costs a breadth-first search of the level's cells, and a
+// node about 100 bytes. Reorder returns an error, naming the level, if
+// actions is not a solution of p; it panics if limit is not positive. It
+// is safe for concurrent use.
 func (p *Problem) Reorder(actions []int, limit int) ([]int, int, error) {
 	if limit <= 0 {
 		panic(fmt.Sprintf("sokoban: Reorder with limit %d", limit))

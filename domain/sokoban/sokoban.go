@@ -115,42 +115,21 @@ func (p *Problem) init() {
 }
 
 // PruneDeadlocks returns a copy of p whose Apply also refuses a push that
-// makes the level unsolvable by one of four kinds of deadlock:
-//
-//   - a dead square: the box lands on a cell from which no sequence of
-//     pushes brings it to a goal, even with no other box in the way (the
-//     cells that a box pulled back from a goal never reaches, computed
-//     once here);
-//   - a freeze: the box lands in a 2x2 block of walls and boxes (the
-//     border counts as wall) that holds a box off its goal. No box of such
-//     a block can be pushed again;
-//   - too few goals: the boxes can no longer be brought each to a goal of
-//     its own, even if each box were alone in the level and the player
-//     could stand on any free cell: there is no matching of the boxes to
-//     the goals in which each box can be pushed onto its goal that way
-//     (the cells from which it can, for each goal, computed once here).
-//     Two boxes pushed against a wall along which there is one goal, for
-//     example;
-//   - a stuck subset: the pushed box and at most two of the others, fewer
-//     than all the boxes, cannot be brought onto goals even with the
-//     other boxes gone, the player starting where it stands (a box the
-//     player can no longer get behind, two boxes in each other's way).
-//     Removing boxes only frees the way, so such a state has no solution.
-//     For every number k of boxes from 1 to 3, fewer than the level's, a
-//     table holds the placements of k boxes and the player from which
-//     they can, found here by a search backwards from the goals; a level
-//     with so many cells that a table would pass 2²¹ placements goes
-//     without that table. The three tables of a Boxoban level take
-//     about 2 ms to build (BenchmarkPruneDeadlocks; on the 1,000 test
-//     levels a median of 1.5 ms, at most 26 ms) and about 30 KiB.
+// makes the level unsolvable by one of four kinds of deadlock: a dead
+// square (no pushes bring the box from it to a goal), a freeze (a 2x2 block
+// of walls and boxes holds a box off its goal), too few goals (no matching
+// of the boxes to goals that each could be pushed onto alone), and a stuck
+// subset (the pushed box and at most two others cannot all reach goals
+// even with the other boxes gone, as tables of the solvable placements of
+// 1 to 3 boxes, built here by a backward search, say; a table that would
+// pass 2²¹ placements is left out).
 //
 // No solution of p makes such a push, so p and the copy have the same
-// solutions and the same shortest solution; a search of the copy generates
-// fewer states. Everything else (the ID, the heuristic, the encoding) is
-// p's. The domain of Orseau & Lelis (2021) has no such pruning. A pruned
-// push costs a lookup for each subset of the boxes with the pushed one,
-// O(boxes²), and a matching of the boxes to the goals, O(boxes³) at
-// worst, and allocates nothing.
+// solutions and the same shortest solution; a search of the copy
+// generates fewer states. Everything else is p's. The tables of a Boxoban
+// level take about 2 ms and 30 KiB to build (BenchmarkPruneDeadlocks); a
+// pruned push costs O(boxes²) lookups and a matching of O(boxes³) at
+// worst, and allocates nothing. docs/ALGORITHMS.md gives the details.
 func (p *Problem) PruneDeadlocks() *Problem {
 	q := *p
 	q.prune = true
