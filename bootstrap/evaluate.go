@@ -36,21 +36,21 @@ type Outcome[S comparable] struct {
 	Budget int64
 }
 
-// BootstrapTest runs the paper's test procedure with solvers, one per
+// Test runs the paper's test procedure with solvers, one per
 // worker: no learning; every still-unsolved problem is attempted again in
 // each round, with the budget doubled each round, until every problem is
 // solved or a limit of cfg is reached. The first round's budget is that
 // of the solvers' options, which must be positive and the same for all;
-// BootstrapTest sets their budget for each round (Solver.SetBudget). At the end of each round, emit receives the problems that round
+// Test sets their budget for each round (Solver.SetBudget). At the end of each round, emit receives the problems that round
 // solved, in input order; when the test ends, it receives the unsolved
 // ones with their last attempt. Every problem is checked against the
 // solvers before the first search (search.SolveAll). If ctx is cancelled,
-// the rounds already emitted stay emitted and BootstrapTest returns
+// the rounds already emitted stay emitted and Test returns
 // ctx.Err().
-func BootstrapTest[S comparable](ctx context.Context, tasks []search.Task[S], solvers []*search.Solver[S], cfg TestConfig,
+func Test[S comparable](ctx context.Context, tasks []search.Task[S], solvers []*search.Solver[S], cfg TestConfig,
 	emit func(Outcome[S]) error) error {
 	if len(solvers) == 0 {
-		panic("bootstrap: BootstrapTest without solvers")
+		panic("bootstrap: Test without solvers")
 	}
 	budget := solvers[0].Options().Budget
 	switch {

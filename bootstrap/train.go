@@ -1,7 +1,7 @@
 // Package bootstrap implements the Bootstrap process of Orseau & Lelis
 // (AAAI 2021), which trains a learner on the problems that the search
 // guided by it solves (Train, Resume), and the Bootstrap test procedure of
-// the paper's Table 1 (BootstrapTest). The learner is any Learner: the
+// the paper's Table 1 (Test). The learner is any Learner: the
 // paper's network (package network) or one of the caller's own. Runs are written
 // to a directory: checkpoints, which hold the run's whole Config and from
 // which an interrupted run resumes exactly with nothing but the directory,

@@ -291,7 +291,7 @@ func TestBootstrapTest(t *testing.T) {
 	solvers := astarSolvers(t, 2, 1)
 	seen := map[int]Outcome[int32]{}
 	rounds := 0
-	err := BootstrapTest(context.Background(), tasks, solvers, TestConfig{}, func(o Outcome[int32]) error {
+	err := Test(context.Background(), tasks, solvers, TestConfig{}, func(o Outcome[int32]) error {
 		if _, dup := seen[o.Index]; dup {
 			t.Errorf("problem %d emitted twice", o.Index)
 		}
@@ -322,7 +322,7 @@ func TestBootstrapTest(t *testing.T) {
 	// their attempt of the last round.
 	seen = map[int]Outcome[int32]{}
 	var order []Outcome[int32]
-	err = BootstrapTest(context.Background(), tasks, astarSolvers(t, 2, 1), TestConfig{MaxRounds: 2}, func(o Outcome[int32]) error {
+	err = Test(context.Background(), tasks, astarSolvers(t, 2, 1), TestConfig{MaxRounds: 2}, func(o Outcome[int32]) error {
 		seen[o.Index] = o
 		order = append(order, o)
 		return nil
@@ -359,7 +359,7 @@ func TestBootstrapTest(t *testing.T) {
 		{astarSolvers(t, 1, 1), TestConfig{MaxRounds: -1}},
 		{astarSolvers(t, 1, 1), TestConfig{TimeLimit: -time.Second}},
 	} {
-		if err := BootstrapTest(context.Background(), tasks, tc.solvers, tc.cfg, func(Outcome[int32]) error { return nil }); err == nil {
+		if err := Test(context.Background(), tasks, tc.solvers, tc.cfg, func(Outcome[int32]) error { return nil }); err == nil {
 			t.Errorf("budget %d, %+v: no error", tc.solvers[0].Options().Budget, tc.cfg)
 		}
 	}

@@ -87,7 +87,7 @@ func testTasks[S comparable](ctx context.Context, cfg *testConfig, tasks []searc
 		return []any{"solved", solved.Load(), "problems", len(tasks),
 			"expansions", e, "expansions_per_s", math.Round(float64(e) / el), "elapsed_s", math.Round(el)}
 	})
-	err = bootstrap.BootstrapTest(ctx, tasks, solvers, cfg.bootstrapTestConfig(), func(o bootstrap.Outcome[S]) error {
+	err = bootstrap.Test(ctx, tasks, solvers, cfg.bootstrapTestConfig(), func(o bootstrap.Outcome[S]) error {
 		if o.Result.Solved {
 			solved.Add(1)
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/phs-go/phs/cm/tiling"
+	"github.com/phs-go/phs/domain/tiling"
 	"github.com/phs-go/phs/search"
 	"github.com/phs-go/phs/search/searchtest"
 )

@@ -3,7 +3,7 @@ package sokoban
 import (
 	"math/bits"
 
-	"github.com/phs-go/phs/cm/tiling"
+	"github.com/phs-go/phs/domain/tiling"
 )
 
 // The contexts of a level for a context model (package cm), those of

@@ -3,7 +3,7 @@ package witness
 import (
 	"fmt"
 
-	"github.com/phs-go/phs/cm/tiling"
+	"github.com/phs-go/phs/domain/tiling"
 )
 
 // The contexts of a puzzle for a context model (package cm), those of

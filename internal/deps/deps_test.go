@@ -1,6 +1,6 @@
 // Package deps holds a test of the module's dependency direction: the
 // search engine knows nothing of the project and the domains nothing but
-// it and the leaf cm/tiling, the networks nothing of the Bootstrap loop,
+// it and the leaf domain/tiling, the networks nothing of the Bootstrap loop,
 // and no package imports one above it.
 package deps
 
@@ -24,8 +24,8 @@ const module = "github.com/phs-go/phs/"
 var allowed = map[string][]string{
 	"search":            {},
 	"search/searchtest": {"search"},
-	"cm/tiling":         {},
-	"domain/":           {"search", "cm/tiling"},
+	"domain/tiling":     {},
+	"domain/":           {"search", "domain/tiling"},
 	"nn":                {},
 	"internal/":         {"internal/"},
 	"model":             {"nn", "search", "internal/"},
