@@ -188,7 +188,7 @@ func TestTrainOverNATS(t *testing.T) {
 			}
 		}
 	})
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, 20*time.Second, "the first worker to take jobs", func() bool { return strings.Contains(workers[0].out.String(), "msg=working") })
 	workers[0].kill(t)
 
 	waitFor(t, 60*time.Second, "two iterations", func() bool { return len(readMetrics(t, dir)) >= 2 })
