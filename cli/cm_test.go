@@ -153,6 +153,27 @@ func TestTrainContextModel(t *testing.T) {
 
 }
 
+// TestResumeWithoutLearnerFiles checks that -resume of a run whose
+// checkpoint holds neither a context model's cm.json nor a network's
+// config.json names both files, not the one it would read for a network.
+func TestResumeWithoutLearnerFiles(t *testing.T) {
+	dir := t.TempDir()
+	wit := trainingSet(t, dir)
+	run := filepath.Join(dir, "run")
+	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-learner", "context", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut)
+	}
+	learnerFile := filepath.Join(run, "checkpoint", cm.LearnerFile)
+	if err := os.Remove(learnerFile); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runPHS(t, "train", "-resume", run, "-iterations", "2")
+	if err == nil || !strings.Contains(err.Error(), "neither cm.json") || !strings.Contains(err.Error(), "nor config.json") ||
+		!strings.Contains(err.Error(), filepath.Join(run, "checkpoint")) {
+		t.Errorf("-resume without %s: %v; want an error that names the checkpoint, cm.json and config.json", learnerFile, err)
+	}
+}
+
 // TestTrainContextModelRubiks trains a context model on scrambles of 1
 // to 4 turns for one iteration and solves them with it: every solution
 // replays, with fewer expansions than LevinTS without a model.

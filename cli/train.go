@@ -520,7 +520,9 @@ func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, file
 	if err != nil {
 		return fmt.Errorf("train: resume: %w", err)
 	}
-	saved.Learner = checkpointLearner(dir)
+	if saved.Learner, err = checkpointLearner(dir); err != nil {
+		return fmt.Errorf("train: resume: %w", err)
+	}
 	saved.setFrom(run)
 	var bad []string
 	fs.Visit(func(f *flag.Flag) {
@@ -560,15 +562,23 @@ func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, file
 }
 
 // checkpointLearner returns the kind of learner whose files the
-// checkpoint of run directory dir holds: learnerContext if it has a
-// context model's cm.json, else learnerNetwork.
-func checkpointLearner(dir string) string {
-	for _, cp := range []string{"checkpoint", "checkpoint.old"} {
-		if _, err := os.Stat(filepath.Join(dir, cp, cm.LearnerFile)); err == nil {
-			return learnerContext
-		}
+// checkpoint of run directory dir holds (the one that bootstrap.Resume
+// reads: checkpoint, or checkpoint.old after a crash between two
+// renames): learnerContext if it has a context model's cm.json,
+// learnerNetwork if it has a network's config.json. A checkpoint with
+// neither is an error that names it and both files.
+func checkpointLearner(dir string) (string, error) {
+	cp := filepath.Join(dir, "checkpoint")
+	if _, err := os.Stat(cp); errors.Is(err, os.ErrNotExist) {
+		cp += ".old"
 	}
-	return learnerNetwork
+	if _, err := os.Stat(filepath.Join(cp, cm.LearnerFile)); err == nil {
+		return learnerContext, nil
+	}
+	if _, err := os.Stat(filepath.Join(cp, model.ConfigFile)); err == nil {
+		return learnerNetwork, nil
+	}
+	return "", fmt.Errorf("%s: neither %s (a context model's settings) nor %s (a network's): the learner's files are missing", cp, cm.LearnerFile, model.ConfigFile)
 }
 
 // setFrom sets the flags of cfg that the run's configuration run holds,

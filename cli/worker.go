@@ -50,7 +50,7 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 	nc, err := connectNATS(url, log, auth...)
 	for waited := false; errors.Is(err, nats.ErrNoServers); nc, err = connectNATS(url, log, auth...) {
 		if !waited {
-			log.Info("waiting for the server", "url", url)
+			log.Info("waiting for the server", "url", redactURL(url))
 			waited = true
 		}
 		select {
@@ -83,7 +83,8 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// readToken returns the first line of file, or "" if file is "".
+// readToken returns the first line of file, or "" if file is "", at
+// most maxToken bytes; its errors never quote the token.
 func readToken(file string) (string, error) {
 	if file == "" {
 		return "", nil
@@ -95,6 +96,9 @@ func readToken(file string) (string, error) {
 	token, _, _ := strings.Cut(string(b), "\n")
 	if token = strings.TrimSpace(token); token == "" {
 		return "", fmt.Errorf("-token-file %s: no token on its first line", file)
+	}
+	if len(token) > maxToken {
+		return "", fmt.Errorf("-token-file %s: a token of %d bytes on its first line; at most %d", file, len(token), maxToken)
 	}
 	return token, nil
 }
@@ -154,7 +158,7 @@ func connectNATS(url string, log *slog.Logger, opts ...nats.Option) (*nats.Conn,
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { log.Warn("NATS", "err", err) }))
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", url, err)
+		return nil, fmt.Errorf("connect to %s: %w", redactURL(url), err)
 	}
 	return nc, nil
 }

@@ -158,16 +158,17 @@ func fillTables(rows, cols int, shift uint, move [][4]int8, dist []uint8) {
 
 // CheckSize returns an error unless rows×cols is a size a Problem holds:
 // at least 2x2 and at most MaxCells cells. The error about a size that
-// only a LargeProblem holds wraps ErrLarge.
+// only a LargeProblem holds wraps ErrLarge; that about a size that
+// neither holds is CheckLargeSize's, which names the larger limit.
 func CheckSize(rows, cols int) error {
 	if rows < 2 || cols < 2 {
 		return fmt.Errorf("size %dx%d: want at least 2x2", rows, cols)
 	}
 	if rows > MaxCells || cols > MaxCells || rows*cols > MaxCells {
-		if CheckLargeSize(rows, cols) == nil {
-			return fmt.Errorf("size %dx%d: more than %d cells: %w", rows, cols, MaxCells, ErrLarge)
+		if err := CheckLargeSize(rows, cols); err != nil {
+			return err
 		}
-		return fmt.Errorf("size %dx%d: more than %d cells", rows, cols, MaxCells)
+		return fmt.Errorf("size %dx%d: more than %d cells: %w", rows, cols, MaxCells, ErrLarge)
 	}
 	return nil
 }

@@ -12,7 +12,10 @@
 // files are left as they were); the learner's solutions are rebuilt from
 // the run's problems, which its run.json names (domain, files and
 // valid_files, relative to the run directory). It prints the rows and
-// bytes before and after.
+// bytes before and after. -out may not be an input (the table; with
+// -flush, the learner's files, run.json and the problems), by any name
+// or link: that, and the other errors of the command line, exit with
+// status 2.
 //
 // It writes the table as cm.WriteTable does (β as float32, 4A + 12 bytes
 // a row of A actions), or with -compact in the compact form of
@@ -43,6 +46,10 @@ import (
 func main() {
 	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "cmprune:", err)
+		var u usageError
+		if errors.As(err, &u) || errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
@@ -55,28 +62,42 @@ func run(args []string, stdout io.Writer) error {
 	threads := fs.Int("threads", 1, fmt.Sprintf("-flush: the optimisation's threads, 1 to %d", cm.MaxThreads))
 	compact := fs.Bool("compact", false, "write the compact form (cm.WriteCompactTable: β in 8 bits) instead of float32")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return usageError{err}
 	}
 	switch {
 	case fs.NArg() != 1:
-		return errors.New("want one model")
+		return usageError{errors.New("want one model")}
 	case *out == "":
-		return errors.New("-out: required")
+		return usageError{errors.New("-out: required")}
 	case !(*tol >= 0):
-		return fmt.Errorf("-tol %g: want a number ≥ 0", *tol)
+		return usageError{fmt.Errorf("-tol %g: want a number ≥ 0", *tol)}
 	case *threads < 1 || *threads > cm.MaxThreads:
-		return fmt.Errorf("-threads %d: want 1 to %d", *threads, cm.MaxThreads)
+		return usageError{fmt.Errorf("-threads %d: want 1 to %d", *threads, cm.MaxThreads)}
 	}
 	in, ok := cm.FindTable(fs.Arg(0))
 	if !ok {
 		return fmt.Errorf("%s: no context model: not a table file, nor a directory or run with one", fs.Arg(0))
 	}
+	inputs := []string{in}
+	if *flush {
+		if in == fs.Arg(0) {
+			return usageError{fmt.Errorf("-flush: %s is a table file; want a run or checkpoint directory", in)}
+		}
+		dir := filepath.Dir(in)
+		inputs = append(inputs, filepath.Join(dir, cm.LearnerFile), filepath.Join(dir, cm.TrajectoriesFile),
+			filepath.Join(dir, "run.json"), filepath.Join(filepath.Dir(dir), "run.json"))
+		if _, files, err := runProblems(dir); err == nil {
+			inputs = append(inputs, files...)
+		}
+	}
+	for _, f := range inputs {
+		if sameFile(*out, f) {
+			return usageError{fmt.Errorf("-out %s is an input, %s: write the table to another file", *out, f)}
+		}
+	}
 	var t *cm.Table
 	var err error
 	if *flush {
-		if in == fs.Arg(0) {
-			return fmt.Errorf("-flush: %s is a table file; want a run or checkpoint directory", in)
-		}
 		if t, err = flushed(filepath.Dir(in), *threads, stdout); err != nil {
 			return err
 		}
@@ -181,4 +202,25 @@ func flushTasks[S comparable, P search.Problem[S]](dir string, files []string, r
 	}
 	fmt.Fprintf(stdout, "flushed: %d solutions, %d optimiser steps, log F %.6g before, %.6g after\n", l.Solutions(), u.Steps, before, l.Loss())
 	return l.Table(), nil
+}
+
+// A usageError is an error of the command line: main exits with status 2
+// for it, 1 for the others.
+type usageError struct{ error }
+
+// sameFile reports whether the names a and b are of the same file: the
+// same absolute path, or files that os.SameFile says are one (through a
+// symbolic or a hard link).
+func sameFile(a, b string) bool {
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && absA == absB {
+		return true
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }

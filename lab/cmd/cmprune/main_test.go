@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -214,4 +215,67 @@ func writeFirst(t *testing.T, file string, n int) string {
 		t.Fatal(err)
 	}
 	return name
+}
+
+// TestOutIsInput checks that -out may not be an input, however it is
+// named (the same name, the table of the directory given, a symbolic or
+// a hard link; with -flush, the learner's files and the run's problems
+// too): a usage error, which leaves the input as it was.
+func TestOutIsInput(t *testing.T) {
+	lr := trainedLearner(t)
+	runDir := t.TempDir()
+	dir := filepath.Join(runDir, "checkpoint")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := lr.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	problems := writeFirst(t, "../../../examples/witness-4x4.txt", 10)
+	js := fmt.Sprintf(`{"domain": "witness", "files": [%q]}`, problems)
+	if err := os.WriteFile(filepath.Join(runDir, "run.json"), []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, cm.TableFile)
+	other := t.TempDir()
+	symlink, hardlink := filepath.Join(other, "symlink"), filepath.Join(other, "hardlink")
+	if err := os.Symlink(in, symlink); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(in, hardlink); err != nil {
+		t.Fatal(err)
+	}
+	files := []string{in, filepath.Join(dir, cm.LearnerFile), filepath.Join(dir, cm.TrajectoriesFile), problems}
+	saved := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved[f] = b
+	}
+	for _, args := range [][]string{
+		{"-out", in, in},
+		{"-out", in, dir},
+		{"-out", in, runDir},
+		{"-out", filepath.Join(dir, "..", "checkpoint", ".", cm.TableFile), in},
+		{"-out", symlink, in},
+		{"-out", hardlink, dir},
+		{"-compact", "-out", in, in},
+		{"-flush", "-out", in, dir},
+		{"-flush", "-out", filepath.Join(dir, cm.LearnerFile), dir},
+		{"-flush", "-out", filepath.Join(dir, cm.TrajectoriesFile), runDir},
+		{"-flush", "-out", problems, dir},
+	} {
+		err := run(args, new(bytes.Buffer))
+		var u usageError
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), "-out") || !strings.Contains(err.Error(), "input") {
+			t.Errorf("%v: %v; want a usage error that says -out is an input", args, err)
+		}
+		for _, f := range files {
+			if b, err := os.ReadFile(f); err != nil || !bytes.Equal(b, saved[f]) {
+				t.Errorf("%v: %s changed (%v)", args, f, err)
+			}
+		}
+	}
 }
