@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nkeys"
 	"github.com/phs-go/phs/cluster"
 )
 
@@ -25,7 +26,7 @@ func TestSecretsNotQuoted(t *testing.T) {
 	writeTo(t, tokenFile, long+"\n")
 	for _, args := range [][]string{
 		{"worker", "-connect", "nats://127.0.0.1:1", "-token-file", tokenFile},
-		{"train", "-domain", "stp", "-dir", filepath.Join(dir, "run"), "-token-file", tokenFile, writeFile(t, "tiles.txt", stpFixture)},
+		{"train", "-domain", "stp", "-dir", filepath.Join(dir, "run"), "-nats", "nats://127.0.0.1:1", "-token-file", tokenFile, writeFile(t, "tiles.txt", stpFixture)},
 	} {
 		errOut, err := runFor(2*time.Second, args...)
 		if err == nil || !strings.Contains(err.Error(), "-token-file") || !strings.Contains(err.Error(), fmt.Sprintf("%d bytes", len(long))) {
@@ -36,7 +37,15 @@ func TestSecretsNotQuoted(t *testing.T) {
 		}
 	}
 
-	srv, err := cluster.Serve(cluster.ServerOptions{Listen: "127.0.0.1:0", Token: "another"})
+	var keys [2]string
+	for i := range keys {
+		kp, err := nkeys.CreateUser()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys[i], _ = kp.PublicKey()
+	}
+	srv, err := cluster.Serve(cluster.ServerOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), Learner: keys[0], Worker: keys[1]})
 	if err != nil {
 		t.Fatal(err)
 	}
