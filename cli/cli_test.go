@@ -686,8 +686,27 @@ func TestResumeReadsCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	var saved map[string]any
-	if err := json.Unmarshal(b, &saved); err != nil || len(saved) != 2 || saved["domain"] != "witness" || saved["files"] == nil {
-		t.Errorf("run.json holds more than the domain and the files: %s", b)
+	if err := json.Unmarshal(b, &saved); err != nil || len(saved) != 3 || saved["domain"] != "witness" || saved["learner"] != "network" || saved["files"] == nil {
+		t.Errorf("run.json holds more than the domain, the kind of learner and the files: %s", b)
+	}
+	// A kind of learner that phs does not know is an error that names
+	// run.json; a run.json of an earlier phs, without it, still resumes.
+	for _, learner := range []any{"table", nil} {
+		saved["learner"] = learner
+		if learner == nil {
+			delete(saved, "learner")
+		}
+		b, _ := json.Marshal(saved)
+		if err := os.WriteFile(filepath.Join(run, runFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := runPHS(t, "train", "-resume", run, "-iterations", "1")
+		if learner != nil && (err == nil || !strings.Contains(err.Error(), runFile+`: learner "table"`)) {
+			t.Errorf("run.json with learner %q: %v", learner, err)
+		}
+		if learner == nil && (err == nil || !strings.Contains(err.Error(), "already finished")) {
+			t.Errorf("run.json without a learner: %v", err)
+		}
 	}
 	if _, _, err := runPHS(t, "train", "-resume", run, "-iterations", "2", "-schedule", "ltscm:0.1"); err == nil || !strings.Contains(err.Error(), "cannot change -schedule") {
 		t.Errorf("changing -schedule on resume: %v", err)

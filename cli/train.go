@@ -32,14 +32,14 @@ import (
 // directory, keeps the settings that package bootstrap does not know (the
 // fields with a JSON name), its paths relative to the run directory
 // (writeRunFile); the run's checkpoint keeps the others, its
-// bootstrap.Config and its network's settings, from which -resume reads
-// them (setFrom), and its kind of learner: a context model's learner
-// writes cm.json with its settings (checkpointLearner).
+// bootstrap.Config and its learner's settings, from which -resume reads
+// them (setFrom).
 type trainConfig struct {
 	Domain string `json:"domain"`
 	// Learner is the kind of learner the run trains: learnerNetwork or
-	// learnerContext.
-	Learner string    `json:"-"`
+	// learnerContext. (A run.json of an earlier phs lacks it: see
+	// checkpointLearner.)
+	Learner string    `json:"learner,omitempty"`
 	Alg     string    `json:"-"`
 	W       paramFlag `json:"-"`
 	C       paramFlag `json:"-"`
@@ -520,8 +520,14 @@ func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, file
 	if err != nil {
 		return fmt.Errorf("train: resume: %w", err)
 	}
-	if saved.Learner, err = checkpointLearner(dir); err != nil {
-		return fmt.Errorf("train: resume: %w", err)
+	switch saved.Learner {
+	case learnerNetwork, learnerContext:
+	case "":
+		if saved.Learner, err = checkpointLearner(dir); err != nil {
+			return fmt.Errorf("train: resume: %w", err)
+		}
+	default:
+		return fmt.Errorf("train: resume: %s: learner %q; want %s or %s", name, saved.Learner, learnerNetwork, learnerContext)
 	}
 	saved.setFrom(run)
 	var bad []string
@@ -561,7 +567,8 @@ func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, file
 	return d.train(ctx, &saved, true, e.stderr)
 }
 
-// checkpointLearner returns the kind of learner whose files the
+// checkpointLearner returns, for a run.json of an earlier phs that does
+// not name its kind of learner, the kind whose files the
 // checkpoint of run directory dir holds (the one that bootstrap.Resume
 // reads: checkpoint, or checkpoint.old after a crash between two
 // renames): learnerContext if it has a context model's cm.json,
