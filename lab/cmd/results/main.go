@@ -217,9 +217,10 @@ are per search on one core of an AMD EPYC (2 cores, no GPU); the paper's
 are of its Python code on other hardware. Training: the wall time of
 our runs on 1 or 2 cores; the paper trained each network for 7 days on 6
 CPUs. Each row's directory in [lab/](../lab) holds its network, the
-metrics and logs of its training, its per-problem results and how it was
-made; [lab/NOTEBOOK.md](../lab/NOTEBOOK.md) is the history of the
-experiments. The A* rows test the goal at generation and drop repeated
+metrics and logs of its training, its per-problem results, and a README
+that says how it was made and what was tried on the way;
+[lab/NOTEBOOK.md](../lab/NOTEBOOK.md) has the methods that rows share.
+The A* rows test the goal at generation and drop repeated
 states, in training and in the tests, as the paper's A* (-goal-test
 generation); phs's A* tests at expansion by default, and then returns
 shortest solutions with an admissible heuristic.
