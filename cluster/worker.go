@@ -447,7 +447,16 @@ func (w *worker[S]) jobs(ctx context.Context, it jetstream.MessagesContext, ackW
 			msg.Term()
 			continue
 		}
-		if !w.fits(ctx, &j) {
+		switch fits, err := w.fits(ctx, &j); {
+		case err != nil:
+			msg.Nak() // to be checked again
+			if ctx.Err() != nil {
+				return nil
+			}
+			w.opts.Logger.Warn("reading the run's spec", "err", err)
+			w.pause(ctx)
+			continue
+		case !fits:
 			msg.Term()
 			continue
 		}
@@ -497,10 +506,10 @@ func (w *worker[S]) jobs(ctx context.Context, it jetstream.MessagesContext, ackW
 
 // fits reports whether j is a job of the run's iteration under way, as
 // the run's spec says (Spec.Jobs): of the learner's run, with its
-// budget. It reads the spec again when j does not fit the one read last.
-// It logs why it refuses a job, but for one of an earlier iteration of
-// the run, which the learner no longer waits for.
-func (w *worker[S]) fits(ctx context.Context, j *bootstrap.Job) bool {
+// budget. It reads the spec again when j does not fit the one read last,
+// and fails if it cannot. It logs why it refuses a job, but for one of an
+// earlier iteration of the run, which the learner no longer waits for.
+func (w *worker[S]) fits(ctx context.Context, j *bootstrap.Job) (bool, error) {
 	match := func(now *bootstrap.Job) bool {
 		return j.Run == now.Run && j.Iteration == now.Iteration && j.Budget == now.Budget
 	}
@@ -512,23 +521,27 @@ func (w *worker[S]) fits(ctx context.Context, j *bootstrap.Job) bool {
 		b, err := getObject(rctx, w.obs, specObject)
 		cancel()
 		var spec Spec
-		if err == nil && decode(b, &spec) == nil {
-			now = spec.Jobs
-			w.sessionMu.Lock()
-			w.jobsNow = now
-			w.sessionMu.Unlock()
+		if err == nil {
+			err = decode(b, &spec)
 		}
+		if err != nil {
+			return false, fmt.Errorf("cluster: the run's spec: %w", err)
+		}
+		now = spec.Jobs
+		w.sessionMu.Lock()
+		w.jobsNow = now
+		w.sessionMu.Unlock()
 	}
 	switch {
 	case match(&now):
-		return true
+		return true, nil
 	case j.Run == now.Run && j.Iteration < now.Iteration:
 		w.opts.Logger.Debug("job of an earlier iteration dropped", "iteration", j.Iteration, "pos", j.Pos)
-		return false
+		return false, nil
 	}
 	w.opts.Logger.Warn("job refused: its run, iteration or budget is not the run's", "run", clip(j.Run, 40), "iteration", j.Iteration, "budget", j.Budget,
 		"runs", clip(now.Run, 40), "runs_iteration", now.Iteration, "runs_budget", now.Budget)
-	return false
+	return false, nil
 }
 
 // troubleEvery is how often at most a worker tells the learner that it
