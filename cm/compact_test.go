@@ -378,9 +378,15 @@ func FuzzReadCompact(f *testing.F) {
 		if b, err = marshalCompact(snapped, 16, true, nil); err != nil {
 			f.Fatal(err)
 		}
+		if len(b) > maxFuzzInput {
+			f.Fatalf("a seed of %d bytes, more than the %d the fuzz targets read", len(b), maxFuzzInput)
+		}
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return
+		}
 		tb, _, bits, err := unmarshalAnyTable(b, nil)
 		if err != nil {
 			return
