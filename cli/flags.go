@@ -90,7 +90,7 @@ func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []st
 	}
 	if groups&outFlags != 0 {
 		fs.StringVar(&f.out, "out", "", "write the JSON lines to this file instead of standard output")
-		fs.IntVar(&f.first, "first", 0, "attempt only the first N problems of FILES, in order (0: all); every problem is still read and checked")
+		fs.IntVar(&f.first, "first", 0, "read and attempt only the first N problems of FILES, in order (0: all); the rest of the files is not read")
 		fs.BoolVar(&f.render, "render", false, "draw each solution step by step")
 		fs.BoolVar(&f.shorten, "shorten", false, "return a shortest path to the goal found over every edge the search generated, duplicates included (search.Options.Shorten): no more expansions, often shorter solutions")
 		fs.BoolVar(&f.reorder, "reorder", false, fmt.Sprintf("after the search, reorder the solution (sokoban: the shortest interleaving of its runs of pushes, sokoban.Problem.Reorder, up to %d expansions, counted in the record's expansions and reorder_expansions)", reorderLimit))
