@@ -646,6 +646,7 @@ func TestLearnWithoutOptimisingAllocates(t *testing.T) {
 func TestDecodeTrajectories(t *testing.T) {
 	lr, tasks := seedLearner(t)
 	js, tb, tj := learnerFiles(t, lr)
+	js = withoutTrajectoriesDigest(t, js) // the trajectories below are changed
 	old := earlierForm(t, lr)
 	M := len(lr.table.layout.Sizes)
 	empty, err := NewTable(lr.table.layout, lr.cfg.EpsLow)
@@ -816,9 +817,7 @@ func TestDecodeTrajectories(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.change(ts)
-			if file, err = safetensors.Encode(ts, meta); err != nil {
-				t.Fatal(err)
-			}
+			file = reencode(t, ts, meta)
 		}
 		got, err := decodeLearner(settings, table, file, tc.tasks)
 		switch {
@@ -867,7 +866,7 @@ func TestTrajectoriesForm(t *testing.T) {
 	if got := ts["action"].Data; len(got) != steps {
 		t.Errorf("%d actions of the solutions optimised over, want %d", len(got), steps)
 	}
-	old, err := decodeLearner[int32](js, tb, earlierForm(t, lr), nil)
+	old, err := decodeLearner[int32](withoutTrajectoriesDigest(t, js), tb, earlierForm(t, lr), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1191,20 +1190,22 @@ func fuzzLearner(t testing.TB, bits int) *Learner[int32] {
 }
 
 // fuzzFiles returns the files of fuzzLearner's learner of bits bits and
-// its snapshot, each shorter than maxFuzzInput.
-func fuzzFiles(t testing.TB, bits int) (js, tb, tj, snap []byte) {
+// its snapshot, each shorter than maxFuzzInput, without their digests (so
+// that a change of the fuzzer reaches the checks of the contents), and
+// the table and the snapshot with theirs.
+func fuzzFiles(t testing.TB, bits int) (js, tb, tj, snap, tbDigest, snapDigest []byte) {
 	lr := fuzzLearner(t, bits)
-	js, tb, tj = learnerFiles(t, lr)
-	snap, err := lr.Snapshot().MarshalBinary()
+	js, tbDigest, tj = learnerFiles(t, lr)
+	snapDigest, err := lr.Snapshot().MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range [][]byte{tb, tj, snap} {
+	for _, b := range [][]byte{tbDigest, tj, snapDigest} {
 		if len(b) > maxFuzzInput {
 			t.Fatalf("a seed of %d bytes, more than the %d the fuzz targets read", len(b), maxFuzzInput)
 		}
 	}
-	return js, tb, tj, snap
+	return withoutTrajectoriesDigest(t, js), withoutDigest(t, tbDigest), tj, withoutDigest(t, snapDigest), tbDigest, snapDigest
 }
 
 // earlierForm returns the trajectories.safetensors of lr in the form
@@ -1252,16 +1253,19 @@ func earlierForm(t testing.TB, lr *Learner[int32]) []byte {
 // a learner of 0, 8 or 16 bits, and that a learner it accepts computes
 // its loss and saves.
 func FuzzDecodeTable(f *testing.F) {
-	js, tb, tj, _ := fuzzFiles(f, 0)
-	if _, err := decodeLearner(js, tb, tj, fuzzTasks()); err != nil {
-		f.Fatal(err)
+	js, tb, tj, _, tbDigest, _ := fuzzFiles(f, 0)
+	for _, b := range [][]byte{tb, tbDigest} {
+		if _, err := decodeLearner(js, b, tj, fuzzTasks()); err != nil {
+			f.Fatal(err)
+		}
 	}
 	f.Add(tb)
 	f.Add(tb[:len(tb)-3])
+	f.Add(tbDigest)
 	type files struct{ js, tj []byte }
 	learners := []files{{js, tj}}
 	for _, bits := range []int{8, 16} {
-		js, tb, tj, _ := fuzzFiles(f, bits)
+		js, tb, tj, _, _, _ := fuzzFiles(f, bits)
 		if _, err := decodeLearner(js, tb, tj, fuzzTasks()); err != nil {
 			f.Fatal(err)
 		}
@@ -1294,7 +1298,7 @@ func FuzzDecodeTable(f *testing.F) {
 // FuzzDecodeTrajectories checks the same of trajectories files, in both
 // forms.
 func FuzzDecodeTrajectories(f *testing.F) {
-	js, tb, tj, _ := fuzzFiles(f, 0)
+	js, tb, tj, _, _, _ := fuzzFiles(f, 0)
 	f.Add(tj)
 	f.Add(tj[:40])
 	earlier := earlierForm(f, fuzzLearner(f, 0))
@@ -1309,6 +1313,26 @@ func FuzzDecodeTrajectories(f *testing.F) {
 	})
 }
 
+// encodeLearner returns the contents of the files that lr.Save writes,
+// without writing them: cm.json, table.safetensors and
+// trajectories.safetensors.
+func encodeLearner(t *testing.T, lr *Learner[int32]) (js, tb, tj []byte) {
+	t.Helper()
+	tb, err := marshalLearnerTable(lr.table, lr.cfg.Bits, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	digest, err := lr.writeTrajectories(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js, err = lr.settings(digest); err != nil {
+		t.Fatal(err)
+	}
+	return js, tb, buf.Bytes()
+}
+
 // decodeFuzzed checks that a learner that decodeLearner accepts computes
 // its loss, and encodes to files that decode to the same learner.
 func decodeFuzzed(t *testing.T, js, tb, tj []byte) {
@@ -1318,23 +1342,12 @@ func decodeFuzzed(t *testing.T, js, tb, tj []byte) {
 		return
 	}
 	lr.Loss()
-	js2, tb2, err := lr.encodeSettings()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := lr.writeTrajectories(&buf); err != nil {
-		t.Fatal(err)
-	}
-	tj2 := buf.Bytes()
+	js2, tb2, tj2 := encodeLearner(t, lr)
 	got, err := decodeLearner(js2, tb2, tj2, tasks)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, tb3, err := got.encodeSettings()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tb3, _ := encodeLearner(t, got)
 	if got.cfg != lr.cfg || got.opt != lr.opt || !reflect.DeepEqual(got.trajs, lr.trajs) || !reflect.DeepEqual(got.pending, lr.pending) || !bytes.Equal(tableBytes(t, got.table), tableBytes(t, lr.table)) || !bytes.Equal(tb3, tb2) {
 		t.Error("the learner's files decode to another learner")
 	}
@@ -1344,11 +1357,12 @@ func decodeFuzzed(t *testing.T, js, tb, tj []byte) {
 // that a snapshot it accepts, exact or quantised, evaluates without error
 // and marshals to bytes that decode to the same table, bit for bit.
 func FuzzDecodeSnapshot(f *testing.F) {
-	_, _, _, snap := fuzzFiles(f, 0)
+	_, _, _, snap, _, snapDigest := fuzzFiles(f, 0)
 	f.Add(snap)
 	f.Add(snap[:len(snap)/2])
+	f.Add(snapDigest)
 	for _, bits := range []int{8, 16} {
-		_, _, _, b := fuzzFiles(f, bits)
+		_, _, _, b, _, _ := fuzzFiles(f, bits)
 		f.Add(b)
 		f.Add(b[:len(b)-4])
 	}
