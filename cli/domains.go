@@ -49,6 +49,7 @@ type Option struct{ apply func(o *options) }
 // checked against the problem type.
 type options struct {
 	id           any // func(P) string
+	parseFirst   any // func(io.Reader, string, int) ([]P, error)
 	budget       int64
 	gen          Generator
 	noModelAlg   *search.Algorithm
@@ -62,6 +63,17 @@ type options struct {
 // problem type.
 func ProblemID[P any](id func(P) string) Option {
 	return Option{func(o *options) { o.id = id }}
+}
+
+// ParseFirst gives the domain a parser of the first n problems of a file
+// (n ≥ 1), which reads no more of it than they take, as
+// sokoban.ParseFirst: "phs solve -first N" and "phs test -first N" then
+// read only the problems they attempt, and every command stops reading
+// past the most problems it reads (MaxProblems). Without it, a domain's
+// files are read whole with NewDomain's parse. NewDomain panics unless P
+// is the domain's problem type.
+func ParseFirst[P any](parse func(r io.Reader, file string, n int) ([]P, error)) Option {
+	return Option{func(o *options) { o.parseFirst = parse }}
 }
 
 // InitialBudget sets the domain's initial expansion budget, that of the
@@ -136,8 +148,8 @@ type Generator interface {
 //   - Reorder(actions []int, limit int) ([]int, int, error), as
 //     sokoban.Problem.Reorder: -reorder.
 //
-// The options add the rest: ProblemID, InitialBudget, WithGenerator,
-// NoModelAlgorithm, DefaultModel. NewDomain panics, at the start of the
+// The options add the rest: ProblemID, ParseFirst, InitialBudget,
+// WithGenerator, NoModelAlgorithm, DefaultModel. NewDomain panics, at the start of the
 // program, for a bad name, a nil parse or an option that does not fit.
 func NewDomain[S comparable, P search.Problem[S]](name string, parse func(r io.Reader, file string) ([]P, error), opts ...Option) Domain {
 	if !domainName.MatchString(name) {
@@ -184,9 +196,23 @@ func NewDomain[S comparable, P search.Problem[S]](name string, parse func(r io.R
 		}
 		id = func(p P, _ string, _ int) string { return f(p) }
 	}
-	d := &domainOf[S]{c: caps}
-	d.parse = func(r io.Reader, file string) ([]search.Task[S], error) {
+	first := func(r io.Reader, file string, n int) ([]P, error) {
 		ps, err := parse(r, file)
+		if n > 0 && len(ps) > n {
+			ps = ps[:n]
+		}
+		return ps, err
+	}
+	if o.parseFirst != nil {
+		f, ok := o.parseFirst.(func(io.Reader, string, int) ([]P, error))
+		if !ok {
+			panic(fmt.Sprintf("cli: NewDomain(%q): ParseFirst takes a %T, want a func(io.Reader, string, int) ([]%T, error)", name, o.parseFirst, zero))
+		}
+		first = f
+	}
+	d := &domainOf[S]{c: caps}
+	d.parse = func(r io.Reader, file string, n int) ([]search.Task[S], error) {
+		ps, err := first(r, file, n)
 		if err != nil {
 			return nil, err
 		}
@@ -220,23 +246,23 @@ func Shipped() []Domain {
 		return DefaultModel(func() (models.Model, error) { return models.Default(name) })
 	}
 	return []Domain{
-		NewDomain[sokoban.State]("sokoban", sokoban.Parse,
+		NewDomain[sokoban.State]("sokoban", sokoban.Parse, ParseFirst(sokoban.ParseFirst),
 			ProblemID(func(p *sokoban.Problem) string { return p.ID }),
 			InitialBudget(sokoban.InitialBudget), shipped("sokoban")),
 		{&stpDomain{
-			small: NewDomain[stp.State]("stp", stp.Parse,
+			small: NewDomain[stp.State]("stp", stp.Parse, ParseFirst(stp.ParseFirst),
 				ProblemID(func(p *stp.Problem) string { return p.ID }),
 				InitialBudget(stp.InitialBudget), WithGenerator(&stpGenerator{}), shipped("stp")).d.(*domainOf[stp.State]),
-			large: NewDomain[stp.LargeState]("stp", stp.ParseLarge,
+			large: NewDomain[stp.LargeState]("stp", stp.ParseLarge, ParseFirst(stp.ParseLargeFirst),
 				ProblemID(func(p *stp.LargeProblem) string { return p.ID })).d.(*domainOf[stp.LargeState]),
 		}},
-		NewDomain[witness.State]("witness", witness.Parse,
+		NewDomain[witness.State]("witness", witness.Parse, ParseFirst(witness.ParseFirst),
 			ProblemID(func(p *witness.Problem) string { return p.ID }),
 			InitialBudget(witness.InitialBudget), WithGenerator(&witnessGenerator{}), shipped("witness"),
 			// Without a model, A* solved 50 random 4x4 puzzles with 8,891
 			// expansions on average, PHS* 9,042, GBFS 19,540.
 			NoModelAlgorithm(search.AStar())),
-		NewDomain[rubiks.State]("rubiks", rubiks.Parse,
+		NewDomain[rubiks.State]("rubiks", rubiks.Parse, ParseFirst(rubiks.ParseFirst),
 			ProblemID(func(p *rubiks.Problem) string { return p.ID }),
 			InitialBudget(rubiks.InitialBudget), WithGenerator(&rubiksGenerator{})),
 	}
@@ -270,8 +296,10 @@ type domain interface {
 
 // A domainOf reads the problem files of one domain whose state type is S.
 type domainOf[S comparable] struct {
-	c     capabilities
-	parse func(r io.Reader, file string) ([]search.Task[S], error)
+	c capabilities
+	// parse reads the first n tasks of r, the file called file (all for
+	// n ≤ 0).
+	parse func(r io.Reader, file string, n int) ([]search.Task[S], error)
 	// prune returns a problem of the domain with its deadlocks pruned;
 	// nil for a domain without deadlock pruning.
 	prune func(search.Problem[S]) search.Problem[S]
@@ -279,28 +307,45 @@ type domainOf[S comparable] struct {
 
 func (d *domainOf[S]) caps() *capabilities { return &d.c }
 
-// read reads the tasks of the file path.
-func (d *domainOf[S]) read(path string) ([]search.Task[S], error) {
+// read reads the first n tasks of the file path (all for n ≤ 0).
+func (d *domainOf[S]) read(path string, n int) ([]search.Task[S], error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", d.c.name, err)
 	}
 	defer f.Close()
-	return d.parse(f, path)
+	return d.parse(f, path, n)
 }
 
-// load reads the tasks of files, and warns of IDs that more than one task
-// has.
-func (d *domainOf[S]) load(files []string, log *slog.Logger) ([]search.Task[S], error) {
+// load reads the first n tasks of files (all for n ≤ 0), in order, and
+// warns of IDs that more than one task has. The files after the first n
+// tasks are not read, but must exist. Reading more than most tasks is an
+// error that names the file past the bound (MaxProblems).
+func (d *domainOf[S]) load(files []string, n, most int, log *slog.Logger) ([]search.Task[S], error) {
 	var tasks []search.Task[S]
 	var from []string // the file of each task
-	for _, f := range files {
-		t, err := d.read(f)
+	for i, f := range files {
+		if n > 0 && len(tasks) >= n {
+			for _, rest := range files[i:] {
+				if _, err := os.Stat(rest); err != nil {
+					return nil, fmt.Errorf("%s: %w", d.c.name, err)
+				}
+			}
+			break
+		}
+		want := most - len(tasks) + 1 // one past the bound, to find it
+		if n > 0 && n <= most {
+			want = n - len(tasks)
+		}
+		t, err := d.read(f, want)
 		if err != nil {
 			return nil, err
 		}
 		if len(t) == 0 {
 			return nil, fmt.Errorf("%s: %s: no problems", d.c.name, f)
+		}
+		if len(tasks)+len(t) > most {
+			return nil, fmt.Errorf("%s: %s: more than %d problems in the files, the most a command reads (solve and test -first N read the first N)", d.c.name, f, most)
 		}
 		tasks = append(tasks, t...)
 		for range t {
@@ -311,15 +356,17 @@ func (d *domainOf[S]) load(files []string, log *slog.Logger) ([]search.Task[S], 
 	return tasks, nil
 }
 
-// loadFirst is load, then the first n tasks (all for 0), with their
-// deadlocks pruned for prune.
+// loadFirst is load of at most maxProblems tasks, with their deadlocks
+// pruned for prune.
 func (d *domainOf[S]) loadFirst(files []string, n int, prune bool, log *slog.Logger) ([]search.Task[S], error) {
-	tasks, err := d.load(files, log)
+	return d.loadAtMost(files, n, maxProblems, prune, log)
+}
+
+// loadAtMost is load, with the tasks' deadlocks pruned for prune.
+func (d *domainOf[S]) loadAtMost(files []string, n, most int, prune bool, log *slog.Logger) ([]search.Task[S], error) {
+	tasks, err := d.load(files, n, most, log)
 	if err != nil {
 		return nil, err
-	}
-	if n > 0 && n < len(tasks) {
-		tasks = tasks[:n]
 	}
 	if prune {
 		d.pruneAll(tasks)
@@ -357,7 +404,7 @@ func (d *domainOf[S]) train(ctx context.Context, cfg *trainConfig, resume bool, 
 		return err
 	}
 	if len(cfg.ValidFiles) > 0 {
-		valid, err := d.loadFirst(cfg.ValidFiles, 0, cfg.PruneDeadlocks, cfg.log)
+		valid, err := d.loadAtMost(cfg.ValidFiles, 0, maxProblems-len(tasks), cfg.PruneDeadlocks, cfg.log)
 		if err != nil {
 			return err
 		}
@@ -370,7 +417,7 @@ func (d *domainOf[S]) train(ctx context.Context, cfg *trainConfig, resume bool, 
 func (d *domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error {
 	var tasks []search.Task[S]
 	for _, f := range files {
-		t, err := d.parse(bytes.NewReader(f.Data), f.Name)
+		t, err := d.parse(bytes.NewReader(f.Data), f.Name, 0)
 		if err != nil {
 			return fmt.Errorf("the run's problems: %w", err)
 		}
@@ -420,20 +467,38 @@ func (d *stpDomain) pick(n int, parse func(i int) error) domain {
 	return d.small
 }
 
-func (d *stpDomain) pickFiles(files []string) domain {
-	return d.pick(len(files), func(i int) error { _, err := stp.ReadFile(files[i]); return err })
+// pickFiles is pick of the first n puzzles of files (all for n ≤ 0; at
+// most maxProblems + 1, as load reads them).
+func (d *stpDomain) pickFiles(files []string, n int) domain {
+	left := maxProblems + 1
+	if n > 0 && n <= maxProblems {
+		left = n
+	}
+	return d.pick(len(files), func(i int) error {
+		if left <= 0 {
+			return nil
+		}
+		f, err := os.Open(files[i])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		ps, err := stp.ParseFirst(f, files[i], left)
+		left -= len(ps)
+		return err
+	})
 }
 
 func (d *stpDomain) solve(ctx context.Context, cfg *searchConfig, files []string, stdout, stderr io.Writer) error {
-	return d.pickFiles(files).solve(ctx, cfg, files, stdout, stderr)
+	return d.pickFiles(files, cfg.first).solve(ctx, cfg, files, stdout, stderr)
 }
 
 func (d *stpDomain) test(ctx context.Context, cfg *testConfig, files []string, stdout, stderr io.Writer) error {
-	return d.pickFiles(files).test(ctx, cfg, files, stdout, stderr)
+	return d.pickFiles(files, cfg.first).test(ctx, cfg, files, stdout, stderr)
 }
 
 func (d *stpDomain) train(ctx context.Context, cfg *trainConfig, resume bool, stderr io.Writer) error {
-	return d.pickFiles(cfg.problemFiles()).train(ctx, cfg, resume, stderr)
+	return d.pickFiles(cfg.problemFiles(), 0).train(ctx, cfg, resume, stderr)
 }
 
 func (d *stpDomain) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error {

@@ -48,6 +48,7 @@ func TestNewDomainChecks(t *testing.T) {
 		{"budget", func() { NewDomain[int]("line", parseLines, InitialBudget(0)) }, "InitialBudget(0)"},
 		{"heuristic", func() { NewDomain[int]("line", parseLines, NoModelAlgorithm(search.GBFS())) }, "reads a heuristic"},
 		{"id type", func() { NewDomain[int]("line", parseLines, ProblemID(func(p *stp.Problem) string { return p.ID })) }, "ProblemID takes"},
+		{"parse-first type", func() { NewDomain[int]("line", parseLines, ParseFirst(stp.ParseFirst)) }, "ParseFirst takes"},
 		{"no domains", func() { Run(context.Background(), nil, io.Discard, io.Discard) }, "without domains"},
 		{"zero domain", func() { Run(context.Background(), nil, io.Discard, io.Discard, Domain{}) }, "zero Domain"},
 		{"twice", func() {

@@ -85,12 +85,12 @@ func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []st
 		fs.Float64Var(&f.temperature, "temperature", 0, "temperature T of the policy: the search uses pi^(1/T), normalised; T > 1 gives the heuristic and the path cost more weight (0: the model's, or 1); train records it in the network")
 		fs.Float64Var(&f.mix, "mix", 0, "weight e of the uniform policy mixed into the policy, in [0, 1): the search uses (1-e)*pi + e/A, after -temperature (0: the model's, or none); train records it in the network")
 		fs.BoolVar(&f.pruneDeadlocks, "prune-deadlocks", false, "refuse moves into dead ends the domain can see (sokoban: dead squares, frozen 2x2 blocks, boxes with too few goals, up to three boxes stuck even alone): the same solutions, shorter searches (always on with a model trained with it)")
-		fs.Int64Var(&f.memoryMiB, "memory", -1, "memory bound of each search in MiB, after which it ends unsolved (0: none; -1: half the physical memory shared among the workers)")
+		fs.Int64Var(&f.memoryMiB, "memory", -1, "memory bound of each search in MiB, after which it ends unsolved (0: none; -1: half the memory the process may use (the least of the machine's, its cgroup's limit, RLIMIT_AS and RLIMIT_DATA) shared among the workers)")
 		fs.DurationVar(&f.progress, "progress", defaultProgress, "interval of progress records on standard error (0: none)")
 	}
 	if groups&outFlags != 0 {
 		fs.StringVar(&f.out, "out", "", "write the JSON lines to this file instead of standard output")
-		fs.IntVar(&f.first, "first", 0, "attempt only the first N problems of FILES, in order (0: all); every problem is still read and checked")
+		fs.IntVar(&f.first, "first", 0, "read and attempt only the first N problems of FILES, in order (0: all); the rest of the files is not read")
 		fs.BoolVar(&f.render, "render", false, "draw each solution step by step")
 		fs.BoolVar(&f.shorten, "shorten", false, "return a shortest path to the goal found over every edge the search generated, duplicates included (search.Options.Shorten): no more expansions, often shorter solutions")
 		fs.BoolVar(&f.reorder, "reorder", false, fmt.Sprintf("after the search, reorder the solution (sokoban: the shortest interleaving of its runs of pushes, sokoban.Problem.Reorder, up to %d expansions, counted in the record's expansions and reorder_expansions)", reorderLimit))
@@ -142,10 +142,11 @@ func (f *runFlags) check(cmd string, groups flagGroup, nats bool) error {
 }
 
 // memoryBytes returns the memory bound of each of n searches in bytes:
-// -memory, or for -1 half the physical memory shared among them.
+// -memory, or for -1 half the memory the process may use (memoryLimit)
+// shared among them.
 func (f *runFlags) memoryBytes(n int) int64 {
 	if f.memoryMiB == -1 {
-		return physicalMemory() / 2 / int64(max(n, 1))
+		return memoryLimit() / 2 / int64(max(n, 1))
 	}
 	return f.memoryMiB << 20
 }

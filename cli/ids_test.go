@@ -81,13 +81,13 @@ func TestLoadDuplicates(t *testing.T) {
 			`level=WARN msg="duplicate problem id" id=levels.txt#1 count=2 files="` + levels + ", " + other + "\"\n"},
 	} {
 		var buf bytes.Buffer
-		tasks, err := sok.load(tc.files, testLogger(&buf))
+		tasks, err := sok.load(tc.files, 0, maxProblems, testLogger(&buf))
 		if err != nil || len(tasks) != tc.n || buf.String() != tc.want {
 			t.Errorf("%s: %d tasks, %v, warnings\n%s\nwant %d tasks, warnings\n%s", tc.name, len(tasks), err, buf.String(), tc.n, tc.want)
 		}
 	}
 	var buf bytes.Buffer
-	if tasks, err := shippedDomain(t, "stp").(*stpDomain).small.load([]string{tiles, tiles, tiles}, testLogger(&buf)); err != nil || len(tasks) != 3 ||
+	if tasks, err := shippedDomain(t, "stp").(*stpDomain).small.load([]string{tiles, tiles, tiles}, 0, maxProblems, testLogger(&buf)); err != nil || len(tasks) != 3 ||
 		buf.String() != `level=WARN msg="duplicate problem id" id=tiles.txt#0 count=3 files=`+tiles+"\n" {
 		t.Errorf("stp: %d tasks, %v, warnings\n%s", len(tasks), err, buf.String())
 	}

@@ -135,6 +135,12 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 		}
 		cfg.model, cfg.modelName = m, cfg.modelPath
 	}
+	switch {
+	case cfg.model != nil:
+		warnNoDigest(cfg.log, cfg.modelName, cfg.model.NoDigest())
+	case cfg.table != nil:
+		warnNoDigest(cfg.log, cfg.modelName, cfg.table.NoDigest())
+	}
 	if cfg.model != nil && cfg.model.Config().Domain != cfg.domain {
 		return fmt.Errorf("%s: %s is a %s model, not a %s one", cmd, cfg.modelName, cfg.model.Config().Domain, cfg.domain)
 	}

@@ -692,7 +692,7 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 		want := model.ConfigFor(cfg.Domain, bc.Algorithm, enc)
 		want.PruneDeadlocks, want.Temperature, want.Mix = cfg.PruneDeadlocks, cfg.Temperature, cfg.Mix
 		if cfg.Init != "" {
-			net, err = initModel(cfg.Init, want)
+			net, err = initModel(cfg.Init, want, cfg.log)
 		} else if want, err = cfg.architecture(want); err != nil {
 			return err
 		} else if net, err = model.New(want, cfg.Seed); err != nil {
@@ -729,9 +729,17 @@ func trainTasks[S comparable](ctx context.Context, cfg *trainConfig, tasks []sea
 	case resume:
 		load := func(dir string) (bootstrap.Learner[S], error) {
 			if cfg.Learner == learnerContext {
-				return cm.LoadLearner(dir, cfg.learnerThreads, tasks...)
+				l, err := cm.LoadLearner(dir, cfg.learnerThreads, tasks...)
+				if err == nil {
+					warnNoDigest(cfg.log, dir, l.NoDigest())
+				}
+				return l, err
 			}
-			return network.LoadLearner[S](dir, cfg.learnerThreads)
+			n, err := network.LoadLearner[S](dir, cfg.learnerThreads)
+			if err == nil {
+				warnNoDigest(cfg.log, dir, n.Model().NoDigest())
+			}
+			return n, err
 		}
 		_, metrics, err = bootstrap.Resume(ctx, cfg.dir, tasks, load, env)
 	case cfg.Learner == learnerContext:
@@ -793,6 +801,7 @@ func newContextLearner[S comparable](cfg *trainConfig, tasks []search.Task[S]) (
 	if err != nil {
 		return nil, fmt.Errorf("train: -model: %w", err)
 	}
+	warnNoDigest(cfg.log, file, t.NoDigest())
 	ev, err := cm.NewEvaluator[S](t, 0)
 	if err != nil {
 		return nil, err
@@ -843,11 +852,13 @@ func (cfg *trainConfig) architecture(want model.Config) (model.Config, error) {
 // may differ from want's. The model returned has want's PruneDeadlocks,
 // Temperature and Mix, not its own (a temperature chosen for that network
 // need not suit the new one), and no Meta, which describes that network.
-func initModel(path string, want model.Config) (*model.Model, error) {
+// It warns on log of files without a digest.
+func initModel(path string, want model.Config, log *slog.Logger) (*model.Model, error) {
 	m, err := loadModel(path)
 	if err != nil {
 		return nil, fmt.Errorf("train: -model: %w", err)
 	}
+	warnNoDigest(log, path, m.NoDigest())
 	got := m.Config()
 	for _, f := range []struct {
 		name      string

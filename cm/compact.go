@@ -60,7 +60,8 @@ func WriteCompactTable(name string, t *Table) error {
 }
 
 // marshalCompact returns t in the compact form, with q of bits bits (8 or
-// 16: beta_q U8 or U16) and meta added to the metadata. Without exact,
+// 16: beta_q U8 or U16) and meta added to the metadata, which holds the
+// SHA-256 of the tensors ("sha256"). Without exact,
 // it shifts and rounds t's parameters as WriteCompactTable says; with
 // exact, it writes them as they are, the scale of each mutex set that of
 // gridScales, and returns an error unless each β reads back bit for bit
@@ -130,12 +131,14 @@ func marshalCompact(t *Table, bits int, exact bool, meta map[string]string) ([]b
 	} else {
 		qt = safetensors.U16([]int{R, A}, q)
 	}
-	return safetensors.Encode(map[string]safetensors.Tensor{
+	ts := map[string]safetensors.Tensor{
 		compactBeta:   qt,
 		compactScales: safetensors.F32([]int{M}, scales),
 		compactCounts: safetensors.I32([]int{M}, counts),
 		compactCodes:  safetensors.U8([]int{len(codes)}, codes),
-	}, m)
+	}
+	m[safetensors.DigestKey] = safetensors.Digest(ts)
+	return safetensors.Encode(ts, m)
 }
 
 // quantTop returns the largest q of a quantisation of bits bits, 8 or 16:

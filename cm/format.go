@@ -18,7 +18,7 @@ const formatName = "phs-cm/1"
 
 // marshalTable returns t in the format of table.safetensors, with meta
 // added to its metadata: β as F64, exactly, or with f32 as F32 (see
-// betaF32).
+// betaF32). The metadata holds the SHA-256 of the tensors ("sha256").
 func marshalTable(t *Table, meta map[string]string, f32 bool) ([]byte, error) {
 	m, err := tableMeta(t, formatName)
 	if err != nil {
@@ -32,11 +32,13 @@ func marshalTable(t *Table, meta map[string]string, f32 bool) ([]byte, error) {
 	if f32 {
 		beta = safetensors.F32([]int{R, A}, betaF32(t.beta, t.logLow))
 	}
-	return safetensors.Encode(map[string]safetensors.Tensor{
+	ts := map[string]safetensors.Tensor{
 		"beta": beta,
 		"set":  safetensors.I32([]int{R}, t.rowSet),
 		"code": safetensors.U64([]int{R}, t.rowCode),
-	}, m)
+	}
+	m[safetensors.DigestKey] = safetensors.Digest(ts)
+	return safetensors.Encode(ts, m)
 }
 
 // tableMeta returns the metadata of a file of table t in the format
@@ -166,7 +168,9 @@ func WriteTable(name string, t *Table) error {
 // ReadTable reads a table from the file name, such as the
 // table.safetensors of a learner's directory (Learner.Save, β as F64), a
 // file of WriteTable (β as F32) or one of WriteCompactTable (the compact
-// form, its rows in the order of their contexts), checking every field.
+// form, its rows in the order of their contexts), checking every field,
+// and its tensors against the SHA-256 of its metadata "sha256" (a file
+// written before it was recorded reads unchecked: see Table.NoDigest).
 func ReadTable(name string) (*Table, error) {
 	b, err := os.ReadFile(name)
 	if err != nil {
@@ -198,32 +202,39 @@ func decodeTable(b []byte, name string) (*Table, error) {
 
 // unmarshalAnyTable returns the table of b, a file in the format of
 // table.safetensors (tableOf) or in the compact form (compactTableOf), as
-// its metadata "format" says, checking every field, with the file's
-// metadata and the bits of its quantisation: 0 for the format of
-// table.safetensors (β as F64 or F32), 8 or 16 for the compact form
-// (beta_q U8 or U16). check, if not nil, checks a table of the compact
-// form further, given its tensors.
+// its metadata "format" says, checking its tensors against the SHA-256 of
+// its metadata "sha256", if any (else the table's NoDigest is true), then
+// every field, with the file's metadata and the bits of its quantisation:
+// 0 for the format of table.safetensors (β as F64 or F32), 8 or 16 for
+// the compact form (beta_q U8 or U16). check, if not nil, checks a table
+// of the compact form further, given its tensors.
 func unmarshalAnyTable(b []byte, check func(t *Table, bits int, ts map[string]safetensors.Tensor) error) (*Table, map[string]string, int, error) {
 	ts, meta, err := safetensors.Decode(b)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	switch meta["format"] {
-	case formatName:
-		t, err := tableOf(ts, meta)
-		if err != nil {
+	if f := meta["format"]; f != formatName && f != compactFormatName {
+		return nil, nil, 0, fmt.Errorf("format %q, want %q or %q", f, formatName, compactFormatName)
+	}
+	want, hasDigest := meta[safetensors.DigestKey]
+	if hasDigest {
+		if err := safetensors.CheckDigest(safetensors.Digest(ts), want); err != nil {
 			return nil, nil, 0, err
 		}
-		return t, meta, 0, nil
-	case compactFormatName:
-		t, bits, err := compactTableOf(ts, meta)
+	}
+	var t *Table
+	bits := 0
+	if meta["format"] == formatName {
+		t, err = tableOf(ts, meta)
+	} else {
+		t, bits, err = compactTableOf(ts, meta)
 		if err == nil && check != nil {
 			err = check(t, bits, ts)
 		}
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		return t, meta, bits, nil
 	}
-	return nil, nil, 0, fmt.Errorf("format %q, want %q or %q", meta["format"], formatName, compactFormatName)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	t.noDigest = !hasDigest
+	return t, meta, bits, nil
 }

@@ -122,7 +122,18 @@ type Learner[S comparable] struct {
 	// opt counts the solutions of the last optimisation, and changed the
 	// solutions new or replaced since (LearnerConfig.Growth).
 	opt counts
+	// noDigest is set by LoadLearner for files without a digest
+	// (NoDigest).
+	noDigest bool
 }
+
+// NoDigest reports whether l was read (LoadLearner) from files written
+// without the SHA-256 of their tensors, before phs recorded it: a
+// table.safetensors without its own (Table.NoDigest), or a cm.json
+// without that of trajectories.safetensors. Such files load unchecked,
+// and a caller should warn that corruption cannot be detected; Save
+// writes the digests.
+func (l *Learner[S]) NoDigest() bool { return l.noDigest }
 
 // A pendingSolution is a solution that no optimisation has covered yet:
 // for each step t, the action taken and the codes of the M contexts of
@@ -511,6 +522,10 @@ type learnerState struct {
 	Layout Layout        `json:"layout"`
 	// Solutions are the counts of LearnerConfig.Growth.
 	Solutions counts `json:"solutions"`
+	// TrajectoriesSHA256 is the SHA-256 of the tensors of
+	// TrajectoriesFile (safetensors.Digest); empty in the files of a phs
+	// that did not record it.
+	TrajectoriesSHA256 string `json:"trajectories_sha256,omitempty"`
 }
 
 // Save writes the learner to directory dir, which exists: its settings
@@ -519,12 +534,14 @@ type learnerState struct {
 // the solutions it keeps, pending or not, to
 // trajectories.safetensors as their problems' indices and their actions
 // alone (see docs/MODEL_FORMAT.md), each file replaced atomically. The
+// table's metadata holds the SHA-256 of its tensors, cm.json that of the
+// trajectories'. The
 // contexts of the solutions' states are not written: LoadLearner
 // rebuilds them by replaying the actions from the problems' start
 // states. The solutions are written as they are read, in pieces: Save
 // holds no second copy of them.
 func (l *Learner[S]) Save(dir string) error {
-	js, tb, err := l.encodeSettings()
+	tb, err := marshalLearnerTable(l.table, l.cfg.Bits, nil)
 	if err != nil {
 		return fmt.Errorf("cm: %w", err)
 	}
@@ -536,7 +553,8 @@ func (l *Learner[S]) Save(dir string) error {
 		return fmt.Errorf("cm: %w", err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	if err := l.writeTrajectories(w); err != nil {
+	digest, err := l.writeTrajectories(w)
+	if err != nil {
 		f.Abort()
 		return fmt.Errorf("cm: %s: %w", TrajectoriesFile, err)
 	}
@@ -547,29 +565,31 @@ func (l *Learner[S]) Save(dir string) error {
 	if err := f.Commit(); err != nil {
 		return fmt.Errorf("cm: %w", err)
 	}
+	js, err := l.settings(digest)
+	if err != nil {
+		return fmt.Errorf("cm: %w", err)
+	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, LearnerFile), js); err != nil {
 		return fmt.Errorf("cm: %w", err)
 	}
 	return nil
 }
 
-// encodeSettings returns the contents of cm.json and table.safetensors.
-func (l *Learner[S]) encodeSettings() (js, tb []byte, err error) {
-	tb, err = marshalLearnerTable(l.table, l.cfg.Bits, nil)
+// settings returns the contents of cm.json, with trajectories, the
+// digest of the tensors of trajectories.safetensors.
+func (l *Learner[S]) settings(trajectories string) ([]byte, error) {
+	js, err := json.MarshalIndent(learnerState{Config: l.cfg, Layout: l.table.layout, Solutions: l.opt, TrajectoriesSHA256: trajectories}, "", "  ")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	js, err = json.MarshalIndent(learnerState{Config: l.cfg, Layout: l.table.layout, Solutions: l.opt}, "", "  ")
-	if err != nil {
-		return nil, nil, err
-	}
-	return append(js, '\n'), tb, nil
+	return append(js, '\n'), nil
 }
 
 // writeTrajectories writes trajectories.safetensors to w: the solutions
 // optimised over, then those pending, each as their problems' indices,
-// lengths and actions, in the order of the indices.
-func (l *Learner[S]) writeTrajectories(w io.Writer) error {
+// lengths and actions, in the order of the indices. It returns the
+// SHA-256 of the file's tensors (safetensors.Digest).
+func (l *Learner[S]) writeTrajectories(w io.Writer) (string, error) {
 	src := map[string]safetensors.Source{}
 	addColumns(src, "", l.trajs, func(tr trajectory) []uint8 { return tr.actions })
 	if len(l.pending) > 0 {
@@ -679,6 +699,11 @@ func decodeLearner[S comparable](js, tb, tj []byte, tasks []search.Task[S]) (*Le
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", LearnerFile, err)
 	}
+	if st.TrajectoriesSHA256 != "" {
+		if err := safetensors.ValidDigest(st.TrajectoriesSHA256); err != nil {
+			return nil, fmt.Errorf("%s: trajectories_sha256: %w", LearnerFile, err)
+		}
+	}
 	if cfg != st.Config {
 		return nil, fmt.Errorf("%s: a setting is 0 (Save writes them all): %+v", LearnerFile, st.Config)
 	}
@@ -695,14 +720,15 @@ func decodeLearner[S comparable](js, tb, tj []byte, tasks []search.Task[S]) (*Le
 	if math.Abs(t.EpsLow()-cfg.EpsLow) > 1e-15*cfg.EpsLow {
 		return nil, fmt.Errorf("%s: εlow %g, %s says %g", TableFile, t.EpsLow(), LearnerFile, cfg.EpsLow)
 	}
-	trajs, pending, err := decodeTrajectories(tj, t, tasks)
+	trajs, pending, err := decodeTrajectories(tj, t, tasks, st.TrajectoriesSHA256)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", TrajectoriesFile, err)
 	}
 	if c := st.Solutions; c.Covered < 0 || c.Changed < 0 || c.Covered > len(trajs) || c.Changed < len(pending) {
 		return nil, fmt.Errorf("%s: solutions %+v: want counts ≥ 0, covered at most the %d solutions optimised over, changed at least the %d pending", LearnerFile, c, len(trajs), len(pending))
 	}
-	return &Learner[S]{cfg: cfg, table: t, trajs: trajs, pending: pending, opt: st.Solutions}, nil
+	noDigest := t.noDigest || st.TrajectoriesSHA256 == ""
+	return &Learner[S]{cfg: cfg, table: t, trajs: trajs, pending: pending, opt: st.Solutions, noDigest: noDigest}, nil
 }
 
 // decodeTrajectories reads the solutions of trajectories.safetensors:
@@ -712,14 +738,20 @@ func decodeLearner[S comparable](js, tb, tj []byte, tasks []search.Task[S]) (*Le
 // the start states of their problems in tasks; in the earlier one, it
 // also holds the rows (tensor "rows"), and the codes of those pending
 // ("pending_codes"), which must be those of t's mutex sets and, with
-// tasks, those of the replay.
-func decodeTrajectories[S comparable](b []byte, t *Table, tasks []search.Task[S]) (map[int]trajectory, map[int]pendingSolution, error) {
+// tasks, those of the replay. Its tensors must have the SHA-256 digest,
+// unless it is empty.
+func decodeTrajectories[S comparable](b []byte, t *Table, tasks []search.Task[S], digest string) (map[int]trajectory, map[int]pendingSolution, error) {
 	ts, meta, err := safetensors.Decode(b)
 	if err != nil {
 		return nil, nil, err
 	}
 	if meta["format"] != formatName {
 		return nil, nil, fmt.Errorf("format %q, want %q", meta["format"], formatName)
+	}
+	if digest != "" {
+		if err := safetensors.CheckDigest(safetensors.Digest(ts), digest); err != nil {
+			return nil, nil, fmt.Errorf("%w (%s's trajectories_sha256)", err, LearnerFile)
+		}
 	}
 	_, earlier := ts["rows"]
 	if _, ok := ts["pending_codes"]; ok && !earlier {

@@ -20,6 +20,7 @@ import (
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/internal/safetensors"
 	"github.com/phs-go/phs/search"
+	"github.com/phs-go/phs/search/searchtest"
 )
 
 // expansions returns the total expansions of LevinTS with ev on tasks,
@@ -645,6 +646,7 @@ func TestLearnWithoutOptimisingAllocates(t *testing.T) {
 func TestDecodeTrajectories(t *testing.T) {
 	lr, tasks := seedLearner(t)
 	js, tb, tj := learnerFiles(t, lr)
+	js = withoutTrajectoriesDigest(t, js) // the trajectories below are changed
 	old := earlierForm(t, lr)
 	M := len(lr.table.layout.Sizes)
 	empty, err := NewTable(lr.table.layout, lr.cfg.EpsLow)
@@ -815,9 +817,7 @@ func TestDecodeTrajectories(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.change(ts)
-			if file, err = safetensors.Encode(ts, meta); err != nil {
-				t.Fatal(err)
-			}
+			file = reencode(t, ts, meta)
 		}
 		got, err := decodeLearner(settings, table, file, tc.tasks)
 		switch {
@@ -866,7 +866,7 @@ func TestTrajectoriesForm(t *testing.T) {
 	if got := ts["action"].Data; len(got) != steps {
 		t.Errorf("%d actions of the solutions optimised over, want %d", len(got), steps)
 	}
-	old, err := decodeLearner[int32](js, tb, earlierForm(t, lr), nil)
+	old, err := decodeLearner[int32](withoutTrajectoriesDigest(t, js), tb, earlierForm(t, lr), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1107,6 +1107,11 @@ func seedLearner(t testing.TB) (*Learner[int32], []search.Task[int32]) {
 // seedLearnerConfig is seedLearner with the learner's settings cfg.
 func seedLearnerConfig(t testing.TB, cfg LearnerConfig) (*Learner[int32], []search.Task[int32]) {
 	tasks := seedTasks()
+	return seedLearnerOn(t, cfg, tasks), tasks
+}
+
+// seedLearnerOn is seedLearnerConfig on tasks, four problems at least.
+func seedLearnerOn(t testing.TB, cfg LearnerConfig, tasks []search.Task[int32]) *Learner[int32] {
 	l, _ := LayoutOf(tasks[0].Problem)
 	lr, err := NewLearner[int32](l, cfg)
 	if err != nil {
@@ -1124,7 +1129,7 @@ func seedLearnerConfig(t testing.TB, cfg LearnerConfig) (*Learner[int32], []sear
 	if u, err := lr.Learn(context.Background(), []bootstrap.Solution[int32]{batch[3], batch[0]}); err != nil || u.Steps > 0 || len(lr.pending) != 2 {
 		t.Fatal(u, err, len(lr.pending))
 	}
-	return lr, tasks
+	return lr
 }
 
 // seedTasks returns the grids of seedLearner.
@@ -1147,15 +1152,60 @@ func learnerFiles(t testing.TB, lr *Learner[int32]) (js, tb, tj []byte) {
 	return read(LearnerFile), read(TableFile), read(TrajectoriesFile)
 }
 
-// seedFiles returns the files of seedLearner's learner and its snapshot.
-func seedFiles(t testing.TB) (js, tb, tj, snap []byte) {
-	lr, _ := seedLearner(t)
-	js, tb, tj = learnerFiles(t, lr)
-	snap, err := lr.Snapshot().MarshalBinary()
+// maxFuzzInput is the length in bytes of the longest input that the fuzz
+// targets of the package decode: they return at once for a longer one,
+// so that no such input finds new coverage. The fuzzer minimises each
+// input that does by trying to remove every run of its bytes, about n²/2
+// executions for n bytes: for the 2.6 KB table of seedLearner, the whole
+// of a 60 s run went to minimising (-fuzzminimizetime bounds it too).
+const maxFuzzInput = 1 << 10
+
+// A smallGrid is a grid whose contexts are two mutex sets only, the
+// direction of the goal and the last action, so that its context model's
+// files are small: the problems of the fuzz targets.
+type smallGrid struct{ *grid }
+
+func (g smallGrid) ContextLayout() (string, []uint64) { return "g", []uint64{9, 5} }
+
+func (g smallGrid) Contexts(parent int32, a int, s int32, dst []uint64) {
+	var all [15]uint64
+	g.grid.Contexts(parent, a, s, all[:])
+	dst[0], dst[1] = all[0], all[14]
+}
+
+// fuzzTasks returns the problems of the fuzz targets' learners: four
+// small mazes of smallGrid's contexts.
+func fuzzTasks() []search.Task[int32] {
+	var ts []search.Task[int32]
+	for i, rows := range [][]string{{"S.G"}, {"S#", ".G"}, {"G..", "#.S"}, {"S", ".", "G"}} {
+		ts = append(ts, search.Task[int32]{ID: fmt.Sprintf("maze#%d", i), Problem: smallGrid{newGrid(searchtest.ParseMaze(rows...))}})
+	}
+	return ts
+}
+
+// fuzzLearner is seedLearner on fuzzTasks, its parameters of bits bits
+// (LearnerConfig.Bits).
+func fuzzLearner(t testing.TB, bits int) *Learner[int32] {
+	return seedLearnerOn(t, LearnerConfig{Bits: bits, Growth: 1, OptimizerConfig: OptimizerConfig{MaxSteps: 5}}, fuzzTasks())
+}
+
+// fuzzFiles returns the files of fuzzLearner's learner of bits bits and
+// its snapshot, each shorter than maxFuzzInput, without their digests (so
+// that a change of the fuzzer reaches the checks of the contents), and
+// the table and the snapshot with theirs.
+func fuzzFiles(t testing.TB, bits int) (js, tb, tj, snap, tbDigest, snapDigest []byte) {
+	lr := fuzzLearner(t, bits)
+	js, tbDigest, tj = learnerFiles(t, lr)
+	snapDigest, err := lr.Snapshot().MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return js, tb, tj, snap
+	for _, b := range [][]byte{tbDigest, tj, snapDigest} {
+		if len(b) > maxFuzzInput {
+			t.Fatalf("a seed of %d bytes, more than the %d the fuzz targets read", len(b), maxFuzzInput)
+		}
+	}
+	return withoutTrajectoriesDigest(t, js), withoutDigest(t, tbDigest), tj, withoutDigest(t, snapDigest), tbDigest, snapDigest
 }
 
 // earlierForm returns the trajectories.safetensors of lr in the form
@@ -1203,15 +1253,20 @@ func earlierForm(t testing.TB, lr *Learner[int32]) []byte {
 // a learner of 0, 8 or 16 bits, and that a learner it accepts computes
 // its loss and saves.
 func FuzzDecodeTable(f *testing.F) {
-	js, tb, tj, _ := seedFiles(f)
+	js, tb, tj, _, tbDigest, _ := fuzzFiles(f, 0)
+	for _, b := range [][]byte{tb, tbDigest} {
+		if _, err := decodeLearner(js, b, tj, fuzzTasks()); err != nil {
+			f.Fatal(err)
+		}
+	}
 	f.Add(tb)
 	f.Add(tb[:len(tb)-3])
+	f.Add(tbDigest)
 	type files struct{ js, tj []byte }
 	learners := []files{{js, tj}}
 	for _, bits := range []int{8, 16} {
-		lr, _ := seedLearnerConfig(f, LearnerConfig{Bits: bits, Growth: 1, OptimizerConfig: OptimizerConfig{MaxSteps: 5}})
-		js, tb, tj := learnerFiles(f, lr)
-		if _, err := decodeLearner(js, tb, tj, seedTasks()); err != nil {
+		js, tb, tj, _, _, _ := fuzzFiles(f, bits)
+		if _, err := decodeLearner(js, tb, tj, fuzzTasks()); err != nil {
 			f.Fatal(err)
 		}
 		f.Add(tb)
@@ -1226,11 +1281,14 @@ func FuzzDecodeTable(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	if _, err := decodeLearner(js, b32, tj, seedTasks()); err != nil {
+	if _, err := decodeLearner(js, b32, tj, fuzzTasks()); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(b32)
 	f.Fuzz(func(t *testing.T, tb []byte) {
+		if len(tb) > maxFuzzInput {
+			return
+		}
 		for _, l := range learners {
 			decodeFuzzed(t, l.js, tb, l.tj)
 		}
@@ -1240,40 +1298,56 @@ func FuzzDecodeTable(f *testing.F) {
 // FuzzDecodeTrajectories checks the same of trajectories files, in both
 // forms.
 func FuzzDecodeTrajectories(f *testing.F) {
-	js, tb, tj, _ := seedFiles(f)
-	lr, _ := seedLearner(f)
+	js, tb, tj, _, _, _ := fuzzFiles(f, 0)
 	f.Add(tj)
 	f.Add(tj[:40])
-	f.Add(earlierForm(f, lr))
-	f.Fuzz(func(t *testing.T, tj []byte) { decodeFuzzed(t, js, tb, tj) })
+	earlier := earlierForm(f, fuzzLearner(f, 0))
+	if len(earlier) > maxFuzzInput {
+		f.Fatalf("a seed of %d bytes, more than the %d the fuzz targets read", len(earlier), maxFuzzInput)
+	}
+	f.Add(earlier)
+	f.Fuzz(func(t *testing.T, tj []byte) {
+		if len(tj) <= maxFuzzInput {
+			decodeFuzzed(t, js, tb, tj)
+		}
+	})
+}
+
+// encodeLearner returns the contents of the files that lr.Save writes,
+// without writing them: cm.json, table.safetensors and
+// trajectories.safetensors.
+func encodeLearner(t *testing.T, lr *Learner[int32]) (js, tb, tj []byte) {
+	t.Helper()
+	tb, err := marshalLearnerTable(lr.table, lr.cfg.Bits, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	digest, err := lr.writeTrajectories(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js, err = lr.settings(digest); err != nil {
+		t.Fatal(err)
+	}
+	return js, tb, buf.Bytes()
 }
 
 // decodeFuzzed checks that a learner that decodeLearner accepts computes
 // its loss, and encodes to files that decode to the same learner.
 func decodeFuzzed(t *testing.T, js, tb, tj []byte) {
-	tasks := seedTasks()
+	tasks := fuzzTasks()
 	lr, err := decodeLearner(js, tb, tj, tasks)
 	if err != nil {
 		return
 	}
 	lr.Loss()
-	js2, tb2, err := lr.encodeSettings()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := lr.writeTrajectories(&buf); err != nil {
-		t.Fatal(err)
-	}
-	tj2 := buf.Bytes()
+	js2, tb2, tj2 := encodeLearner(t, lr)
 	got, err := decodeLearner(js2, tb2, tj2, tasks)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, tb3, err := got.encodeSettings()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, tb3, _ := encodeLearner(t, got)
 	if got.cfg != lr.cfg || got.opt != lr.opt || !reflect.DeepEqual(got.trajs, lr.trajs) || !reflect.DeepEqual(got.pending, lr.pending) || !bytes.Equal(tableBytes(t, got.table), tableBytes(t, lr.table)) || !bytes.Equal(tb3, tb2) {
 		t.Error("the learner's files decode to another learner")
 	}
@@ -1283,19 +1357,19 @@ func decodeFuzzed(t *testing.T, js, tb, tj []byte) {
 // that a snapshot it accepts, exact or quantised, evaluates without error
 // and marshals to bytes that decode to the same table, bit for bit.
 func FuzzDecodeSnapshot(f *testing.F) {
-	_, _, _, snap := seedFiles(f)
+	_, _, _, snap, _, snapDigest := fuzzFiles(f, 0)
 	f.Add(snap)
 	f.Add(snap[:len(snap)/2])
+	f.Add(snapDigest)
 	for _, bits := range []int{8, 16} {
-		lr, _ := seedLearnerConfig(f, LearnerConfig{Bits: bits, Growth: 1, OptimizerConfig: OptimizerConfig{MaxSteps: 5}})
-		b, err := lr.Snapshot().MarshalBinary()
-		if err != nil {
-			f.Fatal(err)
-		}
+		_, _, _, b, _, _ := fuzzFiles(f, bits)
 		f.Add(b)
 		f.Add(b[:len(b)-4])
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > maxFuzzInput {
+			return
+		}
 		s, err := DecodeSnapshot[int32](b)
 		if err != nil {
 			return

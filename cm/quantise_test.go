@@ -446,10 +446,7 @@ func offGrid(t *testing.T, b []byte) []byte {
 		ones[i] = 1
 	}
 	ts[compactScales] = safetensors.F32(s.Shape, ones)
-	out, err := safetensors.Encode(ts, meta)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := reencode(t, ts, meta)
 	return out
 }
 
@@ -523,10 +520,7 @@ func TestQuantisedLearnerRefuses(t *testing.T) {
 		{"half the grid's: another table, on its grids", []float32{s0 / 2, 0, 0}, ""},
 	} {
 		ts[compactScales] = safetensors.F32([]int{3}, c.scales)
-		f, err := safetensors.Encode(ts, meta)
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := reencode(t, ts, meta)
 		if _, err := ReadTableFS(fstest.MapFS{"t": {Data: f}}, "t"); err != nil {
 			t.Errorf("%s: ReadTable: %v", c.name, err)
 		}

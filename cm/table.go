@@ -30,7 +30,17 @@ type Table struct {
 	beta    []float64
 	// denseCells counts the entries of the dense indexes.
 	denseCells int
+	// noDigest is set for a table read from a file without a digest
+	// (NoDigest).
+	noDigest bool
 }
+
+// NoDigest reports whether t was read (ReadTable, ReadTableFS,
+// DecodeSnapshot, LoadLearner) from a file written without the SHA-256 of
+// its tensors, before phs recorded it: such a file reads unchecked, and a
+// caller should warn that corruption cannot be detected. It is false for
+// a table made otherwise (NewTable, Clone, Prune).
+func (t *Table) NoDigest() bool { return t.noDigest }
 
 // A setIndex maps the codes of one mutex set to rows: densely (row+1, 0
 // for unknown) when the set has at most denseLimit codes and the dense

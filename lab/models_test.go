@@ -20,7 +20,8 @@ import (
 // 1, of each finished √LTS run and of the Sokoban network shipped until
 // 2026-11-27, and no other: each loads, is the row's domain and algorithm, and its
 // weights file is in the current layout (each tensor in its parameter's
-// real shape, not the flattened legacy one that Load also accepts).
+// real shape, not the flattened legacy one that Load also accepts), and
+// its config.json records the SHA-256 of its weights, which Load checks.
 func TestNetworks(t *testing.T) {
 	want := map[string]bool{}
 	for _, r := range lab.Rows {
@@ -80,8 +81,16 @@ func TestNetworks(t *testing.T) {
 		if d.IsDir() && path == runsDir {
 			return fs.SkipDir // runs in progress: TestRuns
 		}
-		if d.Name() == model.WeightsFile && !want[filepath.Dir(path)] {
+		if d.Name() != model.WeightsFile {
+			return nil
+		}
+		if !want[filepath.Dir(path)] {
 			t.Errorf("%s: a network of no row of Table 1 nor of a finished run of %s", path, lab.SqrtLTSTrainingDir)
+		}
+		if m, err := model.Load(filepath.Dir(path)); err != nil {
+			t.Error(err)
+		} else if m.NoDigest() {
+			t.Errorf("%s: its %s records no weights_sha256", filepath.Dir(path), model.ConfigFile)
 		}
 		return nil
 	})

@@ -24,18 +24,20 @@ const (
 )
 
 // Save writes m to directory dir, which it creates if needed: the
-// configuration to config.json and the weights to weights.safetensors, one
-// F32 tensor per parameter, named and shaped as the parameter (see Params
-// and docs/MODEL_FORMAT.md), each file replaced atomically.
+// configuration to config.json, with the SHA-256 of the weights' tensors
+// (weights_sha256), and the weights to weights.safetensors, one F32
+// tensor per parameter, named and shaped as the parameter (see Params and
+// docs/MODEL_FORMAT.md), each file replaced atomically.
 func Save(dir string, m *Model) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
-	cfg, err := configJSON(m.cfg)
+	ps := params(m, "")
+	cfg, err := configJSON(m.cfg, digest(ps))
 	if err != nil {
 		return err
 	}
-	w, err := MarshalWeights(m)
+	w, err := encodeSafetensors(ps, nil)
 	if err != nil {
 		return err
 	}
@@ -112,8 +114,10 @@ func params(m *Model, prefix string) map[string]tensor {
 // Load reads a model saved by Save from directory dir. Each tensor of
 // weights.safetensors must have its parameter's shape; a convolution's
 // weight may also have the flattened shape [out, in·kh·kw] of files written
-// before the tensors carried their real shapes (docs/MODEL_FORMAT.md). Errors
-// name the file and what is wrong with it.
+// before the tensors carried their real shapes (docs/MODEL_FORMAT.md). The
+// tensors must have the SHA-256 that config.json records; files written
+// before it was recorded load unchecked, and the model's NoDigest says
+// so. Errors name the file and what is wrong with it.
 func Load(dir string) (*Model, error) { return load(os.DirFS(dir), ".", dir) }
 
 // LoadFS reads a model saved by Save from directory dir of fsys.
@@ -128,32 +132,44 @@ func load(fsys fs.FS, dir, name string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: %s: %w", name, err)
 	}
-	var cfg Config
+	var file configFile
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
+	if err := dec.Decode(&file); err != nil {
 		return nil, fmt.Errorf("model: %s: %w", cfgName, err)
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("model: %s: data after the configuration", cfgName)
 	}
+	cfg := file.Config
 	if err := cfg.defaults(); err != nil {
 		return nil, fmt.Errorf("model: %s: %w", cfgName, err)
+	}
+	if file.WeightsSHA256 != "" {
+		if err := safetensors.ValidDigest(file.WeightsSHA256); err != nil {
+			return nil, fmt.Errorf("model: %s: weights_sha256: %w", cfgName, err)
+		}
 	}
 	m, err := New(cfg, 0)
 	if err != nil {
 		return nil, err
 	}
+	weightsName := filepath.Join(name, WeightsFile)
 	w, err := safetensors.ReadFile(fsys, path.Join(dir, WeightsFile), dataBytes(m))
 	if err != nil {
-		return nil, fmt.Errorf("model: %s: %w", filepath.Join(name, WeightsFile), err)
+		return nil, fmt.Errorf("model: %s: %w", weightsName, err)
 	}
-	ts, _, err := decodeSafetensors(w)
+	ts, sum, _, err := decodeDigest(w)
 	if err != nil {
-		return nil, fmt.Errorf("model: %s: %w", filepath.Join(name, WeightsFile), err)
+		return nil, fmt.Errorf("model: %s: %w", weightsName, err)
 	}
 	if err := fill(m, ts, ""); err != nil {
-		return nil, fmt.Errorf("model: %s: %w", filepath.Join(name, WeightsFile), err)
+		return nil, fmt.Errorf("model: %s: %w", weightsName, err)
+	}
+	if file.WeightsSHA256 == "" {
+		m.noDigest = true
+	} else if err := safetensors.CheckDigest(sum, file.WeightsSHA256); err != nil {
+		return nil, fmt.Errorf("model: %s: %w (%s's weights_sha256)", weightsName, err, ConfigFile)
 	}
 	return m, nil
 }
@@ -210,8 +226,9 @@ func legacyShape(shape []int) []int {
 
 // Save writes the trainer to directory dir: the model's files, as Save
 // writes them, and optimizer.safetensors, with Adam's step count (metadata
-// "step") and its moment estimates, one pair of tensors per parameter,
-// "m/" and "v/" followed by the parameter's name, in the parameter's shape.
+// "step"), the SHA-256 of its tensors (metadata "sha256") and its moment
+// estimates, one pair of tensors per parameter, "m/" and "v/" followed by
+// the parameter's name, in the parameter's shape.
 func (t *Trainer) Save(dir string) error {
 	if err := Save(dir, t.m); err != nil {
 		return err
@@ -221,7 +238,7 @@ func (t *Trainer) Save(dir string) error {
 		ts["m/"+p.Name] = tensor{shape: p.Shape, data: t.opt.M[i]}
 		ts["v/"+p.Name] = tensor{shape: p.Shape, data: t.opt.V[i]}
 	}
-	b, err := encodeSafetensors(ts, map[string]string{"step": strconv.Itoa(t.opt.T)})
+	b, err := encodeSafetensors(ts, map[string]string{"step": strconv.Itoa(t.opt.T), safetensors.DigestKey: digest(ts)})
 	if err != nil {
 		return err
 	}
@@ -233,7 +250,9 @@ func (t *Trainer) Save(dir string) error {
 
 // LoadTrainer reads what Trainer.Save wrote to directory dir, with the
 // model as Load reads it; each moment estimate must have its parameter's
-// shape, or the legacy shape Load accepts for it.
+// shape, or the legacy shape Load accepts for it, and the tensors the
+// SHA-256 of the file's metadata "sha256" (without one, as Trainer.Save
+// wrote before it recorded it, the model's NoDigest is true).
 func LoadTrainer(dir string, cfg TrainConfig) (*Trainer, error) {
 	m, err := Load(dir)
 	if err != nil {
@@ -245,7 +264,7 @@ func LoadTrainer(dir string, cfg TrainConfig) (*Trainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: %s: %w", name, err)
 	}
-	ts, meta, err := decodeSafetensors(b)
+	ts, sum, meta, err := decodeDigest(b)
 	if err != nil {
 		return nil, fmt.Errorf("model: %s: %w", name, err)
 	}
@@ -268,6 +287,11 @@ func LoadTrainer(dir string, cfg TrainConfig) (*Trainer, error) {
 				return nil, fmt.Errorf("model: %s: %w", name, err)
 			}
 		}
+	}
+	if want, ok := meta[safetensors.DigestKey]; !ok {
+		m.noDigest = true
+	} else if err := safetensors.CheckDigest(sum, want); err != nil {
+		return nil, fmt.Errorf("model: %s: %w", name, err)
 	}
 	return t, nil
 }

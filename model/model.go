@@ -387,7 +387,17 @@ type Model struct {
 	// output rows hold the policy's hidden units, then the heuristic's.
 	hidden *nn.Dense
 	params []*nn.Param
+	// noDigest is set by Load for files without a digest (NoDigest).
+	noDigest bool
 }
+
+// NoDigest reports whether m was read (Load, LoadFS, LoadTrainer) from
+// files written without the SHA-256 of their tensors, before phs
+// recorded it: a config.json without weights_sha256, or an
+// optimizer.safetensors without its own. Such files load unchecked, and a
+// caller should warn that corruption cannot be detected; Save writes the
+// digests. It is false for a model made otherwise (New, Clone).
+func (m *Model) NoDigest() bool { return m.noDigest }
 
 // A block is a residual block of a ResNet trunk: h ← ReLU(h + fc2(ReLU(fc1(h)))).
 type block struct{ fc1, fc2 *nn.Dense }
@@ -693,8 +703,15 @@ func (m *Model) resBackward(w *workspace, x []float32, n int, g []float32) {
 	m.in.Backward(x, n, g, nil)
 }
 
-// configJSON encodes cfg for config.json.
-func configJSON(cfg Config) ([]byte, error) {
-	b, err := json.MarshalIndent(cfg, "", "  ")
+// A configFile is what config.json holds: the Config, and the digest of
+// the tensors of weights.safetensors (safetensors.Digest).
+type configFile struct {
+	Config
+	WeightsSHA256 string `json:"weights_sha256,omitempty"`
+}
+
+// configJSON encodes cfg and the digest of the weights for config.json.
+func configJSON(cfg Config, weightsSHA256 string) ([]byte, error) {
+	b, err := json.MarshalIndent(configFile{cfg, weightsSHA256}, "", "  ")
 	return append(b, '\n'), err
 }

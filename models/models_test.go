@@ -71,7 +71,8 @@ func TestNames(t *testing.T) {
 // TestEmbedded checks that the binary carries the files of the shipped
 // models and nothing else: no source file, no stray file next to a model;
 // each model of its kind and of the domain its name says, as the
-// package's doc says.
+// package's doc says, and with the SHA-256 of its tensors, which loading
+// checks.
 func TestEmbedded(t *testing.T) {
 	kinds := map[string]string{"sokoban": "network", "sokoban-hard": "network", "stp": "network", "witness": "context model"}
 	var got []string
@@ -102,6 +103,9 @@ func TestEmbedded(t *testing.T) {
 			if got := m.Network.Config().Domain; got != d {
 				t.Errorf("%s: a network of %s", name, got)
 			}
+			if m.Network.NoDigest() {
+				t.Errorf("%s: its config.json records no SHA-256 of its weights", name)
+			}
 		case m.Table != nil && m.Network == nil:
 			want = append(want, dir+"/"+cm.TableFile)
 			if kinds[name] != "context model" {
@@ -109,6 +113,9 @@ func TestEmbedded(t *testing.T) {
 			}
 			if layout := m.Table.Layout().Name; !strings.HasPrefix(layout, d+" ") {
 				t.Errorf("%s: a context model of the context set %q", name, layout)
+			}
+			if m.Table.NoDigest() {
+				t.Errorf("%s: its table records no SHA-256 of its tensors", name)
 			}
 		default:
 			t.Errorf("%s: network %v, table %v; want exactly one", name, m.Network, m.Table)

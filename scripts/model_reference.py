@@ -27,6 +27,7 @@ Needs NumPy; --torch needs PyTorch too.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import struct
@@ -41,16 +42,21 @@ DEFAULTS = {"conv": {"filters": 32, "kernel": 2, "hidden": 128},
 DTYPES = {"F32": "<f4", "F64": "<f8", "I64": "<i8", "U64": "<u8", "I32": "<i4", "U16": "<u2", "U8": "u1"}
 
 
-def read_safetensors(path):
+def read_safetensors(path, sha256=None):
     """Returns ({name: array of its dtype in its stored shape}, metadata) of
     a safetensors file: an 8-byte little-endian header length, a JSON
-    header, then the tensors' little-endian data."""
+    header, then the tensors' little-endian data. The tensors must have
+    the SHA-256 sha256 if given, else the one of the metadata "sha256" if
+    any (tensors_sha256)."""
     with open(path, "rb") as f:
         b = f.read()
     (n,) = struct.unpack("<Q", b[:8])
     header = json.loads(b[8 : 8 + n])
     data = b[8 + n :]
     meta = header.pop("__metadata__", {})
+    want = sha256 or meta.get("sha256")
+    if want is not None and tensors_sha256(header, data) != want:
+        raise ValueError(f"{path}: the tensors' SHA-256 is {tensors_sha256(header, data)}, not the {want} recorded: the file is corrupt or was changed")
     tensors = {}
     for name, h in header.items():
         dtype = np.dtype(DTYPES[h["dtype"]])
@@ -63,19 +69,33 @@ def read_safetensors(path):
     return tensors, meta
 
 
+def tensors_sha256(header, data):
+    """Returns the SHA-256 that phs records of the tensors of a safetensors
+    file, in hexadecimal: that of the data of each tensor (its bytes in the
+    file), end to end, in the order of the tensors' names (byte order)."""
+    h = hashlib.sha256()
+    for name in sorted(header, key=lambda s: s.encode()):
+        lo, hi = header[name]["data_offsets"]
+        h.update(data[lo:hi])
+    return h.hexdigest()
+
+
 def load_model(directory):
     """Returns (config, weights) of a model directory: config.json with the
     architecture ("conv" if absent) and the defaults of its sizes filled in,
     and the tensors of weights.safetensors, each checked against the shape
-    the configuration gives it. A convolution's weight in the legacy
-    flattened shape [out, in*k*k] is reshaped to [out, in, k, k] (same
-    values, same order)."""
+    the configuration gives it, and all against the SHA-256 of config.json's
+    weights_sha256 (files written before phs recorded it have none). A
+    convolution's weight in the legacy flattened shape [out, in*k*k] is
+    reshaped to [out, in, k, k] (same values, same order)."""
     with open(os.path.join(directory, "config.json")) as f:
         cfg = json.load(f)
     cfg["arch"] = cfg.get("arch") or "conv"
     for k, v in DEFAULTS[cfg["arch"]].items():
         cfg[k] = cfg.get(k) or v
-    weights, _ = read_safetensors(os.path.join(directory, "weights.safetensors"))
+    if "weights_sha256" not in cfg:
+        print(f"warning: {directory}/config.json records no weights_sha256: the weights are not checked", file=sys.stderr)
+    weights, _ = read_safetensors(os.path.join(directory, "weights.safetensors"), cfg.get("weights_sha256"))
     C, H, W = cfg["channels"], cfg["height"], cfg["width"]
     D, A = cfg["hidden"], cfg["actions"]
     if cfg["arch"] == "resnet":
@@ -206,8 +226,11 @@ def forward_torch(cfg, wts, x):
 
 def load_table(path):
     """Returns (layout, {(set, code): beta float64 [A]}) of a context model's
-    table file, "phs-cm/1" (beta, set, code) or "phs-cm-compact/1"."""
+    table file, "phs-cm/1" (beta, set, code) or "phs-cm-compact/1", its
+    tensors checked against the SHA-256 of its metadata "sha256"."""
     t, meta = read_safetensors(path)
+    if "sha256" not in meta:
+        print(f"warning: {path} records no sha256: its tensors are not checked", file=sys.stderr)
     layout = json.loads(meta["layout"])
     A = layout["actions"]
     if meta["format"] == "phs-cm/1":

@@ -177,7 +177,11 @@ func ReadFile(path string) ([]*Problem, error) {
 // name is used in errors ("rubiks: name:line: reason") and, by its base
 // name, in the IDs: "<base>#<index>", the index counting cubes from 0. A
 // reader without cubes is an error.
-func Parse(r io.Reader, name string) ([]*Problem, error) {
+func Parse(r io.Reader, name string) ([]*Problem, error) { return ParseFirst(r, name, 0) }
+
+// ParseFirst is Parse that returns after the first n cubes (all for n ≤
+// 0), reading no line after them: what follows them is not checked.
+func ParseFirst(r io.Reader, name string, n int) ([]*Problem, error) {
 	base := filepath.Base(name)
 	var ps []*Problem
 	sc := bufio.NewScanner(r)
@@ -198,6 +202,9 @@ func Parse(r io.Reader, name string) ([]*Problem, error) {
 			return nil, fmt.Errorf("rubiks: %s:%d: %w", name, line, err)
 		}
 		ps = append(ps, &Problem{ID: base + "#" + strconv.Itoa(len(ps)), start: s})
+		if len(ps) == n {
+			return ps, nil
+		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {

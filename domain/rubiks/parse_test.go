@@ -3,10 +3,12 @@ package rubiks
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // The excerpts of the test sets in testdata, and the names of the sets.
@@ -276,4 +278,33 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseFirst checks that ParseFirst reads the first n cubes and
+// nothing after them: a bad line, or a read error, past them is not seen.
+func TestParseFirst(t *testing.T) {
+	excerpt, err := os.ReadFile(fixtures[0].excerpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Parse(bytes.NewReader(excerpt), "c.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(excerpt), "\n")
+	for _, n := range []int{1, 3, len(all)} {
+		head := strings.Join(lines[:n], "")
+		for _, tail := range []io.Reader{strings.NewReader("not a cube\n"), iotest.ErrReader(errors.New("read past the cubes"))} {
+			ps, err := ParseFirst(io.MultiReader(strings.NewReader(head), tail), "c.txt", n)
+			if err != nil || len(ps) != n || ps[n-1].ID != all[n-1].ID || ps[n-1].Root() != all[n-1].Root() {
+				t.Errorf("ParseFirst(%d) = %d cubes, %v; want the first %d", n, len(ps), err, n)
+			}
+		}
+	}
+	if ps, err := ParseFirst(bytes.NewReader(excerpt), "c.txt", 0); err != nil || len(ps) != len(all) {
+		t.Errorf("ParseFirst(0) = %d cubes, %v; want all %d", len(ps), err, len(all))
+	}
+	if _, err := ParseFirst(strings.NewReader(lines[0]+"not a cube\n"), "c.txt", 2); err == nil || !strings.Contains(err.Error(), "c.txt:2:") {
+		t.Errorf("ParseFirst(2) of a bad second cube: %v", err)
+	}
 }

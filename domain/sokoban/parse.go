@@ -44,7 +44,12 @@ func ReadFile(path string) ([]*Problem, error) {
 // base name starts the IDs of the levels: "<base>#N", where N is the text
 // after ';' (trimmed), or the level's position in the input, from 0, for a
 // level without a "; N" line. An input without levels is an error.
-func Parse(r io.Reader, name string) ([]*Problem, error) {
+func Parse(r io.Reader, name string) ([]*Problem, error) { return ParseFirst(r, name, 0) }
+
+// ParseFirst is Parse that returns after the first n levels (all for n ≤
+// 0), reading no line after the one that ends the n-th (a blank line or
+// the next "; N" line): what follows is not checked.
+func ParseFirst(r io.Reader, name string, n int) ([]*Problem, error) {
 	p := parser{name: name, base: filepath.Base(name)}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
@@ -55,6 +60,9 @@ func Parse(r io.Reader, name string) ([]*Problem, error) {
 		}
 		if err := p.readLine(text); err != nil {
 			return nil, err
+		}
+		if n > 0 && len(p.levels) == n {
+			return p.levels, nil
 		}
 	}
 	if err := sc.Err(); err != nil {

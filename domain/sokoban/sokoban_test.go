@@ -1,12 +1,16 @@
 package sokoban
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/phs-go/phs/internal/datasets/datasetstest"
 	"github.com/phs-go/phs/search"
@@ -840,4 +844,33 @@ func BenchmarkEngineGBFS(b *testing.B) {
 		exp += res.Expansions
 	}
 	b.ReportMetric(float64(exp)/b.Elapsed().Seconds(), "exp/s")
+}
+
+// TestParseFirst checks that ParseFirst reads the first n levels and
+// nothing after them: a bad line, or a read error, past them is not seen.
+func TestParseFirst(t *testing.T) {
+	excerpt, err := os.ReadFile(boxobanExcerpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Parse(bytes.NewReader(excerpt), "l.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.SplitAfter(string(excerpt), "\n\n")
+	for _, n := range []int{1, 3, len(all)} {
+		head := strings.Join(blocks[:n], "")
+		for _, tail := range []io.Reader{strings.NewReader("; x\n#?#\n"), iotest.ErrReader(errors.New("read past the levels"))} {
+			ps, err := ParseFirst(io.MultiReader(strings.NewReader(head), tail), "l.txt", n)
+			if err != nil || len(ps) != n || ps[n-1].String() != all[n-1].String() || ps[n-1].ID != all[n-1].ID {
+				t.Errorf("ParseFirst(%d) = %d levels, %v; want the first %d", n, len(ps), err, n)
+			}
+		}
+	}
+	if ps, err := ParseFirst(bytes.NewReader(excerpt), "l.txt", 0); err != nil || len(ps) != len(all) {
+		t.Errorf("ParseFirst(0) = %d levels, %v; want all %d", len(ps), err, len(all))
+	}
+	if _, err := ParseFirst(strings.NewReader(blocks[0]+"; 9\n#?#\n"), "l.txt", 2); err == nil || !strings.Contains(err.Error(), "unknown character") {
+		t.Errorf("ParseFirst(2) of a bad second level: %v", err)
+	}
 }

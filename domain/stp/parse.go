@@ -35,7 +35,13 @@ func ReadFile(path string) ([]*Problem, error) {
 // in the IDs: "<base>#<index>", the index counting puzzles from 0. A reader
 // without puzzles is an error.
 func Parse(r io.Reader, name string) ([]*Problem, error) {
-	return parse[*Problem](r, name, CheckSize)
+	return parse[*Problem](r, name, CheckSize, 0)
+}
+
+// ParseFirst is Parse that returns after the first n puzzles (all for n ≤
+// 0), reading no line after them: what follows them is not checked.
+func ParseFirst(r io.Reader, name string, n int) ([]*Problem, error) {
+	return parse[*Problem](r, name, CheckSize, n)
 }
 
 // ReadFileLarge reads the puzzles of the file path (see ParseLarge).
@@ -51,11 +57,18 @@ func ReadFileLarge(path string) ([]*LargeProblem, error) {
 // ParseLarge reads puzzles as Parse does, as LargeProblems: of any size
 // that CheckLargeSize accepts, up to MaxLargeCells cells.
 func ParseLarge(r io.Reader, name string) ([]*LargeProblem, error) {
-	return parse[*LargeProblem](r, name, CheckLargeSize)
+	return parse[*LargeProblem](r, name, CheckLargeSize, 0)
 }
 
-// parse reads the puzzles of r, whose sizes check accepts.
-func parse[P *Problem | *LargeProblem](r io.Reader, name string, check func(rows, cols int) error) ([]P, error) {
+// ParseLargeFirst is ParseLarge that returns after the first n puzzles
+// (all for n ≤ 0), as ParseFirst does.
+func ParseLargeFirst(r io.Reader, name string, n int) ([]*LargeProblem, error) {
+	return parse[*LargeProblem](r, name, CheckLargeSize, n)
+}
+
+// parse reads the first n puzzles of r (all for n ≤ 0), whose sizes check
+// accepts.
+func parse[P *Problem | *LargeProblem](r io.Reader, name string, check func(rows, cols int) error, n int) ([]P, error) {
 	base := filepath.Base(name)
 	var ps []P
 	var buf [MaxLargeCells]int
@@ -92,6 +105,9 @@ func parse[P *Problem | *LargeProblem](r io.Reader, name string, check func(rows
 			return nil, fmt.Errorf("stp: %s:%d: %w", name, line, err)
 		}
 		ps = append(ps, p)
+		if len(ps) == n {
+			return ps, nil
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("stp: %s:%d: %w", name, line+1, err)

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/phs-go/phs/internal/datasets/datasetstest"
 	"github.com/phs-go/phs/search"
@@ -811,4 +813,31 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseFirst checks that ParseFirst and ParseLargeFirst read the first
+// n puzzles and nothing after them: a bad line, or a read error, past
+// them is not seen.
+func TestParseFirst(t *testing.T) {
+	heads := []string{"1 0 2 3\n", "1 0 2 3\n\n2x3: 1 0 2 3 4 5\n", "1 0 2 3\n\n2x3: 1 0 2 3 4 5\n0 1 2 3\n"}
+	head := heads[2]
+	for i, in := range heads {
+		n := i + 1
+		for _, tail := range []io.Reader{strings.NewReader("x\n"), iotest.ErrReader(errors.New("read past the puzzles"))} {
+			ps, err := ParseFirst(io.MultiReader(strings.NewReader(in), tail), "p.txt", n)
+			if err != nil || len(ps) != n || ps[n-1].ID != fmt.Sprintf("p.txt#%d", n-1) {
+				t.Errorf("ParseFirst(%d) = %d puzzles, %v; want %d", n, len(ps), err, n)
+			}
+		}
+		lps, err := ParseLargeFirst(io.MultiReader(strings.NewReader(in), iotest.ErrReader(errors.New("read past"))), "p.txt", n)
+		if err != nil || len(lps) != n {
+			t.Errorf("ParseLargeFirst(%d) = %d puzzles, %v; want %d", n, len(lps), err, n)
+		}
+	}
+	if ps, err := ParseFirst(strings.NewReader(head), "p.txt", 0); err != nil || len(ps) != 3 {
+		t.Errorf("ParseFirst(0) = %d puzzles, %v; want all 3", len(ps), err)
+	}
+	if _, err := ParseFirst(strings.NewReader("1 0 2 3\nx\n"), "p.txt", 2); err == nil || !strings.Contains(err.Error(), "p.txt:2:") {
+		t.Errorf("ParseFirst(2) of a bad second puzzle: %v", err)
+	}
 }

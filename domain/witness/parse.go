@@ -55,7 +55,12 @@ type block struct {
 // name is used in errors ("witness: name:line: reason") and, by its base
 // name, in the IDs: "<base>#<index>", the index counting puzzles from 0. A
 // reader without puzzles is an error.
-func Parse(r io.Reader, name string) ([]*Problem, error) {
+func Parse(r io.Reader, name string) ([]*Problem, error) { return ParseFirst(r, name, 0) }
+
+// ParseFirst is Parse that returns after the first n puzzles (all for n ≤
+// 0), reading no line after the blank line that ends the n-th: what
+// follows is not checked.
+func ParseFirst(r io.Reader, name string, n int) ([]*Problem, error) {
 	base := filepath.Base(name)
 	var ps []*Problem
 	var b block
@@ -81,6 +86,9 @@ func Parse(r io.Reader, name string) ([]*Problem, error) {
 				p.ID = base + "#" + strconv.Itoa(len(ps))
 				ps = append(ps, p)
 				b = block{}
+				if len(ps) == n {
+					return ps, nil
+				}
 			}
 			continue
 		}

@@ -2,9 +2,12 @@ package witness
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/phs-go/phs/internal/datasets/datasetstest"
 )
@@ -333,4 +336,33 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseFirst checks that ParseFirst reads the first n puzzles and
+// nothing after them: a bad line, or a read error, past them is not seen.
+func TestParseFirst(t *testing.T) {
+	excerpt, err := os.ReadFile(testSetExcerpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Parse(bytes.NewReader(excerpt), "w.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.SplitAfter(string(excerpt), "\n\n")
+	for _, n := range []int{1, 3, len(all)} {
+		head := strings.Join(blocks[:n], "")
+		for _, tail := range []io.Reader{strings.NewReader("Size: x\n"), iotest.ErrReader(errors.New("read past the puzzles"))} {
+			ps, err := ParseFirst(io.MultiReader(strings.NewReader(head), tail), "w.txt", n)
+			if err != nil || len(ps) != n || ps[n-1].String() != all[n-1].String() || ps[n-1].ID != all[n-1].ID {
+				t.Errorf("ParseFirst(%d) = %d puzzles, %v; want the first %d", n, len(ps), err, n)
+			}
+		}
+	}
+	if ps, err := ParseFirst(bytes.NewReader(excerpt), "w.txt", 0); err != nil || len(ps) != len(all) {
+		t.Errorf("ParseFirst(0) = %d puzzles, %v; want all %d", len(ps), err, len(all))
+	}
+	if _, err := ParseFirst(strings.NewReader(blocks[0]+"Size: x\n"), "w.txt", 2); err == nil || !strings.Contains(err.Error(), "Size") {
+		t.Errorf("ParseFirst(2) of a bad second puzzle: %v", err)
+	}
 }

@@ -10,10 +10,13 @@ package safetensors
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"math"
@@ -56,6 +59,59 @@ func count(shape []int) (int64, bool) {
 	return c, true
 }
 
+// DigestKey is the metadata key under which a file holds the Digest of
+// its own tensors.
+const DigestKey = "sha256"
+
+// Digest returns the SHA-256 of the data of tensors, in lower-case
+// hexadecimal: each tensor's little-endian bytes, end to end, in the
+// order of their names. It does not depend on the header (its order,
+// spacing, padding and metadata, the tensors' offsets and shapes): a file
+// whose header is written again keeps it, and a file can hold its own
+// (DigestKey). Of a file that Write wrote, it is the SHA-256 of the bytes
+// after the header.
+func Digest(tensors map[string]Tensor) string {
+	names := make([]string, 0, len(tensors))
+	for n := range tensors {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		h.Write(tensors[n].Data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ValidDigest returns an error unless s has the form of a Digest: 64
+// lower-case hexadecimal digits.
+func ValidDigest(s string) error {
+	if len(s) != 2*sha256.Size || bytes.ContainsFunc([]byte(s), func(r rune) bool { return !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') }) {
+		return fmt.Errorf("SHA-256 %q: want 64 lower-case hexadecimal digits", clip(s))
+	}
+	return nil
+}
+
+// CheckDigest returns an error unless want, the digest that a file
+// records, is valid (ValidDigest) and got, the Digest of the tensors read.
+func CheckDigest(got, want string) error {
+	if err := ValidDigest(want); err != nil {
+		return err
+	}
+	if got != want {
+		return fmt.Errorf("the tensors' SHA-256 is %s, not the %s recorded: the file is corrupt or was changed", got, want)
+	}
+	return nil
+}
+
+// clip returns s, cut to 80 bytes.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}
+
 // Encode returns the safetensors file of tensors and meta, as Write
 // writes it. Decode reads back what Encode writes.
 func Encode(tensors map[string]Tensor, meta map[string]string) ([]byte, error) {
@@ -70,7 +126,7 @@ func Encode(tensors map[string]Tensor, meta map[string]string) ([]byte, error) {
 	}
 	var buf bytes.Buffer
 	buf.Grow(size + 1<<10)
-	if err := Write(&buf, src, meta); err != nil {
+	if _, err := Write(&buf, src, meta); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -88,11 +144,11 @@ type Source struct {
 
 // Write writes the safetensors file of the sources and meta (no
 // "__metadata__" if meta is empty) to w, the tensors in the order of
-// their names. Each source must have a dtype above and write as many
-// bytes as its shape holds values of that dtype; after an error, what w
-// holds is no safetensors file. Write buffers nothing but the header: give
-// it a buffered writer.
-func Write(w io.Writer, sources map[string]Source, meta map[string]string) error {
+// their names, and returns the Digest of its tensors. Each source must
+// have a dtype above and write as many bytes as its shape holds values of
+// that dtype; after an error, what w holds is no safetensors file. Write
+// buffers nothing but the header: give it a buffered writer.
+func Write(w io.Writer, sources map[string]Source, meta map[string]string) (string, error) {
 	names := make([]string, 0, len(sources))
 	for n := range sources {
 		names = append(names, n)
@@ -107,15 +163,15 @@ func Write(w io.Writer, sources map[string]Source, meta map[string]string) error
 	for i, n := range names {
 		t := sources[n]
 		if n == "__metadata__" {
-			return errors.New("safetensors: a tensor named __metadata__")
+			return "", errors.New("safetensors: a tensor named __metadata__")
 		}
 		size, ok := dtypeSize[t.DType]
 		if !ok {
-			return fmt.Errorf("safetensors: tensor %q: dtype %q", n, t.DType)
+			return "", fmt.Errorf("safetensors: tensor %q: dtype %q", n, t.DType)
 		}
 		c, ok := count(t.Shape)
 		if !ok {
-			return fmt.Errorf("safetensors: tensor %q: no number of bytes for shape %v", n, t.Shape)
+			return "", fmt.Errorf("safetensors: tensor %q: no number of bytes for shape %v", n, t.Shape)
 		}
 		sizes[i] = int64(size) * c
 		header[n] = tensorHeader{DType: t.DType, Shape: t.Shape, DataOffsets: [2]int64{off, off + sizes[i]}}
@@ -123,38 +179,41 @@ func Write(w io.Writer, sources map[string]Source, meta map[string]string) error
 	}
 	h, err := json.Marshal(header)
 	if err != nil {
-		return err
+		return "", err
 	}
 	for len(h)%8 != 0 {
 		h = append(h, ' ')
 	}
 	if err := binary.Write(w, binary.LittleEndian, uint64(len(h))); err != nil {
-		return err
+		return "", err
 	}
 	if _, err := w.Write(h); err != nil {
-		return err
+		return "", err
 	}
+	digest := sha256.New()
 	for i, n := range names {
 		t := sources[n]
-		cw := countWriter{w: w}
+		cw := countWriter{w: w, h: digest}
 		if err := t.Write(&cw); err != nil {
-			return fmt.Errorf("safetensors: tensor %q: %w", n, err)
+			return "", fmt.Errorf("safetensors: tensor %q: %w", n, err)
 		}
 		if cw.n != sizes[i] {
-			return fmt.Errorf("safetensors: tensor %q: %d bytes for shape %v of %s", n, cw.n, t.Shape, t.DType)
+			return "", fmt.Errorf("safetensors: tensor %q: %d bytes for shape %v of %s", n, cw.n, t.Shape, t.DType)
 		}
 	}
-	return nil
+	return hex.EncodeToString(digest.Sum(nil)), nil
 }
 
-// A countWriter counts the bytes written through it.
+// A countWriter counts the bytes written through it, and hashes them.
 type countWriter struct {
 	w io.Writer
+	h hash.Hash
 	n int64
 }
 
 func (c *countWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
+	c.h.Write(p[:n])
 	c.n += int64(n)
 	return n, err
 }

@@ -2,7 +2,9 @@ package safetensors
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"io"
 	"math"
@@ -130,11 +132,15 @@ func TestWrite(t *testing.T) {
 		src[n] = Source{x.DType, x.Shape, bytewise(x.Data)}
 	}
 	var buf bytes.Buffer
-	if err := Write(&buf, src, map[string]string{"k": "v"}); err != nil {
+	digest, err := Write(&buf, src, map[string]string{"k": "v"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(buf.Bytes(), want) {
 		t.Errorf("Write wrote\n%q\nEncode returns\n%q", buf.Bytes(), want)
+	}
+	if digest != Digest(ts) {
+		t.Errorf("Write returned the digest %s, Digest %s", digest, Digest(ts))
 	}
 	fail := errors.New("disk full")
 	for _, tc := range []struct {
@@ -146,7 +152,7 @@ func TestWrite(t *testing.T) {
 		{"long", bytewise(make([]byte, 13)), `tensor "a": 13 bytes for shape [3] of I32`},
 		{"error", func(io.Writer) error { return fail }, `tensor "a": disk full`},
 	} {
-		err := Write(io.Discard, map[string]Source{"a": {"I32", []int{3}, tc.write}}, nil)
+		_, err := Write(io.Discard, map[string]Source{"a": {"I32", []int{3}, tc.write}}, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: error %v; want one with %q", tc.name, err, tc.msg)
 		}
@@ -304,4 +310,55 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("encoding is not stable: %v", err)
 		}
 	})
+}
+
+// TestDigest checks Digest against sha256sum of the bytes after the
+// header of a file that Encode wrote, that it does not depend on the
+// header (the metadata, the order of the tensors in the data, their
+// shapes), that it depends on every byte and on which tensor has which
+// data, and CheckDigest's errors.
+func TestDigest(t *testing.T) {
+	ts := map[string]Tensor{"b": U8([]int{2, 2}, []uint8{4, 5, 6, 7}), "a": I32([]int{3}, []int32{1, -2, 3})}
+	b, err := Encode(ts, map[string]string{"k": "v"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := binary.LittleEndian.Uint64(b)
+	sum := sha256.Sum256(b[8+n:])
+	want := hex.EncodeToString(sum[:])
+	if got := Digest(ts); got != want {
+		t.Errorf("Digest = %s, the SHA-256 of the data %s", got, want)
+	}
+	// Another header: other metadata, the data of "b" first, another shape.
+	other := header(`{"__metadata__":{"x":"y"},"b":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"a":{"dtype":"I32","shape":[3],"data_offsets":[4,16]}}`)
+	other = append(other, 4, 5, 6, 7)
+	other = append(other, b[8+n:8+n+12]...)
+	decoded, _, err := Decode(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Digest(decoded); got != want {
+		t.Errorf("Digest of the same tensors under another header = %s, want %s", got, want)
+	}
+	if err := CheckDigest(Digest(decoded), want); err != nil {
+		t.Error(err)
+	}
+	swapped := map[string]Tensor{"a": ts["b"], "b": ts["a"]}
+	flipped := map[string]Tensor{"a": ts["a"], "b": U8([]int{2, 2}, []uint8{4, 5, 6, 6})}
+	for _, tc := range []struct {
+		name    string
+		tensors map[string]Tensor
+		digest  string
+		msg     string
+	}{
+		{"swapped", swapped, want, "the file is corrupt"},
+		{"flipped", flipped, want, "SHA-256 is " + Digest(flipped)},
+		{"short", ts, want[:63], "want 64 lower-case hexadecimal digits"},
+		{"upper case", ts, strings.ToUpper(want), "want 64"},
+		{"long", ts, strings.Repeat("a", 1000), "want 64"},
+	} {
+		if err := CheckDigest(Digest(tc.tensors), tc.digest); err == nil || !strings.Contains(err.Error(), tc.msg) || len(err.Error()) > 300 {
+			t.Errorf("%s: %v; want an error with %q", tc.name, err, tc.msg)
+		}
+	}
 }
