@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -153,9 +154,11 @@ func TestTrainContextModel(t *testing.T) {
 
 }
 
-// TestResumeWithoutLearnerFiles checks that -resume of a run whose
-// checkpoint holds neither a context model's cm.json nor a network's
-// config.json names both files, not the one it would read for a network.
+// TestResumeWithoutLearnerFiles checks that -resume of a context model's
+// run whose checkpoint lacks cm.json names that file, and that of a run
+// whose run.json does not say its kind of learner (an earlier phs's) and
+// whose checkpoint holds neither cm.json nor a network's config.json
+// names both, not the one it would read for a network.
 func TestResumeWithoutLearnerFiles(t *testing.T) {
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
@@ -168,9 +171,30 @@ func TestResumeWithoutLearnerFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := runPHS(t, "train", "-resume", run, "-iterations", "2")
+	if err == nil || !strings.Contains(err.Error(), learnerFile) {
+		t.Errorf("-resume without %s: %v; want an error that names it", learnerFile, err)
+	}
+
+	// run.json as an earlier phs wrote it, without the kind of learner.
+	b, err := os.ReadFile(filepath.Join(run, runFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved map[string]any
+	if err := json.Unmarshal(b, &saved); err != nil {
+		t.Fatal(err)
+	}
+	delete(saved, "learner")
+	if b, err = json.Marshal(saved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, runFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runPHS(t, "train", "-resume", run, "-iterations", "2")
 	if err == nil || !strings.Contains(err.Error(), "neither cm.json") || !strings.Contains(err.Error(), "nor config.json") ||
 		!strings.Contains(err.Error(), filepath.Join(run, "checkpoint")) {
-		t.Errorf("-resume without %s: %v; want an error that names the checkpoint, cm.json and config.json", learnerFile, err)
+		t.Errorf("-resume of an earlier run.json without %s: %v; want an error that names the checkpoint, cm.json and config.json", learnerFile, err)
 	}
 }
 

@@ -492,7 +492,7 @@ func resumeTrain(ctx context.Context, e *env, dir string, fs *flag.FlagSet, file
 		return fmt.Errorf("train: resume: %w", err)
 	}
 	saved := *cfg
-	saved.Files, saved.ValidFiles, saved.Init = nil, nil, ""
+	saved.Learner, saved.Files, saved.ValidFiles, saved.Init = "", nil, nil, ""
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&saved); err != nil {
