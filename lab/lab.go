@@ -235,7 +235,7 @@ func ReadOptima(path string) (map[string]int, error) {
 // SqrtLTSTrainingDir holds the Boxoban training of √LTS beside PHS* and
 // LevinTS in the setting of Tuero et al. (2026): a directory for each of
 // SqrtLTSTraining, with its run's metrics and settings (run/), once
-// finished its network (model/, unless NoModel) and its Bootstrap test
+// finished its network (model/) and its Bootstrap test
 // (test.jsonl.gz).
 const SqrtLTSTrainingDir = "sokoban-sqrtlts-training"
 
@@ -255,16 +255,14 @@ var SqrtLTSTraining = []TrainingRun{
 	{Name: "sqrtlts-h10", Method: "√LTS-H, α = 10", Algorithm: "sqrtlts:h:10",
 		Stopped: "stopped in iteration 4, behind α = 1 from iteration 2"},
 	{Name: "mix-phsstar", Method: "PHS*, ε = 0.01", Algorithm: "phsstar"},
-	{Name: "mix-sqrtlts-h", Method: "√LTS-H, α = 1, ε = 0.01", Algorithm: "sqrtlts:h:1", NoModel: true},
+	{Name: "mix-sqrtlts-h", Method: "√LTS-H, α = 1, ε = 0.01", Algorithm: "sqrtlts:h:1"},
 }
 
 // A TrainingRun is a run of SqrtLTSTraining: the name of its directory,
 // its method on the pages and its algorithm's text; Stopped, why a run
-// that will not be resumed was stopped; NoModel, that its final network
-// is not committed (for want of room in the repository).
+// that will not be resumed was stopped.
 type TrainingRun struct {
 	Name, Method, Algorithm, Stopped string
-	NoModel                          bool
 }
 
 // Finished reads the metrics of r, whose directory is in lab, and

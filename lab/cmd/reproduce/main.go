@@ -422,8 +422,6 @@ func sqrtLTSTraining(c config) ([]job, []skip, error) {
 			skips = append(skips, skip{"sqrtlts-training", "sokoban", out, "no test: the run was " + r.Stopped})
 		case !done:
 			skips = append(skips, skip{"sqrtlts-training", "sokoban", out, "no test: the run has not finished"})
-		case r.NoModel:
-			skips = append(skips, skip{"sqrtlts-training", "sokoban", out, "its network is not committed, for want of room in the repository"})
 		default:
 			j := c.phs("sqrtlts-training", "sokoban", "test", out, c.testFile("sokoban"), 0,
 				slices.Concat([]string{"-model", path.Join(dir, "model")}, rounds(defaultRounds))...)

@@ -339,17 +339,12 @@ phs plot -x expansions -names "PHS*,WA* w=1.5" -title "Sliding-tile puzzle 5x5: 
 
 // reproducing writes the section on cmd/reproduce, naming the rows it
 // skips for want of their models: those of lab.Successors without a
-// Model and of lab.SqrtLTSTraining with NoModel.
+// Model.
 func (g *gen) reproducing(b *bytes.Buffer) {
 	var skipped []string
 	for _, sc := range lab.Successors {
 		if sc.Model == "" {
 			skipped = append(skipped, sc.Dir)
-		}
-	}
-	for _, r := range lab.SqrtLTSTraining {
-		if r.NoModel {
-			skipped = append(skipped, lab.SqrtLTSTrainingDir+"/"+r.Name)
 		}
 	}
 	for i, d := range skipped {
