@@ -41,7 +41,7 @@
 // fetch: DIR/boxoban/medium/train/049.txt, from DeepMind's
 // boxoban-levels repository.
 //
-// The searches of pruned and sqrtlts ran before sokoban.PruneDeadlocks
+// The searches of sqrtlts ran before sokoban.PruneDeadlocks
 // refused its third and fourth kinds of dead end (commit e981d07 and
 // after), which their network, trained with pruning, always prunes: with
 // today's phs they expand fewer nodes, and -root a checkout of commit
@@ -240,7 +240,7 @@ under -out in the lab's layout, gzipped as the lab stores them; with
 -out . "go run ./cmd/results" then rebuilds the page from them. The
 DOMAINs (witness, sokoban, stp; default all) and -groups choose the rows.
 Rows whose model is not committed are skipped, saying so. The searches of
-pruned and sqrtlts predate phs's pruning of Sokoban's third and fourth
+sqrtlts predate phs's pruning of Sokoban's third and fourth
 dead ends: -root a checkout of commit 2505b21 makes their records. Groups:
 
 `)

@@ -370,8 +370,8 @@ flags that made its record, and writes the records in the lab's layout
 (into reproduce-out/, or over the lab's own with -out .; ` + "`-h`" + ` lists the
 groups of rows for -groups); the second writes this page and the
 README's table. ` + skips + `
-The network of ` + lab.PrunedDir + ` (its line of Table 1, √LTS with it) now prunes
-two more kinds of dead end than in its records: ` + "`-root`" + ` at commit 2505b21 makes them again.
+The network of ` + lab.PrunedDir + ` now prunes two more kinds of dead end than in the
+records of √LTS with it: ` + "`-root`" + ` at commit 2505b21 makes them again.
 Training is not run again: the README.md of each row's directory says how it was made.
 `)
 }
