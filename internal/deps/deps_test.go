@@ -22,7 +22,8 @@ const module = "github.com/phs-go/phs/"
 // package applies; a package that no key matches is an error, so that a
 // new package is placed in the order on purpose.
 var allowed = map[string][]string{
-	"search":            {},
+	"search":            {"search/internal/"},
+	"search/internal/":  {},
 	"search/searchtest": {"search"},
 	"cm/tiling":         {},
 	"domain/":           {"search", "cm/tiling"},
