@@ -77,12 +77,13 @@ type Graph struct {
 	// each chunk numbered from 0, maps[p] the community, in the graph of
 	// pass p+1, of each node of pass p's graph (pass 1's nodes are the
 	// groups), and the communities of each level.
-	clustered    int
-	maps         [][]int32
-	counts       []int
-	gverts       []int32 // of each group numbered from 0
-	sel, selSize []int32 // Select's: of each group, of each community
-	selChunks    bool    // whether Select chose the chunks
+	clustered int
+	maps      [][]int32
+	counts    []int
+	gverts    []int32 // of each group numbered from 0
+	// Select's: the community of each group, then of each chunk, and the
+	// size of each community.
+	selGroup, sel, selSize []int32
 
 	// Scratch, kept from one clustering to the next.
 	g, h            levelGraph
@@ -141,7 +142,7 @@ func (g *Graph) Reset(gamma float64) {
 	g.extraSeen = 0
 	g.group, g.gsize, g.queued = g.group[:0], g.gsize[:0], g.queued[:0]
 	g.clustered, g.counts = 0, g.counts[:0]
-	g.maps, g.gverts, g.selChunks = g.maps[:0], g.gverts[:0], true
+	g.maps, g.gverts, g.sel = g.maps[:0], g.gverts[:0], g.sel[:0]
 }
 
 // Len returns the number of vertices.
@@ -763,45 +764,43 @@ func (g *Graph) Middle() int {
 // Select computes the communities of the last clustering at level l, 0 ≤
 // l < Levels(), for Community, and returns the number of vertices in
 // each, numbered from 0 (a slice of g's, until the next call). It takes
-// O(K) time at level 0, K the chunks, and O(G·l) above, G the groups.
+// O(K + G·l) time, K the chunks and G the groups.
 func (g *Graph) Select(l int) []int32 {
-	g.selChunks = l == 0
-	if g.selChunks {
-		size := resize(g.selSize, len(g.chunks))
+	k := len(g.chunks)
+	sel := resize(g.sel, k)
+	if l == 0 {
+		size := resize(g.selSize, k)
 		for c := range size {
-			size[c] = g.chunks[c].size
+			sel[c], size[c] = int32(c), g.chunks[c].size
 		}
-		g.selSize = size
+		g.sel, g.selSize = sel, size
 		return size
 	}
 	ng := len(g.gverts)
-	sel := resize(g.sel, ng)
-	for x := range sel {
-		sel[x] = int32(x)
+	selGroup := resize(g.selGroup, ng)
+	for x := range selGroup {
+		selGroup[x] = int32(x)
 	}
 	for _, m := range g.maps[1:l] {
-		for x, c := range sel {
-			sel[x] = m[c]
+		for x, c := range selGroup {
+			selGroup[x] = m[c]
 		}
 	}
 	size := resize(g.selSize, g.counts[l])
 	clear(size)
-	for x, c := range sel {
+	for x, c := range selGroup {
 		size[c] += g.gverts[x]
 	}
-	g.sel, g.selSize = sel, size
+	for c, x := range g.maps[0] {
+		sel[c] = selGroup[x]
+	}
+	g.selGroup, g.sel, g.selSize = selGroup, sel, size
 	return size
 }
 
 // Community returns the community, at the level of the last Select, of
 // vertex v < Clustered().
-func (g *Graph) Community(v int32) int32 {
-	c := g.verts[v].chunk
-	if g.selChunks {
-		return c
-	}
-	return g.sel[g.maps[0][c]]
-}
+func (g *Graph) Community(v int32) int32 { return g.sel[g.verts[v].chunk] }
 
 // Membership appends to dst the community at level l of each vertex of
 // the last clustering, and returns it; it calls Select(l).
