@@ -226,6 +226,9 @@ func (e *bestFirst[S]) nodeBytes() int {
 	}
 	if e.sqrt {
 		b += int(unsafe.Sizeof(sqrtNode{}))
+		if e.alg.rr == ClusterRerooter || e.alg.rr == ClusterHeuristicRerooter {
+			b += clusterNodeBytes
+		}
 	}
 	return b
 }

@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/gonum/graph/community"
-	"gonum.org/v1/gonum/graph/simple"
+	"github.com/phs-go/phs/search/internal/louvain"
 )
 
 // A Rerooter names the rerooting weights of √LTS (see SqrtLTS): the weight
@@ -26,19 +24,23 @@ const (
 	// parameter (√LTS-H of Tuero et al., 2026).
 	HeuristicRerooter
 	// ClusterRerooter gives weights from a clustering of the search graph
-	// (√LTS-L of Tuero et al., 2026). Its vertices are the states of the
-	// generated nodes, its edges join a node to each of its children,
-	// those dropped as repeated states included, undirected, without
-	// self-loops or repeated edges. After the b-th batch evaluation (the
-	// root's is the 0th) for b = 1, 2, 3, 4, 5, 6, 8, 10, … (each the
-	// ceiling of 1.2 times the one before), the graph is clustered anew
-	// by Louvain modularity (gonum's community.Modularize, resolution 0.1,
-	// a fixed seed), at the middle level ⌊H/2⌋ of its H levels, 0 the
-	// finest; k_C is then the number of nodes in cluster C. A node whose
-	// state was clustered gets, when expanded, w = 1/k_C after k_C grows
-	// by one; a node generated since gets w = w(parent)/(w(parent)+1)
-	// (1/(j+1) below a parent of 1/j). Each clustering allocates memory
-	// in proportion to the graph.
+	// (√LTS-L of Tuero et al., 2026): its vertices the states of the
+	// generated nodes, its edges joining a node to each of its children,
+	// those dropped as repeated states included, undirected and simple.
+	// After the b-th batch evaluation (the root's the 0th) for b = 1, 2,
+	// 3, 4, 5, 6, 8, 10, … (each ⌈1.2 times⌉ the one before), the graph is
+	// clustered by modularity at resolution 0.1, incrementally: pieces of
+	// the search tree, and groups of pieces by Louvain's local moving, grow
+	// from one clustering to the next; Louvain then clusters the groups, a
+	// level each pass. The level taken is the one whose clusters are the
+	// size of those of the middle level ⌊H/2⌋ of Louvain on the whole graph
+	// (H levels, each about 2.7 times coarser); k_C is the number of nodes
+	// in cluster C. A node whose state was clustered gets, when expanded,
+	// w = 1/k_C after k_C grows by one; a node generated since, w =
+	// w(parent)/(w(parent)+1). A clustering takes time in proportion to the
+	// nodes added since the one before, the pieces (about a tenth of the
+	// nodes) and the edges to repeated states, and allocates only to grow
+	// arrays that the Solver keeps from one search to the next.
 	ClusterRerooter
 	// ClusterHeuristicRerooter gives the sum of the weights of
 	// ClusterRerooter and HeuristicRerooter (√LTS-LH).
@@ -98,10 +100,12 @@ const DefaultAlpha = 1.0
 // algorithms; √LTS reads the heuristic only through its rerooter.
 //
 // A node's cost takes O(1) from its 4 best candidate ancestors, or O(1) per
-// ancestor of non-zero weight when their bound fails; a node holds 104
-// bytes more than for the other algorithms, which Options.MaxMemory counts.
-// docs/ALGORITHMS.md gives the derivation. It panics if r is no Rerooter;
-// NewSolver checks param.
+// ancestor of non-zero weight when their bound fails. A node holds 104
+// bytes more than for the other algorithms, 128 with the clustering
+// rerooters, which Options.MaxMemory counts (not their graph's edges to
+// repeated states, 24 bytes each, nor its pieces of the tree, about 80
+// bytes each). docs/ALGORITHMS.md gives the derivation. It panics if r is
+// no Rerooter; NewSolver checks param.
 func SqrtLTS(r Rerooter, param float64, levin bool) Algorithm {
 	if r >= numRerooters {
 		panic(fmt.Sprintf("search: SqrtLTS(%d, ...)", r))
@@ -529,46 +533,52 @@ func (*heuristicRerooter[S]) batchEvaluated(*bestFirst[S])              {}
 const (
 	clusterGamma  = 0.1
 	clusterGrowth = 1.2
-	clusterSeed   = 0x5eed
 )
+
+// clusterNodeBytes is the memory of a node that a clusterRerooter adds:
+// the graph's vertex and the weight of the node's parent.
+const clusterNodeBytes = louvain.VertexBytes + 8
 
 // A clusterRerooter gives ClusterRerooter's weights.
 type clusterRerooter[S comparable] struct {
-	edges   [][2]int32 // parent, child; both node indices
-	w       []float64  // the weight of each expanded node
-	cluster []int32    // the cluster of each node clustered
-	size    []int32    // k_C of each cluster
-	trigger int        // the batch count of the next clustering
+	g louvain.Graph // its vertices the nodes
+	// pw holds the weight of the parent of each node, written when the
+	// node is generated, when its parent's weight, cur, is the last given.
+	pw        []float64
+	cur       float64
+	size      []int32 // k_C of each cluster
+	clustered int32   // the nodes clustered: 0 to clustered−1
+	trigger   int     // the batch count of the next clustering
 }
 
 func (r *clusterRerooter[S]) init(*bestFirst[S]) {
-	r.edges, r.w, r.cluster, r.size = r.edges[:0], r.w[:0], r.cluster[:0], r.size[:0]
+	r.g.Reset(clusterGamma)
+	r.g.AddVertex(-1)
+	r.pw, r.size, r.clustered = append(r.pw[:0], 0), r.size[:0], 0
 	r.trigger = 1
 }
 
-func (r *clusterRerooter[S]) expanded(e *bestFirst[S], i int32) float64 {
-	if int(i) >= len(r.w) {
-		r.w = append(r.w, make([]float64, int(i)+1-len(r.w))...)
-	}
-	var w float64
+func (r *clusterRerooter[S]) expanded(_ *bestFirst[S], i int32) float64 {
 	switch {
 	case i == 0:
-		w = 1
-	case int(i) < len(r.cluster):
-		c := r.cluster[i]
+		r.cur = 1
+	case i < r.clustered:
+		c := r.g.Community(i)
 		r.size[c]++
-		w = 1 / float64(r.size[c])
+		r.cur = 1 / float64(r.size[c])
 	default:
-		p := r.w[e.node(i).parent]
-		w = p / (p + 1)
+		p := r.pw[i]
+		r.cur = p / (p + 1)
 	}
-	r.w[i] = w
-	return w
+	return r.cur
 }
 
-func (r *clusterRerooter[S]) visited(_ *bestFirst[S], parent, child int32, _ bool) {
-	if parent != child {
-		r.edges = append(r.edges, [2]int32{parent, child})
+func (r *clusterRerooter[S]) visited(_ *bestFirst[S], parent, child int32, generated bool) {
+	if generated {
+		r.g.AddVertex(parent) // child, the nodes being added in order
+		r.pw = append(r.pw, r.cur)
+	} else {
+		r.g.AddEdge(parent, child)
 	}
 }
 
@@ -577,45 +587,9 @@ func (r *clusterRerooter[S]) batchEvaluated(e *bestFirst[S]) {
 		return
 	}
 	r.trigger = int(math.Ceil(clusterGrowth * float64(r.trigger)))
-	r.clusterGraph(e.n)
-}
-
-// clusterGraph clusters the graph of the first n nodes and r's edges.
-func (r *clusterRerooter[S]) clusterGraph(n int) {
-	g := simple.NewUndirectedGraph()
-	for v := range n {
-		g.AddNode(simple.Node(v))
-	}
-	for _, uv := range r.edges {
-		if !g.HasEdgeBetween(int64(uv[0]), int64(uv[1])) {
-			g.SetEdge(simple.Edge{F: simple.Node(uv[0]), T: simple.Node(uv[1])})
-		}
-	}
-	var levels []community.ReducedGraph
-	l := community.Modularize(g, clusterGamma, rand.NewPCG(clusterSeed, 0))
-	for {
-		levels = append(levels, l)
-		// The lowest level's Expanded is a nil *ReducedUndirected.
-		next, ok := l.Expanded().(*community.ReducedUndirected)
-		if !ok || next == nil {
-			break
-		}
-		l = next
-	}
-	// levels runs from the coarsest to the finest; take level ⌊H/2⌋
-	// counted from the finest.
-	level := levels[len(levels)-1-len(levels)/2]
-	if cap(r.cluster) < n {
-		r.cluster = make([]int32, n)
-	}
-	r.cluster = r.cluster[:n]
-	r.size = r.size[:0]
-	for c, members := range level.Communities() {
-		for _, v := range members {
-			r.cluster[v.ID()] = int32(c)
-		}
-		r.size = append(r.size, int32(len(members)))
-	}
+	r.g.Cluster()
+	r.size = append(r.size[:0], r.g.Select(r.g.Middle())...)
+	r.clustered = int32(r.g.Clustered())
 }
 
 // A sumRerooter gives the sum of the weights of a clusterRerooter and a

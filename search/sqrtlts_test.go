@@ -330,6 +330,33 @@ func TestSqrtLTSDomainRerooter(t *testing.T) {
 	}
 }
 
+// TestSqrtLTSClusterAllocs checks that the clustering rerooters, with a
+// warm engine, allocate nothing in a search without a solution, its
+// clusterings included: they reuse their arrays from one search to the
+// next.
+func TestSqrtLTSClusterAllocs(t *testing.T) {
+	// A maze of 3,480 open cells whose goal is walled off.
+	rows := []string{"S" + strings.Repeat(".", 57) + "#G"}
+	for range 59 {
+		rows = append(rows, strings.Repeat(".", 58)+"#.")
+	}
+	m := searchtest.ParseMaze(rows...)
+	for _, alg := range []search.Algorithm{search.SqrtLTS(search.ClusterRerooter, 0, false), search.SqrtLTS(search.ClusterHeuristicRerooter, 1, false)} {
+		s, err := search.NewSolver[int32](alg, search.DomainHeuristic[int32]{}, search.Options{Budget: 3000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := testing.AllocsPerRun(5, func() {
+			res, err := s.Solve(context.Background(), m)
+			if err != nil || res.Expansions != 3000 {
+				t.Fatalf("%v: %+v, %v", alg, res, err)
+			}
+		}); a > 0 {
+			t.Errorf("%v: %.0f allocations per search of 3,000 expansions with a warm engine; want none", alg, a)
+		}
+	}
+}
+
 // trap is the binary tree of depth 2n whose goal is the node reached by n
 // times action 1; a state is depth<<32 | the actions from the root, one
 // bit each. Its rerooting weights (search.Rerooting) are 1 on the path

@@ -1,7 +1,8 @@
 // Package deps holds a test of the module's dependency direction: the
 // search engine knows nothing of the project and the domains nothing but
 // it and the leaf domain/tiling, the networks nothing of the Bootstrap loop,
-// and no package imports one above it.
+// and no package imports one above it; and one that the engine imports
+// nothing outside the standard library and its own packages.
 package deps
 
 import (
@@ -22,7 +23,8 @@ const module = "github.com/phs-go/phs/"
 // package applies; a package that no key matches is an error, so that a
 // new package is placed in the order on purpose.
 var allowed = map[string][]string{
-	"search":            {},
+	"search":            {"search/internal/"},
+	"search/internal/":  {},
 	"search/searchtest": {"search"},
 	"domain/tiling":     {},
 	"domain/":           {"search", "domain/tiling"},
@@ -91,6 +93,68 @@ func TestDependencyDirection(t *testing.T) {
 	if n < 10 {
 		t.Fatalf("found only %d packages under %s", n, root)
 	}
+}
+
+// TestEngineDependencies checks that the search engine and the packages of
+// the module it imports (its own, under search/internal/) import only the
+// standard library and each other: no gonum, which the clustering
+// rerooters once used (26 of its packages, BLAS and LAPACK among them),
+// nor any other module. It checks the check on nn, which uses gonum's
+// BLAS.
+func TestEngineDependencies(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs, external, err := closure(root, "search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range external {
+		t.Errorf("the search engine imports %s (through %s); want only the standard library and search/...", e[1], e[0])
+	}
+	if !slices.Contains(pkgs, "search/internal/louvain") {
+		t.Errorf("the engine's packages %v; want search/internal/louvain among them", pkgs)
+	}
+	_, external, err = closure(root, "nn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(external, func(e [2]string) bool { return strings.HasPrefix(e[1], "gonum.org/") }) {
+		t.Errorf("nn's imports outside the module %v; want gonum's among them", external)
+	}
+}
+
+// closure returns the packages of the module that the package at the
+// module-relative path rel imports, itself included, directly or not
+// (test files left out), and the imports of theirs that are neither the
+// standard library's nor the module's, each with its importer.
+func closure(root, rel string) (pkgs []string, external [][2]string, err error) {
+	seen := map[string]bool{}
+	var visit func(rel string) error
+	visit = func(rel string) error {
+		if seen[rel] {
+			return nil
+		}
+		seen[rel] = true
+		pkgs = append(pkgs, rel)
+		pkg, err := build.ImportDir(filepath.Join(root, filepath.FromSlash(rel)), 0)
+		if err != nil {
+			return err
+		}
+		for _, imp := range pkg.Imports {
+			if dep, ok := strings.CutPrefix(imp, module); ok {
+				if err := visit(dep); err != nil {
+					return err
+				}
+			} else if first, _, _ := strings.Cut(imp, "/"); strings.Contains(first, ".") {
+				external = append(external, [2]string{rel, imp})
+			}
+		}
+		return nil
+	}
+	err = visit(rel)
+	return pkgs, external, err
 }
 
 // rulesFor returns the rules of the longest key of allowed that matches
