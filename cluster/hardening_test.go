@@ -34,14 +34,14 @@ func startWorker(ctx context.Context, t *testing.T, nc *nats.Conn, name string, 
 }
 
 // waitFor waits until log holds want, n times if n is given, for at most
-// 10 s.
+// 30 s (a loaded machine may take long to start a worker).
 func waitFor(t *testing.T, log *syncBuffer, want string, n ...int) {
 	t.Helper()
 	times := 1
 	if len(n) > 0 {
 		times = n[0]
 	}
-	for range 100 {
+	for range 300 {
 		if strings.Count(log.String(), want) >= times {
 			return
 		}
