@@ -27,7 +27,7 @@
 //	phs solve    -domain D [flags] FILES...      attempt each problem once, one JSON line per problem
 //	phs test     -domain D [flags] FILES...      the paper's Bootstrap test: rounds with a doubling budget
 //	phs train    -domain D -dir RUN [flags] FILES... Bootstrap training of a network or (-learner context) a context model; -resume RUN [FILES...] continues
-//	phs worker   -connect nats://HOST:4222       search for a training run that listens (-listen)
+//	phs worker   -connect nats://HOST:4222 -nkey RUN/nats/worker.nk   search for a training run that listens (-listen)
 //	phs plot     -out IMAGE RUN...               learning curves; -profile for test profiles
 //	phs generate DOMAIN [flags]                  random problems, for the domains with a generator
 //	phs data fetch [SET]...                      the data sets of the paper
