@@ -27,7 +27,7 @@
 // stop that fits them. Each learner process has a session (Spec.Session)
 // that its jobs and its end of the run carry: a worker drops the jobs of
 // another session, or of another run or budget than the spec's
-// (Spec.Jobs), and ignores the end of the run sent by another. A
+// (in the spec's metadata), and ignores the end of the run sent by another. A
 // malformed message is logged and dropped. Every second, and at once when
 // a worker says it finds something missing, the learner makes again the
 // streams, consumers and objects of the run that a client deleted or
@@ -49,6 +49,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -129,11 +130,42 @@ type Spec struct {
 	// jobs and the end of the run carry it: a worker drops the jobs, and
 	// ignores the end, of any other.
 	Session string `json:"session,omitempty"`
-	// Jobs holds the Run, the Iteration and the Budget of the jobs the
-	// learner submits now (Pos and Problem are 0); the learner puts the
-	// spec again before the first job of an iteration. A worker refuses
-	// a job whose run or budget differ.
-	Jobs bootstrap.Job `json:"jobs"`
+}
+
+// The metadata of the spec object: the Run, the Iteration and the Budget
+// of the jobs the learner submits now, which it updates (without a new
+// object, so that no read of the spec is cut) before the first job of an
+// iteration. A worker refuses a job whose run, iteration or budget differ.
+const (
+	metaRun       = "run"
+	metaIteration = "iteration"
+	metaBudget    = "budget"
+)
+
+// jobsMeta returns the metadata of the spec object for jobs like j.
+func jobsMeta(j bootstrap.Job) map[string]string {
+	if j.Run == "" {
+		return nil
+	}
+	return map[string]string{metaRun: j.Run, metaIteration: strconv.Itoa(j.Iteration), metaBudget: strconv.FormatInt(j.Budget, 10)}
+}
+
+// metaJobs returns the Run, Iteration and Budget of the jobs that the spec
+// object's metadata meta says (none before the first job).
+func metaJobs(meta map[string]string) (bootstrap.Job, error) {
+	var j bootstrap.Job
+	if meta[metaRun] == "" {
+		return j, nil
+	}
+	it, err := strconv.Atoi(meta[metaIteration])
+	if err != nil {
+		return j, fmt.Errorf("the spec's iteration: %w", err)
+	}
+	b, err := strconv.ParseInt(meta[metaBudget], 10, 64)
+	if err != nil {
+		return j, fmt.Errorf("the spec's budget: %w", err)
+	}
+	return bootstrap.Job{Run: meta[metaRun], Iteration: it, Budget: b}, nil
 }
 
 // SettingsSHA256 returns the fingerprint of what changes the searches of

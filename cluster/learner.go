@@ -74,9 +74,10 @@ type Learner struct {
 
 	mu          sync.Mutex
 	obs         jetstream.ObjectStore
-	specJSON    []byte // the spec as last put
-	snap        []byte // the snapshot published last, at version
-	snapDigest  string // objectDigest(snap)
+	specJSON    []byte        // the spec
+	jobs        bootstrap.Job // of the iteration under way: the spec's metadata
+	snap        []byte        // the snapshot published last, at version
+	snapDigest  string        // objectDigest(snap)
 	version     int64
 	published   bool
 	run         string                  // the Job.Run of the jobs submitted
@@ -269,7 +270,7 @@ func (l *Learner) objects(files bool) []object {
 		objs = append(objs, object{name: snapshotObject, data: l.snap, digest: l.snapDigest,
 			meta: map[string]string{"version": strconv.FormatInt(l.version, 10)}})
 	}
-	return append(objs, object{name: specObject, data: l.specJSON, digest: objectDigest(l.specJSON)})
+	return append(objs, object{name: specObject, data: l.specJSON, digest: objectDigest(l.specJSON), meta: jobsMeta(l.jobs)})
 }
 
 // put puts o in obs, giving up after apiTimeout and a second per MiB.
@@ -642,6 +643,18 @@ func (l *Learner) put(ctx context.Context, name string) error {
 	panic("cluster: put of an unknown object " + name)
 }
 
+// updateJobs sets the metadata of the spec object to l.jobs.
+func (l *Learner) updateJobs(ctx context.Context) error {
+	l.repairMu.Lock()
+	defer l.repairMu.Unlock()
+	l.mu.Lock()
+	obs, meta := l.obs, jobsMeta(l.jobs)
+	l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	return obs.UpdateMeta(ctx, specObject, jetstream.ObjectMeta{Name: specObject, Metadata: meta})
+}
+
 // Submit adds j to the run's work queue, with the learner's session in a
 // header, and counts it outstanding until its report comes.
 func (l *Learner) Submit(ctx context.Context, j bootstrap.Job) error {
@@ -651,22 +664,16 @@ func (l *Learner) Submit(ctx context.Context, j bootstrap.Job) error {
 		l.run, l.iteration = j.Run, j.Iteration
 		clear(l.reported)
 		clear(l.outstanding) // of an iteration the run is done with
-		spec := l.spec
-		spec.Jobs = bootstrap.Job{Run: j.Run, Iteration: j.Iteration, Budget: j.Budget}
-		b, err := json.Marshal(spec)
-		if err != nil {
-			l.mu.Unlock()
-			return fmt.Errorf("cluster: %w", err)
-		}
-		l.specJSON = b
+		l.jobs = bootstrap.Job{Run: j.Run, Iteration: j.Iteration, Budget: j.Budget}
 	}
 	o := &outstanding{job: j, since: time.Now()}
 	l.outstanding[jobID(&j)] = o
 	l.mu.Unlock()
 	if next {
-		// The workers read the spec to check the jobs: it goes first.
-		if err := l.put(ctx, specObject); err != nil {
-			l.log.Warn("putting the spec; repairing the run", "err", err)
+		// The workers read the spec's metadata to check the jobs: it goes
+		// first.
+		if err := l.updateJobs(ctx); err != nil {
+			l.log.Warn("updating the spec; repairing the run", "err", err)
 			l.repair(ctx, false) // which puts it again
 		}
 	}

@@ -160,7 +160,7 @@ var ErrRefused = errors.New("cluster: refused by the learner")
 // as is the end of the run sent by another, unless the run's spec now
 // holds that session with the same settings and problems (the learner
 // was started again): the worker then joins the new session. So is a job
-// whose run, iteration or budget are not the spec's (Spec.Jobs). When
+// whose run, iteration or budget are not those of the spec's metadata. When
 // the workers' consumer of jobs, the run's snapshot or a problem file is
 // missing or does not read, the worker tells the learner, at most every
 // two seconds, and waits for it to put them back.
@@ -185,7 +185,7 @@ func Work[S comparable](ctx context.Context, nc *nats.Conn, spec Spec, tasks []s
 		return fmt.Errorf("cluster: the run's spec: %w", err)
 	}
 	w := &worker[S]{nc: nc, spec: &spec, settings: settings, problems: bootstrap.ProblemsHash(tasks), session: spec.Session,
-		jobsNow: spec.Jobs, tasks: tasks, opts: &opts, decode: decode}
+		tasks: tasks, opts: &opts, decode: decode}
 	if w.js, err = jetstream.New(nc); err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
@@ -258,7 +258,7 @@ type worker[S comparable] struct {
 
 	sessionMu sync.Mutex
 	session   string        // of the learner the worker joined
-	jobsNow   bootstrap.Job // Spec.Jobs, as last read
+	jobsNow   bootstrap.Job // the spec's metadata, as last read
 
 	lastSaid atomic.Int64 // when say last spoke, in Unix nanoseconds
 
@@ -505,7 +505,7 @@ func (w *worker[S]) jobs(ctx context.Context, it jetstream.MessagesContext, ackW
 }
 
 // fits reports whether j is a job of the run's iteration under way, as
-// the run's spec says (Spec.Jobs): of the learner's run, with its
+// the run's spec's metadata says: of the learner's run, with its
 // budget. It reads the spec again when j does not fit the one read last,
 // and fails if it cannot. It logs why it refuses a job, but for one of an
 // earlier iteration of the run, which the learner no longer waits for.
@@ -518,16 +518,14 @@ func (w *worker[S]) fits(ctx context.Context, j *bootstrap.Job) (bool, error) {
 	w.sessionMu.Unlock()
 	if !match(&now) {
 		rctx, cancel := context.WithTimeout(ctx, apiTimeout)
-		b, err := getObject(rctx, w.obs, specObject)
+		info, err := w.obs.GetInfo(rctx, specObject)
 		cancel()
-		var spec Spec
 		if err == nil {
-			err = decode(b, &spec)
+			now, err = metaJobs(info.Metadata)
 		}
 		if err != nil {
 			return false, fmt.Errorf("cluster: the run's spec: %w", err)
 		}
-		now = spec.Jobs
 		w.sessionMu.Lock()
 		w.jobsNow = now
 		w.sessionMu.Unlock()
