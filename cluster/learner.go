@@ -296,10 +296,14 @@ func (o *object) differs(ctx context.Context, obs jetstream.ObjectStore) string 
 	case info.Digest != o.digest:
 		return "its digest differs from the learner's"
 	case !maps.Equal(info.Metadata, o.meta):
-		return "its metadata differ from the learner's"
+		return metadataDiffer
 	}
 	return ""
 }
+
+// metadataDiffer is what differs says of an object whose data are o's
+// but not its metadata.
+const metadataDiffer = "its metadata differ from the learner's"
 
 // objectDigest returns the digest of data as the object store records it.
 func objectDigest(data []byte) string {
@@ -577,11 +581,20 @@ func (l *Learner) repair(ctx context.Context, files bool) {
 		}
 	} else if err == nil {
 		for _, o := range l.objects(files) {
-			if why := o.differs(ctx, obs); why != "" {
-				l.log.Warn("an object of the run is "+why+"; putting it again", "object", o.name)
-				if err := o.put(ctx, obs); err != nil {
-					l.log.Warn("repair", "err", err)
-				}
+			why := o.differs(ctx, obs)
+			if why == "" {
+				continue
+			}
+			l.log.Warn("an object of the run is "+why+"; putting it again", "object", o.name)
+			var err error
+			if why == metadataDiffer {
+				// The same data: a new object would cut the reads of it.
+				err = obs.UpdateMeta(ctx, o.name, jetstream.ObjectMeta{Name: o.name, Metadata: o.meta})
+			} else {
+				err = o.put(ctx, obs)
+			}
+			if err != nil {
+				l.log.Warn("repair", "err", err)
 			}
 		}
 	}
