@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -102,7 +105,12 @@ func TestModelDigests(t *testing.T) {
 		t.Fatalf("train: %v\n%s", err, errOut)
 	}
 	cp := filepath.Join(ctxRun, "checkpoint")
-	writeTo(t, filepath.Join(cp, cm.TableFile), string(stripDigest(t, readBytes(t, filepath.Join(cp, cm.TableFile)))))
+	// The table as an earlier phs wrote it: uncompressed, without a digest.
+	gz := filepath.Join(cp, cm.TableFile+cm.GzipSuffix)
+	writeTo(t, filepath.Join(cp, cm.TableFile), string(stripDigest(t, readBytes(t, gz))))
+	if err := os.Remove(gz); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, err := runPHS(t, "train", "-resume", ctxRun, "-iterations", "2")
 	if err != nil || !strings.Contains(errOut, noDigestWarning) || !strings.Contains(errOut, cp) {
 		t.Errorf("-resume of a checkpoint without digests: %v; want a warning that names it\n%s", err, errOut)
@@ -124,11 +132,22 @@ func stripDigest(t *testing.T, b []byte) []byte {
 	return b
 }
 
+// readBytes returns the contents of the file name, decompressed if its
+// name ends in cm.GzipSuffix.
 func readBytes(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.HasSuffix(name, cm.GzipSuffix) {
+		z, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err = io.ReadAll(z); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return b
 }

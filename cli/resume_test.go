@@ -59,8 +59,8 @@ func testTrainMoved(t *testing.T, learner string, extra ...string) {
 		t.Fatalf("the uninterrupted run: %+v; the test needs problems solved from the first iteration on, and updates in the last", its)
 	}
 	if len(extra) > 0 {
-		if b, err := os.ReadFile(filepath.Join(ref, "checkpoint", cm.TableFile)); err != nil || !bytes.Contains(b, []byte(`"phs-cm-compact/1"`)) {
-			t.Fatalf("the checkpoint of a run with %q does not hold its table in the compact form (%v)", extra, err)
+		if b := readBytes(t, filepath.Join(ref, "checkpoint", cm.TableFile+cm.GzipSuffix)); !bytes.Contains(b, []byte(`"phs-cm-compact/1"`)) {
+			t.Fatalf("the checkpoint of a run with %q does not hold its table in the compact form", extra)
 		}
 	}
 	run := filepath.Join(root, "repo", "runs", "run")

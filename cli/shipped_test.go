@@ -128,7 +128,7 @@ func TestDefaultModelKinds(t *testing.T) {
 		io.Discard, io.Discard, NewDomain[int]("line", parseCtxLines)); err != nil {
 		t.Fatalf("train: %v", err)
 	}
-	tb, err := cm.ReadTable(filepath.Join(run, "checkpoint", cm.TableFile))
+	tb, err := cm.ReadTable(filepath.Join(run, "checkpoint", cm.TableFile+cm.GzipSuffix))
 	if err != nil {
 		t.Fatal(err)
 	}

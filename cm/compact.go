@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/phs-go/phs/internal/atomicfile"
 	"github.com/phs-go/phs/internal/safetensors"
 )
 
@@ -26,7 +25,8 @@ const (
 )
 
 // WriteCompactTable writes t to the file name in the compact form of a
-// table (docs/MODEL_FORMAT.md), replacing it atomically: a trained model
+// table (docs/MODEL_FORMAT.md), replacing it atomically (compressed if
+// name ends in GzipSuffix): a trained model
 // for test searches in A bytes a row and the varint of its code (1 to 10
 // bytes, the difference to the previous code of its mutex set), where
 // WriteTable takes 4A + 12. ReadTable and ReadTableFS read it back as a
@@ -51,7 +51,7 @@ const (
 func WriteCompactTable(name string, t *Table) error {
 	b, err := marshalCompact(t, 8, false, nil)
 	if err == nil {
-		err = atomicfile.WriteFile(name, b)
+		err = writeFile(name, b)
 	}
 	if err != nil {
 		return fmt.Errorf("cm: %w", err)

@@ -527,9 +527,11 @@ func TestCompactGolden(t *testing.T) {
 	}
 }
 
+// readFile returns the contents of the file name, decompressed if its
+// name ends in GzipSuffix.
 func readFile(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(name)
+	b, err := readData(osOpen, name)
 	if err != nil {
 		t.Fatal(err)
 	}

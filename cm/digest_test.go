@@ -159,7 +159,7 @@ func TestLearnerDigest(t *testing.T) {
 	if err := lr.Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	js, tb, tj := readFile(t, filepath.Join(dir, LearnerFile)), readFile(t, filepath.Join(dir, TableFile)), readFile(t, filepath.Join(dir, TrajectoriesFile))
+	js, tb, tj := readFile(t, filepath.Join(dir, LearnerFile)), readFile(t, filepath.Join(dir, TableFile+GzipSuffix)), readFile(t, filepath.Join(dir, TrajectoriesFile+GzipSuffix))
 	var st map[string]any
 	if err := json.Unmarshal(js, &st); err != nil {
 		t.Fatal(err)

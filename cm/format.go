@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
-	"github.com/phs-go/phs/internal/atomicfile"
 	"github.com/phs-go/phs/internal/safetensors"
 )
 
@@ -153,11 +151,12 @@ func emptyTableOf(meta map[string]string) (*Table, error) {
 // searches, without the learner's solutions. It writes β as F32, each
 // parameter the nearest float32 in the box [ln εlow, 0] (the next one
 // toward 0 when the nearest is below ln εlow): half the bytes of the F64
-// that Learner.Save and Snapshot.MarshalBinary write exactly.
+// that Learner.Save and Snapshot.MarshalBinary write exactly. A name
+// ending in GzipSuffix is compressed.
 func WriteTable(name string, t *Table) error {
 	b, err := marshalTable(t, nil, true)
 	if err == nil {
-		err = atomicfile.WriteFile(name, b)
+		err = writeFile(name, b)
 	}
 	if err != nil {
 		return fmt.Errorf("cm: %w", err)
@@ -171,8 +170,9 @@ func WriteTable(name string, t *Table) error {
 // form, its rows in the order of their contexts), checking every field,
 // and its tensors against the SHA-256 of its metadata "sha256" (a file
 // written before it was recorded reads unchecked: see Table.NoDigest).
+// A name ending in GzipSuffix is decompressed.
 func ReadTable(name string) (*Table, error) {
-	b, err := os.ReadFile(name)
+	b, err := readData(osOpen, name)
 	if err != nil {
 		return nil, fmt.Errorf("cm: %w", err)
 	}
@@ -182,7 +182,7 @@ func ReadTable(name string) (*Table, error) {
 // ReadTableFS is ReadTable for the file name of the file system fsys,
 // such as a table embedded in a binary (embed.FS).
 func ReadTableFS(fsys fs.FS, name string) (*Table, error) {
-	b, err := fs.ReadFile(fsys, name)
+	b, err := readData(fsOpen(fsys), name)
 	if err != nil {
 		return nil, fmt.Errorf("cm: %w", err)
 	}

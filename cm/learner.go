@@ -1,7 +1,6 @@
 package cm
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -9,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -496,7 +496,7 @@ const (
 // and whether it names one: path itself if it is a file (a table that
 // WriteTable wrote), else the table of the learner saved in
 // path/checkpoint (a training run's directory) or in path (Learner.Save),
-// else path/TableFile.
+// else path/TableFile, compressed (GzipSuffix) or not.
 func FindTable(path string) (string, bool) {
 	fi, err := os.Stat(path)
 	switch {
@@ -507,13 +507,29 @@ func FindTable(path string) (string, bool) {
 	}
 	for _, dir := range []string{filepath.Join(path, "checkpoint"), path} {
 		if _, err := os.Stat(filepath.Join(dir, LearnerFile)); err == nil {
-			return filepath.Join(dir, TableFile), true
+			return learnerFile(dir, TableFile), true
 		}
 	}
-	if _, err := os.Stat(filepath.Join(path, TableFile)); err == nil {
-		return filepath.Join(path, TableFile), true
+	if name := learnerFile(path, TableFile); exists(name) {
+		return name, true
 	}
 	return "", false
+}
+
+// learnerFile returns the file of a learner's directory dir that holds
+// base (TableFile or TrajectoriesFile): dir/base+GzipSuffix, which Save
+// writes, if it exists, else dir/base, which an earlier phs wrote.
+func learnerFile(dir, base string) string {
+	if name := filepath.Join(dir, base+GzipSuffix); exists(name) {
+		return name
+	}
+	return filepath.Join(dir, base)
+}
+
+// exists reports whether the file name exists.
+func exists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
 }
 
 // learnerState is what LearnerFile holds.
@@ -529,13 +545,14 @@ type learnerState struct {
 }
 
 // Save writes the learner to directory dir, which exists: its settings
-// and layout to cm.json, its table to table.safetensors (β as F64,
+// and layout to cm.json, its table to table.safetensors.gz (β as F64,
 // exactly, or with LearnerConfig.Bits in the compact form, exactly) and
 // the solutions it keeps, pending or not, to
-// trajectories.safetensors as their problems' indices and their actions
-// alone (see docs/MODEL_FORMAT.md), each file replaced atomically. The
-// table's metadata holds the SHA-256 of its tensors, cm.json that of the
-// trajectories'. The
+// trajectories.safetensors.gz as their problems' indices and their
+// actions alone (see docs/MODEL_FORMAT.md), each file compressed
+// (GzipSuffix) and replaced atomically, cm.json last; it then removes the
+// uncompressed files of an earlier phs. The table's metadata holds the
+// SHA-256 of its tensors, cm.json that of the trajectories'. The
 // contexts of the solutions' states are not written: LoadLearner
 // rebuilds them by replaying the actions from the problems' start
 // states. The solutions are written as they are read, in pieces: Save
@@ -545,24 +562,19 @@ func (l *Learner[S]) Save(dir string) error {
 	if err != nil {
 		return fmt.Errorf("cm: %w", err)
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, TableFile), tb); err != nil {
+	if err := writeFile(filepath.Join(dir, TableFile+GzipSuffix), tb); err != nil {
 		return fmt.Errorf("cm: %w", err)
 	}
-	f, err := atomicfile.Create(filepath.Join(dir, TrajectoriesFile))
+	fw, err := createFile(filepath.Join(dir, TrajectoriesFile+GzipSuffix))
 	if err != nil {
 		return fmt.Errorf("cm: %w", err)
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	digest, err := l.writeTrajectories(w)
+	digest, err := l.writeTrajectories(fw)
 	if err != nil {
-		f.Abort()
+		fw.Abort()
 		return fmt.Errorf("cm: %s: %w", TrajectoriesFile, err)
 	}
-	if err := w.Flush(); err != nil {
-		f.Abort()
-		return fmt.Errorf("cm: %w", err)
-	}
-	if err := f.Commit(); err != nil {
+	if err := fw.Commit(); err != nil {
 		return fmt.Errorf("cm: %w", err)
 	}
 	js, err := l.settings(digest)
@@ -571,6 +583,11 @@ func (l *Learner[S]) Save(dir string) error {
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, LearnerFile), js); err != nil {
 		return fmt.Errorf("cm: %w", err)
+	}
+	for _, base := range []string{TableFile, TrajectoriesFile} {
+		if err := os.Remove(filepath.Join(dir, base)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("cm: %w", err)
+		}
 	}
 	return nil
 }
@@ -640,7 +657,8 @@ func addColumns[E any](src map[string]safetensors.Source, prefix string, m map[i
 	})}
 }
 
-// LoadLearner reads the learner that Learner.Save wrote to dir, whose
+// LoadLearner reads the learner that Learner.Save wrote to dir (its files
+// compressed, or not as an earlier phs wrote them), whose
 // optimisations run on threads goroutines (OptimizerConfig.Threads, which
 // Save does not write). tasks are the run's problems, which the solutions
 // are of: the file holds each solution's problem as its index in tasks
@@ -667,11 +685,11 @@ func LoadLearner[S comparable](dir string, threads int, tasks ...search.Task[S])
 	if err != nil {
 		return nil, fmt.Errorf("cm: %w", err)
 	}
-	tb, err := os.ReadFile(filepath.Join(dir, TableFile))
+	tb, err := readData(osOpen, learnerFile(dir, TableFile))
 	if err != nil {
 		return nil, fmt.Errorf("cm: %w", err)
 	}
-	tj, err := os.ReadFile(filepath.Join(dir, TrajectoriesFile))
+	tj, err := readData(osOpen, learnerFile(dir, TrajectoriesFile))
 	if err != nil {
 		return nil, fmt.Errorf("cm: %w", err)
 	}

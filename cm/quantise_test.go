@@ -284,7 +284,8 @@ func TestQuantisedLearner(t *testing.T) {
 	}
 }
 
-// quantisedFiles returns the files of lr.Save: cm.json, table.safetensors
+// quantisedFiles returns the files of lr.Save, decompressed: cm.json,
+// table.safetensors
 // and trajectories.safetensors.
 func quantisedFiles(t *testing.T, lr *Learner[int32]) [3][]byte {
 	t.Helper()

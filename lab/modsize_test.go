@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/phs-go/phs/cm"
 	"github.com/phs-go/phs/model"
 
 	"golang.org/x/mod/module"
@@ -96,7 +97,8 @@ func labFiles(t *testing.T) map[string]int64 {
 // models groups the model files among files (paths with slashes, and
 // their sizes) by model: a network is the directory of its
 // weights.safetensors with its config.json, a context model's table
-// (any other .safetensors file) is a model alone.
+// (any other .safetensors file, compressed or not: .safetensors.gz) is a
+// model alone.
 func models(files map[string]int64) map[string][]string {
 	m := map[string][]string{}
 	for name := range files {
@@ -108,7 +110,7 @@ func models(files map[string]int64) map[string][]string {
 			if _, ok := files[dir+model.WeightsFile]; ok {
 				m[path.Clean(dir)] = append(m[path.Clean(dir)], name)
 			}
-		case path.Ext(base) == ".safetensors":
+		case strings.HasSuffix(base, ".safetensors") || strings.HasSuffix(base, ".safetensors"+cm.GzipSuffix):
 			m[name] = append(m[name], name)
 		}
 	}
@@ -331,6 +333,7 @@ func TestModelsGrouping(t *testing.T) {
 		"b/config.json":               3, // no weights beside it: a record
 		"c/table.safetensors":         4,
 		"c/full.safetensors":          5,
+		"c/small.safetensors.gz":      7,
 		"d/README.md":                 6,
 	}
 	got := models(files)
@@ -338,9 +341,10 @@ func TestModelsGrouping(t *testing.T) {
 		slices.Sort(parts)
 	}
 	want := map[string][]string{
-		"a/model":             {"a/model/config.json", "a/model/weights.safetensors"},
-		"c/table.safetensors": {"c/table.safetensors"},
-		"c/full.safetensors":  {"c/full.safetensors"},
+		"a/model":                {"a/model/config.json", "a/model/weights.safetensors"},
+		"c/table.safetensors":    {"c/table.safetensors"},
+		"c/full.safetensors":     {"c/full.safetensors"},
+		"c/small.safetensors.gz": {"c/small.safetensors.gz"},
 	}
 	if !maps.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("models(%v) = %v, want %v", files, got, want)

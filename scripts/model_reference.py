@@ -18,7 +18,7 @@ channels, height and width.
 
 A file, not a directory, is a context model's table (package cm: the
 format of table.safetensors, beta F64 or F32, or the compact form,
-beta_q U8 or U16); the
+beta_q U8 or U16; compressed with gzip if its name ends in .gz); the
 input is then a JSON list of states, each the list of its M context
 codes, and the script prints the table's number of rows and the
 log-policy of each state (mix 0).
@@ -27,6 +27,7 @@ Needs NumPy; --torch needs PyTorch too.
 """
 
 import argparse
+import gzip
 import hashlib
 import json
 import os
@@ -47,8 +48,9 @@ def read_safetensors(path, sha256=None):
     a safetensors file: an 8-byte little-endian header length, a JSON
     header, then the tensors' little-endian data. The tensors must have
     the SHA-256 sha256 if given, else the one of the metadata "sha256" if
-    any (tensors_sha256)."""
-    with open(path, "rb") as f:
+    any (tensors_sha256). A path ending in .gz is of a file compressed
+    with gzip, as phs writes a learner's table."""
+    with (gzip.open if path.endswith(".gz") else open)(path, "rb") as f:
         b = f.read()
     (n,) = struct.unpack("<Q", b[:8])
     header = json.loads(b[8 : 8 + n])

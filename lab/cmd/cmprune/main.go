@@ -5,7 +5,8 @@
 //	cmprune [-flush [-threads N]] [-compact] -tol 0.1 -out model.safetensors RUN
 //
 // RUN is a context model's table file, or a run or checkpoint directory
-// that holds one (table.safetensors). With -flush, RUN is a training run
+// that holds one (table.safetensors, compressed or not). An -out that
+// ends in .gz is compressed (cm.GzipSuffix). With -flush, RUN is a training run
 // or checkpoint directory of a context model's learner, and the table
 // pruned is the learner's after cm.Learner.Flush, which optimises over
 // the solutions that the run's last updates left pending (the run's
@@ -84,7 +85,7 @@ func run(args []string, stdout io.Writer) error {
 			return usageError{fmt.Errorf("-flush: %s is a table file; want a run or checkpoint directory", in)}
 		}
 		dir := filepath.Dir(in)
-		inputs = append(inputs, filepath.Join(dir, cm.LearnerFile), filepath.Join(dir, cm.TrajectoriesFile),
+		inputs = append(inputs, filepath.Join(dir, cm.LearnerFile), filepath.Join(dir, cm.TrajectoriesFile), filepath.Join(dir, cm.TrajectoriesFile+cm.GzipSuffix),
 			filepath.Join(dir, "run.json"), filepath.Join(filepath.Dir(dir), "run.json"))
 		if _, files, err := runProblems(dir); err == nil {
 			inputs = append(inputs, files...)

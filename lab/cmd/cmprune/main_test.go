@@ -24,7 +24,7 @@ func TestPrune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := filepath.Join(dir, cm.TableFile)
+	in := filepath.Join(dir, cm.TableFile+cm.GzipSuffix)
 	if err := cm.WriteTable(in, tb); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestFlush(t *testing.T) {
 		}
 	}
 	writeRun(fmt.Sprintf(`{"domain": "witness", "files": [%q]}`, rel))
-	saved, err := os.ReadFile(filepath.Join(dir, cm.TableFile))
+	saved, err := os.ReadFile(filepath.Join(dir, cm.TableFile+cm.GzipSuffix))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,10 +183,10 @@ func TestFlush(t *testing.T) {
 	if !strings.Contains(b.String(), "flushed: 6 solutions") || p.Rows() <= lr.Table().Rows() {
 		t.Errorf("-flush: %d rows, the saved table %d; output %q", p.Rows(), lr.Table().Rows(), b.String())
 	}
-	if after, _ := os.ReadFile(filepath.Join(dir, cm.TableFile)); !bytes.Equal(after, saved) {
+	if after, _ := os.ReadFile(filepath.Join(dir, cm.TableFile+cm.GzipSuffix)); !bytes.Equal(after, saved) {
 		t.Error("-flush changed the run's table")
 	}
-	for _, args := range [][]string{{"-flush", "-out", out, filepath.Join(dir, cm.TableFile)}, {"-flush", "-threads", "0", "-out", out, dir}} {
+	for _, args := range [][]string{{"-flush", "-out", out, filepath.Join(dir, cm.TableFile+cm.GzipSuffix)}, {"-flush", "-threads", "0", "-out", out, dir}} {
 		if err := run(args, new(bytes.Buffer)); err == nil {
 			t.Errorf("%v: no error", args)
 		}
@@ -236,7 +236,7 @@ func TestOutIsInput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(runDir, "run.json"), []byte(js), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in := filepath.Join(dir, cm.TableFile)
+	in := filepath.Join(dir, cm.TableFile+cm.GzipSuffix)
 	other := t.TempDir()
 	symlink, hardlink := filepath.Join(other, "symlink"), filepath.Join(other, "hardlink")
 	if err := os.Symlink(in, symlink); err != nil {
@@ -245,7 +245,7 @@ func TestOutIsInput(t *testing.T) {
 	if err := os.Link(in, hardlink); err != nil {
 		t.Fatal(err)
 	}
-	files := []string{in, filepath.Join(dir, cm.LearnerFile), filepath.Join(dir, cm.TrajectoriesFile), problems}
+	files := []string{in, filepath.Join(dir, cm.LearnerFile), filepath.Join(dir, cm.TrajectoriesFile+cm.GzipSuffix), problems}
 	saved := map[string][]byte{}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -258,13 +258,13 @@ func TestOutIsInput(t *testing.T) {
 		{"-out", in, in},
 		{"-out", in, dir},
 		{"-out", in, runDir},
-		{"-out", filepath.Join(dir, "..", "checkpoint", ".", cm.TableFile), in},
+		{"-out", filepath.Join(dir, "..", "checkpoint", ".", cm.TableFile+cm.GzipSuffix), in},
 		{"-out", symlink, in},
 		{"-out", hardlink, dir},
 		{"-compact", "-out", in, in},
 		{"-flush", "-out", in, dir},
 		{"-flush", "-out", filepath.Join(dir, cm.LearnerFile), dir},
-		{"-flush", "-out", filepath.Join(dir, cm.TrajectoriesFile), runDir},
+		{"-flush", "-out", filepath.Join(dir, cm.TrajectoriesFile+cm.GzipSuffix), runDir},
 		{"-flush", "-out", problems, dir},
 	} {
 		err := run(args, new(bytes.Buffer))
