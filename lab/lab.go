@@ -122,9 +122,13 @@ var Rows = []Row{
 // context models), trained from scratch on a domain's training set and
 // tested as the rows of Table 1 are: Dir holds the metrics of its
 // training runs (Training, relative to the lab) and the per-problem
-// results of its Bootstrap test on the test set (test.jsonl).
+// results of its Bootstrap test on the test set (Test.jsonl).
 type Successor struct {
 	Domain, Method, Dir string
+	// Test names the Bootstrap test's results, Dir/Test.jsonl; "test" if
+	// empty. Flags are that test's flags besides the model and -batch 1.
+	Test  string
+	Flags []string
 	// Model is the context model's table file (cm.WriteTable), relative
 	// to the lab; "" if the model is not in the repository, too large
 	// for it (Dir's README says how to make it).
@@ -132,12 +136,23 @@ type Successor struct {
 	Training []string
 }
 
-// Successors are the successors' models, in the order of the pages.
+// TestName returns the name of sc's Bootstrap test's results.
+func (sc Successor) TestName() string {
+	if sc.Test == "" {
+		return "test"
+	}
+	return sc.Test
+}
+
+// Successors are the successors' models, in the order of the pages, those
+// of a domain one after the other.
 var Successors = []Successor{
 	{Domain: "witness", Method: "LTS+CM: a context model, LevinTS (shipped: models/witness)", Dir: "witness-ltscm", Model: "../models/witness/table.safetensors",
 		Training: []string{"witness-ltscm/run"}},
-	{Domain: "sokoban", Method: "LTS+CM: a context model, LevinTS (whole table, not committed)", Dir: "sokoban-ltscm",
+	{Domain: "sokoban", Method: "LTS+CM: a context model, LevinTS", Dir: "sokoban-ltscm", Model: "sokoban-ltscm/model.safetensors.gz",
 		Training: []string{"sokoban-ltscm/run"}},
+	{Domain: "sokoban", Method: "the same, deadlocks pruned, solutions shortened and reordered", Dir: "sokoban-ltscm", Model: "sokoban-ltscm/model.safetensors.gz",
+		Test: "test-best", Flags: []string{"-prune-deadlocks", "-shorten", "-reorder"}, Training: []string{"sokoban-ltscm/run"}},
 }
 
 // SqrtLTSDir holds the Bootstrap tests of the shipped Sokoban network

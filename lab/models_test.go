@@ -107,7 +107,7 @@ func TestSuccessors(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(sc.Dir, "README.md")); err != nil {
 			t.Error(err)
 		}
-		if _, err := lab.ResultFile(sc.Dir, "test"); err != nil {
+		if _, err := lab.ResultFile(sc.Dir, sc.TestName()); err != nil {
 			t.Error(err)
 		}
 		for _, d := range sc.Training {

@@ -15,7 +15,7 @@
 //   - pruned: Table 1's line "deadlocks pruned", the Bootstrap test of the
 //     network of lab.PrunedDir;
 //   - successors: the Bootstrap test of each context model of
-//     lab.Successors (DIR/test.jsonl.gz);
+//     lab.Successors (DIR/TEST.jsonl.gz);
 //   - sqrtlts: the network of lab.PrunedDir under PHS* and √LTS,
 //     lab.SqrtLTSDir/test-NAME.jsonl.gz of lab.SqrtLTSTests;
 //   - sqrtlts-training: the Bootstrap test of the network of each run of
@@ -363,14 +363,14 @@ func successors(c config) ([]job, []skip, error) {
 	var js []job
 	var skips []skip
 	for _, sc := range lab.Successors {
-		out := path.Join(sc.Dir, "test")
+		out := path.Join(sc.Dir, sc.TestName())
 		if sc.Model == "" {
 			skips = append(skips, skip{"successors", sc.Domain, out,
 				"its model is not committed, too large for the repository (" + sc.Dir + "/README.md says how to make it)"})
 			continue
 		}
 		js = append(js, c.phs("successors", sc.Domain, "test", out, c.testFile(sc.Domain), 0,
-			slices.Concat([]string{"-model", sc.Model, "-batch", "1"}, rounds(defaultRounds))...))
+			slices.Concat([]string{"-model", sc.Model, "-batch", "1"}, sc.Flags, rounds(defaultRounds))...))
 	}
 	return js, skips, nil
 }

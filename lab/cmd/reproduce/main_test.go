@@ -255,7 +255,7 @@ func TestSkips(t *testing.T) {
 	want := map[string]string{} // the reason of each row skipped
 	for _, sc := range lab.Successors {
 		if sc.Model == "" {
-			want[sc.Dir+"/test"] = "model is not committed"
+			want[sc.Dir+"/"+sc.TestName()] = "model is not committed"
 		}
 	}
 	for _, r := range lab.SqrtLTSTraining {

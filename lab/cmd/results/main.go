@@ -387,10 +387,9 @@ Context models (package cm; Orseau, Hutter and Lelis, IJCAI 2023)
 trained from scratch on each domain's training set with LTS+CM's budget
 rule (` + "`-schedule ltscm-ref`" + `) and tested with the paper's Bootstrap test,
 beside the networks of Table 1's LevinTS and PHS* rows of the domain and
-the paper's LevinTS. Training: wall time and expansions (the row's
-README says on how many cores, and how much of the time was the
-learner's). The
-context models searched one node at a time (` + "`-batch 1`" + `), the networks
+the paper's LevinTS. Training: wall time and expansions (the cores and
+the learner's share: the row's README). The context models searched one
+node at a time (` + "`-batch 1`" + `), the networks
 in batches of 32, as in Table 1; at the same batch, the Witness's
 network expands fewer nodes and its context model searches faster
 ([witness-ltscm](../lab/witness-ltscm)).
@@ -398,10 +397,13 @@ network expands fewer nodes and its context model searches faster
 | domain | model | solved | length | expansions | time (s) | training | row |
 |---|---|---:|---:|---:|---:|---:|---|
 `)
-	for _, sc := range lab.Successors {
-		o := ours(g.summary(sc.Dir, "test"))
+	for i, sc := range lab.Successors {
+		o := ours(g.summary(sc.Dir, sc.TestName()))
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | [%s](../lab/%s) |\n", lab.DomainNames[sc.Domain], sc.Method,
 			o[0], o[1], o[2], o[3], g.successorTraining(sc), sc.Dir, sc.Dir)
+		if i+1 < len(lab.Successors) && lab.Successors[i+1].Domain == sc.Domain {
+			continue // the networks' rows after the domain's last successor
+		}
 		for _, alg := range []string{"levints", "phsstar"} {
 			r, _ := lab.FindRow(sc.Domain, alg)
 			o := ours(g.summary(r.Final, "test"))
@@ -699,12 +701,15 @@ optimal solutions and their symmetric images, searched with
 deadlocks pruned: %s · %s. Lengths, times, training costs, the fixed-network and
 fixed-limit tables and learning curves: [docs/RESULTS.md](docs/RESULTS.md).
 `, s[0], s[2])
-	b.WriteString("Context models of LTS+CM, trained from scratch:")
+	b.WriteString("Context models of LTS+CM, trained from scratch (each domain's first row of \"Successors\"):")
 	for i, sc := range lab.Successors {
+		if i > 0 && lab.Successors[i-1].Domain == sc.Domain {
+			continue
+		}
 		if i > 0 {
 			b.WriteString(";")
 		}
-		fmt.Fprintf(b, " %s %s", lab.DomainNames[sc.Domain], short(ours(g.summary(sc.Dir, "test"))))
+		fmt.Fprintf(b, " %s %s", lab.DomainNames[sc.Domain], short(ours(g.summary(sc.Dir, sc.TestName()))))
 	}
 	b.WriteString(".\n")
 }
