@@ -149,10 +149,60 @@ func (sc Successor) TestName() string {
 var Successors = []Successor{
 	{Domain: "witness", Method: "LTS+CM: a context model, LevinTS (shipped: models/witness)", Dir: "witness-ltscm", Model: "../models/witness/table.safetensors",
 		Training: []string{"witness-ltscm/run"}},
+	{Domain: "witness", Method: "the same, trained 30 min on one core beside the reference", Dir: "witness-ltscm/beside-reference",
+		Model: "witness-ltscm/beside-reference/model.safetensors.gz", Training: []string{"witness-ltscm/beside-reference/run"}},
 	{Domain: "sokoban", Method: "LTS+CM: a context model, LevinTS", Dir: "sokoban-ltscm", Model: "sokoban-ltscm/model.safetensors.gz",
 		Training: []string{"sokoban-ltscm/run"}},
 	{Domain: "sokoban", Method: "the same, deadlocks pruned, solutions shortened and reordered", Dir: "sokoban-ltscm", Model: "sokoban-ltscm/model.safetensors.gz",
 		Test: "test-best", Flags: []string{"-prune-deadlocks", "-shorten", "-reorder"}, Training: []string{"sokoban-ltscm/run"}},
+}
+
+// A Reference is a reference implementation of a successor, trained and
+// tested on this machine beside it: Dir holds its Bootstrap test's
+// per-problem results, test.csv.gz (the columns index, solved, expansions
+// and length, as it counts them), and Training says how it trained.
+type Reference struct {
+	Domain, Method, Dir, Training string
+}
+
+// References are the references measured, in the order of the pages.
+var References = []Reference{
+	{Domain: "witness", Method: "the reference LTS+CM (Racket), trained 30 min on one core", Dir: "witness-ltscm/beside-reference/reference",
+		Training: "0h30, 1 core"},
+}
+
+// Summarize returns the summary of r's test, from Dir/test.csv.gz under
+// the lab's directory lab. Every field is checked: a header of the four
+// columns, then one row per problem, an index counting from 0, solved 0
+// or 1, expansions ≥ 0, and a length ≥ 0 (≥ 1 if solved).
+func (r Reference) Summarize(lab string) (report.Summary, error) {
+	name := filepath.Join(lab, r.Dir, "test.csv.gz")
+	var rows [][]string
+	err := readFile(name, func(f io.Reader) error {
+		var err error
+		rows, err = csv.NewReader(f).ReadAll()
+		return err
+	})
+	if err != nil {
+		return report.Summary{}, fmt.Errorf("lab: %s: %w", name, err)
+	}
+	if len(rows) < 2 || !slices.Equal(rows[0], []string{"index", "solved", "expansions", "length"}) {
+		return report.Summary{}, fmt.Errorf("lab: %s: want the header index,solved,expansions,length and a row per problem", name)
+	}
+	s := report.Summary{Name: r.Method}
+	for i, row := range rows[1:] {
+		var v [4]int64
+		for j, c := range row {
+			if v[j], err = strconv.ParseInt(c, 10, 64); err != nil || v[j] < 0 {
+				return report.Summary{}, fmt.Errorf("lab: %s:%d: column %s: %q", name, i+2, rows[0][j], c)
+			}
+		}
+		if v[0] != int64(i) || v[1] > 1 || (v[1] == 1 && v[3] == 0) {
+			return report.Summary{}, fmt.Errorf("lab: %s:%d: %v: want index %d, solved 0 or 1, a solution's length ≥ 1", name, i+2, row, i)
+		}
+		s.Add(report.Record{Solved: v[1] == 1, Expansions: v[2], Length: int(v[3])})
+	}
+	return s, nil
 }
 
 // SqrtLTSDir holds the Bootstrap tests of the shipped Sokoban network

@@ -1,6 +1,8 @@
 package lab_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"io/fs"
@@ -96,6 +98,43 @@ func TestNetworks(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReferences checks that each reference's test reads, and that a
+// test file with a bad field is an error that names its line.
+func TestReferences(t *testing.T) {
+	for _, r := range lab.References {
+		s, err := r.Summarize(".")
+		if err != nil || s.Problems != 1000 {
+			t.Errorf("%s: %d problems, %v", r.Dir, s.Problems, err)
+		}
+	}
+	for _, tc := range []struct{ csv, want string }{
+		{"index,solved,expansions,length\n0,1,5,3\n1,0,9,0\n", ""},
+		{"index,solved,expansions\n0,1,5\n", "header"},
+		{"index,solved,expansions,length\n", "header"},
+		{"index,solved,expansions,length\n0,1,5,3\n2,1,5,3\n", ":3:"},
+		{"index,solved,expansions,length\n0,2,5,3\n", ":2:"},
+		{"index,solved,expansions,length\n0,1,5,0\n", ":2:"},
+		{"index,solved,expansions,length\n0,1,-5,3\n", ":2: column expansions"},
+		{"index,solved,expansions,length\n0,1,x,3\n", ":2: column expansions"},
+	} {
+		dir := t.TempDir()
+		var b bytes.Buffer
+		z := gzip.NewWriter(&b)
+		z.Write([]byte(tc.csv))
+		z.Close()
+		if err := os.WriteFile(filepath.Join(dir, "test.csv.gz"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := lab.Reference{Dir: "."}.Summarize(dir)
+		switch {
+		case tc.want == "" && (err != nil || s.Problems != 2 || s.Solved != 1 || s.Expansions != 5):
+			t.Errorf("%q: %+v, %v", tc.csv, s, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%q: error %v; want one with %q", tc.csv, err, tc.want)
+		}
 	}
 }
 

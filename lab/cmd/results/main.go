@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -218,12 +219,11 @@ are of its Python code on other hardware. Training: the wall time of
 our runs on 1 or 2 cores; the paper trained each network for 7 days on 6
 CPUs. Each row's directory in [lab/](../lab) holds its network, the
 metrics and logs of its training, its per-problem results, and a README
-that says how it was made and what was tried on the way;
-[lab/NOTEBOOK.md](../lab/NOTEBOOK.md) has the methods that rows share.
-The A* rows test the goal at generation and drop repeated
-states, in training and in the tests, as the paper's A* (-goal-test
-generation); phs's A* tests at expansion by default, and then returns
-shortest solutions with an admissible heuristic.
+that says how it was made ([lab/NOTEBOOK.md](../lab/NOTEBOOK.md): the
+methods that rows share). The A* rows test the goal at generation and
+drop repeated states, as the paper's A* (-goal-test generation); phs's
+A* tests at expansion by default, and returns shortest solutions with
+an admissible heuristic.
 
 ## Table 1: each algorithm with its own network
 
@@ -259,11 +259,9 @@ below, "Successors"), and the networks of sliding-tile WA*
 hidden units trained by imitating optimal solutions and their images
 under the symmetries of the square, searched with
 deadlocks pruned at temperature 12 (below, "Sokoban: short
-solutions"). Until 2026-11-27 the Sokoban network was the one of the
-line "deadlocks pruned" above, trained by the Bootstrap process with
-simple deadlocks pruned ([its run and network](../lab/` + lab.PrunedDir + `)):
-pruning keeps every solution, but the domain is not the paper's, so
-that line is beside the paper's PHS* only for scale.
+solutions"). The line "deadlocks pruned" ([its run and network](../lab/` + lab.PrunedDir + `))
+keeps every solution, but its domain is not the paper's: it is beside
+the paper's PHS* only for scale.
 
 ## The PHS* network under every algorithm
 
@@ -392,7 +390,10 @@ the learner's share: the row's README). The context models searched one
 node at a time (` + "`-batch 1`" + `), the networks
 in batches of 32, as in Table 1; at the same batch, the Witness's
 network expands fewer nodes and its context model searches faster
-([witness-ltscm](../lab/witness-ltscm)).
+([witness-ltscm](../lab/witness-ltscm)). The reference implementation
+(Racket) and phs trained side by side, 30 minutes on one core each
+([witness-ltscm/beside-reference](../lab/witness-ltscm/beside-reference):
+the reference counts its expansions in its own way).
 
 | domain | model | solved | length | expansions | time (s) | training | row |
 |---|---|---:|---:|---:|---:|---:|---|
@@ -403,6 +404,18 @@ network expands fewer nodes and its context model searches faster
 			o[0], o[1], o[2], o[3], g.successorTraining(sc), sc.Dir, sc.Dir)
 		if i+1 < len(lab.Successors) && lab.Successors[i+1].Domain == sc.Domain {
 			continue // the networks' rows after the domain's last successor
+		}
+		for _, r := range lab.References {
+			if r.Domain != sc.Domain {
+				continue
+			}
+			s, err := r.Summarize(g.dir)
+			if err != nil {
+				g.fail(err)
+			}
+			o := ours(s)
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | – | %s | [%s](../lab/%s) |\n", lab.DomainNames[r.Domain], r.Method,
+				o[0], o[1], o[2], r.Training, path.Dir(r.Dir), path.Dir(r.Dir))
 		}
 		for _, alg := range []string{"levints", "phsstar"} {
 			r, _ := lab.FindRow(sc.Domain, alg)
@@ -431,9 +444,8 @@ the 1,000 test levels and on 200 medium levels held back from training
 (the first 200 of medium/train/049.txt). The networks and the settings
 were chosen on validation levels: the shipped network's temperature, 12,
 as the shortest solutions of the integer temperatures under 900
-expansions a level on 3,000 validation levels (4 was the choice before
-the pruning of stuck subsets); the batch of the network for hard levels,
-16, as the fewest expansions within 5%% of the optimal length on 1,000
+expansions a level on 3,000 validation levels; the batch of the network
+for hard levels, 16, as the fewest expansions within 5%% of the optimal length on 1,000
 medium validation levels. Training: the shipped network 37 min of
 sokopt and 85 min of imitate on one core (its config.json); the network
 for hard levels about 15 min more of one core (medium-model.sh: 6.0 M
@@ -549,7 +561,7 @@ one core, the other idle,`, lab.ShorterTimingRuns)
 		if i == len(lab.ShorterTimings)-2 {
 			sep = "."
 		}
-		fmt.Fprintf(b, "\n%s took %sx to %sx WA*'s time (median %sx)%s", t.Search, num(r[0], 2), num(r[len(r)-1], 2), num(r[len(r)/2], 2), sep)
+		fmt.Fprintf(b, " %s took %sx to %sx WA*'s time (median %sx)%s", t.Search, num(r[0], 2), num(r[len(r)-1], 2), num(r[len(r)/2], 2), sep)
 	}
 	b.WriteString("\n")
 }
