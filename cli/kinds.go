@@ -104,7 +104,7 @@ func (d *domainOf[S]) learner(name string) (Learner[S], error) {
 			return l, nil
 		}
 	}
-	return nil, fmt.Errorf("the %s domain has no learner %q (it has %s)", d.c.name, name, kindNames(d.c.learners))
+	return nil, fmt.Errorf("the %s domain has no learner %q (want %s)", d.c.name, name, kindNames(d.c.learners))
 }
 
 func (d *domainOf[S]) checkLearner(name string) error {

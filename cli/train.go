@@ -325,12 +325,12 @@ func (cfg *trainConfig) setUp(e *env, d domain) error {
 // ignores (LearnerKind.Ignores).
 func (cfg *trainConfig) checkKindFlags(e *env) error {
 	kind, _ := e.kind(cfg.learner)
-	refused := kind.Ignores
+	refused := slices.Clone(kind.Ignores)
 	for _, k := range e.kinds {
 		if k.Name != kind.Name {
 			fs := flag.NewFlagSet(k.Name, flag.ContinueOnError)
 			k.Flags(fs)
-			fs.VisitAll(func(f *flag.Flag) { refused = append(refused[:len(refused):len(refused)], f.Name) })
+			fs.VisitAll(func(f *flag.Flag) { refused = append(refused, f.Name) })
 		}
 	}
 	var err error
