@@ -15,7 +15,6 @@ import (
 	"strconv"
 
 	"github.com/nats-io/nats.go"
-	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/cluster"
 	"github.com/phs-go/phs/cm"
 	"github.com/phs-go/phs/domain/rubiks"
@@ -24,7 +23,6 @@ import (
 	"github.com/phs-go/phs/domain/witness"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/models"
-	"github.com/phs-go/phs/network"
 	"github.com/phs-go/phs/search"
 )
 
@@ -54,6 +52,7 @@ type options struct {
 	gen          Generator
 	noModelAlg   *search.Algorithm
 	defaultModel func() (models.Model, error)
+	learners     []any // Learner[S]
 }
 
 // ProblemID gives the ID of each problem read, such as "<file base
@@ -149,8 +148,9 @@ type Generator interface {
 //     sokoban.Problem.Reorder: -reorder.
 //
 // The options add the rest: ProblemID, ParseFirst, InitialBudget,
-// WithGenerator, NoModelAlgorithm, DefaultModel. NewDomain panics, at the start of the
-// program, for a bad name, a nil parse or an option that does not fit.
+// WithGenerator, NoModelAlgorithm, DefaultModel, WithLearner. NewDomain
+// panics, at the start of the program, for a bad name, a nil parse or an
+// option that does not fit.
 func NewDomain[S comparable, P search.Problem[S]](name string, parse func(r io.Reader, file string) ([]P, error), opts ...Option) Domain {
 	if !domainName.MatchString(name) {
 		panic(fmt.Sprintf("cli: NewDomain(%q): want a name of lower-case letters, digits and '-'", name))
@@ -210,7 +210,27 @@ func NewDomain[S comparable, P search.Problem[S]](name string, parse func(r io.R
 		}
 		first = f
 	}
-	d := &domainOf[S]{c: caps}
+	learners := shippedLearners[S]()
+	for _, l := range o.learners {
+		k, ok := l.(Learner[S])
+		if !ok {
+			panic(fmt.Sprintf("cli: NewDomain(%q): WithLearner takes a %T, want a Learner of the states of %T", name, l, zero))
+		}
+		kind := k.Kind()
+		for _, other := range learners {
+			if other.Kind().Name == kind.Name {
+				panic(fmt.Sprintf("cli: NewDomain(%q): two learners called %q", name, kind.Name))
+			}
+		}
+		if !domainName.MatchString(kind.Name) || kind.Flags == nil {
+			panic(fmt.Sprintf("cli: NewDomain(%q): WithLearner(%q): want a name of lower-case letters, digits and '-', and Flags", name, kind.Name))
+		}
+		learners = append(learners, k)
+	}
+	for _, l := range learners {
+		caps.learners = append(caps.learners, l.Kind())
+	}
+	d := &domainOf[S]{c: caps, learners: learners, zero: zero}
 	d.parse = func(r io.Reader, file string, n int) ([]search.Task[S], error) {
 		ps, err := first(r, file, n)
 		if err != nil {
@@ -278,6 +298,7 @@ type capabilities struct {
 	gen                               Generator
 	noModelAlg                        search.Algorithm
 	defaultModel                      func() (models.Model, error)
+	learners                          []LearnerKind // of domainOf.learners
 }
 
 // A domain is what the commands need of a problem domain, with its state
@@ -289,6 +310,9 @@ type domain interface {
 	test(ctx context.Context, cfg *testConfig, files []string, stdout, stderr io.Writer) error
 	// train runs or resumes (resume) a Bootstrap training run.
 	train(ctx context.Context, cfg *trainConfig, resume bool, stderr io.Writer) error
+	// checkLearner returns an error if the domain has no kind of learner
+	// called name, or one that cannot learn its problems.
+	checkLearner(name string) error
 	// work joins a training run over NATS as a worker, with the problem
 	// files of the run.
 	work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error
@@ -303,6 +327,10 @@ type domainOf[S comparable] struct {
 	// prune returns a problem of the domain with its deadlocks pruned;
 	// nil for a domain without deadlock pruning.
 	prune func(search.Problem[S]) search.Problem[S]
+	// learners are the domain's kinds of learner, and zero the zero
+	// value of its problem type, which they check (Learner.Check).
+	learners []Learner[S]
+	zero     search.Problem[S]
 }
 
 func (d *domainOf[S]) caps() *capabilities { return &d.c }
@@ -399,19 +427,23 @@ func (d *domainOf[S]) test(ctx context.Context, cfg *testConfig, files []string,
 }
 
 func (d *domainOf[S]) train(ctx context.Context, cfg *trainConfig, resume bool, stderr io.Writer) error {
-	tasks, err := d.loadFirst(cfg.Files, 0, cfg.PruneDeadlocks, cfg.log)
+	l, err := d.learner(cfg.learner)
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	tasks, err := d.loadFirst(cfg.files, 0, cfg.flags.pruneDeadlocks, cfg.log)
 	if err != nil {
 		return err
 	}
-	if len(cfg.ValidFiles) > 0 {
-		valid, err := d.loadAtMost(cfg.ValidFiles, 0, maxProblems-len(tasks), cfg.PruneDeadlocks, cfg.log)
+	if len(cfg.validFiles) > 0 {
+		valid, err := d.loadAtMost(cfg.validFiles, 0, maxProblems-len(tasks), cfg.flags.pruneDeadlocks, cfg.log)
 		if err != nil {
 			return err
 		}
 		cfg.validProblems = len(valid)
 		tasks = append(tasks, valid...)
 	}
-	return trainTasks(ctx, cfg, tasks, resume, stderr)
+	return trainTasks(ctx, cfg, l, tasks, resume, stderr)
 }
 
 func (d *domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error {
@@ -429,20 +461,15 @@ func (d *domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec
 		}
 		d.pruneAll(tasks)
 	}
-	var decode func([]byte) (bootstrap.Snapshot[S], error)
-	switch spec.Learner {
-	case learnerNetwork:
-		decode = network.DecodeSnapshot[S]
-	case learnerContext:
-		if !d.c.contexts {
-			return fmt.Errorf("the run trains a context model, and the %s domain has no contexts", spec.Domain)
-		}
-		decode = cm.DecodeSnapshot[S]
-	default:
-		return fmt.Errorf("the run's learner is %q; this worker knows %s and %s", spec.Learner, learnerNetwork, learnerContext)
+	l, err := d.learner(spec.Learner)
+	if err != nil {
+		return fmt.Errorf("the run's learner is %q: %w", spec.Learner, err)
+	}
+	if err := l.Check(spec.Domain, d.zero); err != nil {
+		return err
 	}
 	opts.Learner = spec.Learner
-	return cluster.Work(ctx, nc, spec, tasks, decode, opts)
+	return cluster.Work(ctx, nc, spec, tasks, l.Decode, opts)
 }
 
 // stpDomain is the sliding-tile puzzle: its puzzles are stp.Problems, or
@@ -454,6 +481,8 @@ type stpDomain struct {
 }
 
 func (d *stpDomain) caps() *capabilities { return d.small.caps() }
+
+func (d *stpDomain) checkLearner(name string) error { return d.small.checkLearner(name) }
 
 // pick returns the domain of stp.LargeProblems if parse, called with
 // each file index from 0 to n-1, says that a file has a board too large

@@ -4,51 +4,39 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
 
 // runFlags are the flags that solve, test, train and worker share. Each is
 // registered once, by register, with one name, default and meaning for
 // every command that has it; the defaults are the library's (0 for its
-// default where it has one). Each value is checked once: the settings of
-// the library by the library (search.NewSolver, bootstrap.Config.Validate,
-// and for the network's architecture, once the problems give its input,
-// model.Config.Validate) whose errors blame turns into usage errors under
-// the flag's name, the others (-workers, -memory, -progress, -first, -log)
-// by check.
+// default where it has one). The flags of the search options write into
+// the command's search.Options; the others into runFlags. Each value is
+// checked once: the settings of the library by the library
+// (search.NewSolver, bootstrap.Config.Validate, a learner's own) whose
+// errors blame turns into usage errors under the flag's name, the others
+// (-workers, -memory, -progress, -first, -log) by check.
 type runFlags struct {
 	domain, alg, modelPath string
 	w, c                   paramFlag
-	budget                 int64
-	goalTest               search.GoalTest
-	timeout                time.Duration
-	batch                  int
-	renormalize            bool
-	temperature            float64
-	mix                    float64
 	pruneDeadlocks         bool
 	memoryMiB              int64
 	workers                int
 	progress               time.Duration
 	logFormat              string
-	// train only: the architecture of a fresh network.
-	arch          model.Arch
-	units, blocks int
-	filters       int
-	hidden        int
 	// solve and test only.
 	out         string
 	first       int
 	noHeuristic bool
 	render      bool
-	shorten     bool
 	reorder     bool
 }
 
@@ -62,28 +50,27 @@ const (
 	outFlags
 	// workerFlags are those of any command that searches: -workers, -log.
 	workerFlags
-	// networkFlags are those of the network a command creates: train.
-	networkFlags
 )
 
 // defaultProgress is the default interval of progress records.
 const defaultProgress = 30 * time.Second
 
-// register registers the flags of groups on fs.
-func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []string) {
+// register registers the flags of groups on fs, those of the search
+// options bound into opts (nil without searchFlags and outFlags).
+func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []string, opts *search.Options) {
 	if groups&searchFlags != 0 {
 		fs.StringVar(&f.domain, "domain", "", "problem domain: "+strings.Join(domainNames, ", "))
 		fs.StringVar(&f.alg, "alg", "", "algorithm: "+strings.Join(search.AlgorithmNames(), ", ")+"; wastar:W and puct:C give the parameter, sqrtlts:c|h|l|lh[:N][:levin] the rerooter of √LTS and its weight or temperature (default: the model's, with its parameter; levints with a context model; without a model, the domain's for solve and test (gbfs for a domain with a heuristic) and phsh for train)")
 		fs.Var(&f.w, "w", "weight of h for wastar (default: the algorithm's, or 1.5)")
 		fs.Var(&f.c, "c", "exploration constant of puct (default: the algorithm's, or 1)")
 		fs.StringVar(&f.modelPath, "model", "", `model or training-run directory, a context model's table file, or the name of a shipped model (sokoban-hard) when no such file exists: solve and test search with it (default: the domain's shipped model, if any; "none": no model), train starts from it (default: a fresh network)`)
-		fs.Int64Var(&f.budget, "budget", 0, "expansion budget: solve: of every search (0: none); test and train: of the first round or iteration, then grown (0: the domain's)")
-		fs.DurationVar(&f.timeout, "timeout", 0, "wall-clock limit of each search (0: none)")
-		fs.TextVar(&f.goalTest, "goal-test", search.GoalTestDefault, "when the best-first algorithms test a node for the goal: generation, expansion, or default (expansion for astar, which then returns optimal solutions with an admissible heuristic; generation for the others, as the paper's experiments, its A* included)")
-		fs.IntVar(&f.batch, "batch", 0, fmt.Sprintf("states evaluated per evaluator call, 1 to %d (0: solve and test: 1 with a context model, else the library's 32; train: the library's)", search.MaxBatchSize))
-		fs.BoolVar(&f.renormalize, "renormalize", false, "renormalise the policy over legal actions")
-		fs.Float64Var(&f.temperature, "temperature", 0, "temperature T of the policy: the search uses pi^(1/T), normalised; T > 1 gives the heuristic and the path cost more weight (0: the model's, or 1); train records it in the network")
-		fs.Float64Var(&f.mix, "mix", 0, "weight e of the uniform policy mixed into the policy, in [0, 1): the search uses (1-e)*pi + e/A, after -temperature (0: the model's, or none); train records it in the network")
+		fs.Int64Var(&opts.Budget, "budget", 0, "expansion budget: solve: of every search (0: none); test and train: of the first round or iteration, then grown (0: the domain's)")
+		fs.DurationVar(&opts.Timeout, "timeout", 0, "wall-clock limit of each search (0: none)")
+		fs.TextVar(&opts.GoalTest, "goal-test", search.GoalTestDefault, "when the best-first algorithms test a node for the goal: generation, expansion, or default (expansion for astar, which then returns optimal solutions with an admissible heuristic; generation for the others, as the paper's experiments, its A* included)")
+		fs.IntVar(&opts.BatchSize, "batch", 0, fmt.Sprintf("states evaluated per evaluator call, 1 to %d (0: solve and test: 1 with a context model, else the library's 32; train: the library's)", search.MaxBatchSize))
+		fs.BoolVar(&opts.Renormalize, "renormalize", false, "renormalise the policy over legal actions")
+		fs.Float64Var(&opts.Temperature, "temperature", 0, "temperature T of the policy: the search uses pi^(1/T), normalised; T > 1 gives the heuristic and the path cost more weight (0: the model's, or 1); train records it in the network")
+		fs.Float64Var(&opts.Mix, "mix", 0, "weight e of the uniform policy mixed into the policy, in [0, 1): the search uses (1-e)*pi + e/A, after -temperature (0: the model's, or none); train records it in the network")
 		fs.BoolVar(&f.pruneDeadlocks, "prune-deadlocks", false, "refuse moves into dead ends the domain can see (sokoban: dead squares, frozen 2x2 blocks, boxes with too few goals, up to three boxes stuck even alone): the same solutions, shorter searches (always on with a model trained with it)")
 		fs.Int64Var(&f.memoryMiB, "memory", -1, "memory bound of each search in MiB, after which it ends unsolved (0: none; -1: half the memory the process may use (the least of the machine's, its cgroup's limit, RLIMIT_AS and RLIMIT_DATA) shared among the workers)")
 		fs.DurationVar(&f.progress, "progress", defaultProgress, "interval of progress records on standard error (0: none)")
@@ -92,16 +79,9 @@ func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []st
 		fs.StringVar(&f.out, "out", "", "write the JSON lines to this file instead of standard output")
 		fs.IntVar(&f.first, "first", 0, "read and attempt only the first N problems of FILES, in order (0: all); the rest of the files is not read")
 		fs.BoolVar(&f.render, "render", false, "draw each solution step by step")
-		fs.BoolVar(&f.shorten, "shorten", false, "return a shortest path to the goal found over every edge the search generated, duplicates included (search.Options.Shorten): no more expansions, often shorter solutions")
+		fs.BoolVar(&opts.Shorten, "shorten", false, "return a shortest path to the goal found over every edge the search generated, duplicates included (search.Options.Shorten): no more expansions, often shorter solutions")
 		fs.BoolVar(&f.reorder, "reorder", false, fmt.Sprintf("after the search, reorder the solution (sokoban: the shortest interleaving of its runs of pushes, sokoban.Problem.Reorder, up to %d expansions, counted in the record's expansions and reorder_expansions)", reorderLimit))
 		fs.BoolVar(&f.noHeuristic, "no-heuristic", false, "without a model: search with a zero heuristic instead of the domain's")
-	}
-	if groups&networkFlags != 0 {
-		fs.TextVar(&f.arch, "arch", model.Conv, "architecture of a fresh network: conv (the paper's convolutions over the input image) or resnet (a fully connected residual network, for inputs that are no image or too small for the convolutions, such as rubiks); the network saved records it")
-		fs.IntVar(&f.units, "units", 0, fmt.Sprintf("resnet: units of each layer of the trunk (0: the library's, %d)", model.DefaultUnits))
-		fs.IntVar(&f.filters, "filters", 0, fmt.Sprintf("conv: filters of each convolution (0: the library's, %d)", model.DefaultFilters))
-		fs.IntVar(&f.hidden, "hidden", 0, fmt.Sprintf("units of the hidden layer of each head (0: the library's, %d)", model.DefaultHidden))
-		fs.IntVar(&f.blocks, "blocks", 0, fmt.Sprintf("resnet: residual blocks of the trunk, up to %d (0: the library's, %d)", model.MaxBlocks, model.DefaultBlocks))
 	}
 	if groups&workerFlags != 0 {
 		fs.IntVar(&f.workers, "workers", 0, fmt.Sprintf("searches in parallel, up to %d (0: all cores)", maxWorkers(false)))
@@ -160,68 +140,43 @@ func (f *runFlags) workerCount() int {
 	return f.workers
 }
 
-// A setting is the effect of one flag on a configuration of type T.
-type setting[T any] struct {
-	flag string
-	set  func(*T)
-}
-
-// blame checks the configuration that every setting makes of base with
-// valid, the library's validation. If it fails, blame returns a usage
-// error of cmd that names the first flag whose setting alone makes base
-// fail, with its value and the library's error, or the library's error
-// if no flag alone does. base must pass valid.
-func blame[T any](cmd string, fs *flag.FlagSet, base T, settings []setting[T], valid func(T) error) error {
-	all := base
-	for _, s := range settings {
-		s.set(&all)
-	}
-	err := valid(all)
+// blame checks v, the value that the command line of fs set, with valid,
+// the library's validation. If it fails, blame returns a usage error that
+// names the first flag of the command line (in the order of fs.Visit)
+// whose value alone makes valid fail on the value that fresh binds to a
+// new flag set, with the command line's values of the flags base, or one
+// with the library's error if no flag alone does. fresh binds the flags
+// as the command does; its value with the flags base must pass valid. The
+// error is for the caller to prefix with the command's name.
+func blame[T any](fs *flag.FlagSet, v *T, fresh func(*flag.FlagSet) *T, valid func(*T) error, base ...string) error {
+	err := valid(v)
 	if err == nil {
 		return nil
 	}
-	for _, s := range settings {
-		c := base
-		s.set(&c)
-		if e := valid(c); e != nil {
-			return usagef("%s: -%s %s: %v", cmd, s.flag, fs.Lookup(s.flag).Value, e)
+	var blamed error
+	fs.Visit(func(f *flag.Flag) {
+		if blamed != nil || slices.Contains(base, f.Name) {
+			return
 		}
+		one := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+		one.SetOutput(io.Discard)
+		w := fresh(one)
+		if one.Lookup(f.Name) == nil {
+			return
+		}
+		for _, name := range append([]string{f.Name}, base...) {
+			if g := fs.Lookup(name); g != nil && isSet(fs, name) {
+				one.Set(name, g.Value.String()) // parsed once already
+			}
+		}
+		if e := valid(w); e != nil {
+			blamed = usagef("-%s %s: %v", f.Name, f.Value, e)
+		}
+	})
+	if blamed != nil {
+		return blamed
 	}
-	return usagef("%s: %v", cmd, err)
-}
-
-// searchSettings returns the settings of the search flags of f on an
-// algorithm and search options, for blame.
-func (f *runFlags) searchSettings() []setting[searchSetup] {
-	return []setting[searchSetup]{
-		{"w", func(s *searchSetup) { s.w = f.w }},
-		{"c", func(s *searchSetup) { s.c = f.c }},
-		{"budget", func(s *searchSetup) { s.opts.Budget = f.budget }},
-		{"timeout", func(s *searchSetup) { s.opts.Timeout = f.timeout }},
-		{"batch", func(s *searchSetup) { s.opts.BatchSize = f.batch }},
-		{"renormalize", func(s *searchSetup) { s.opts.Renormalize = f.renormalize }},
-		{"temperature", func(s *searchSetup) { s.opts.Temperature = f.temperature }},
-		{"mix", func(s *searchSetup) { s.opts.Mix = f.mix }},
-		{"goal-test", func(s *searchSetup) { s.opts.GoalTest = f.goalTest }},
-		{"shorten", func(s *searchSetup) { s.opts.Shorten = f.shorten }},
-	}
-}
-
-// A searchSetup is an algorithm, with the parameters -w and -c may
-// change, and search options: what the search flags set.
-type searchSetup struct {
-	alg  search.Algorithm
-	w, c paramFlag
-	opts search.Options
-}
-
-// algorithm returns the algorithm of s.
-func (s searchSetup) algorithm() search.Algorithm { return withParams(s.alg, s.w, s.c) }
-
-// validate checks s as search.NewSolver does.
-func (s searchSetup) validate() error {
-	_, err := search.NewSolver[struct{}](s.algorithm(), search.Uniform[struct{}]{}, s.opts)
-	return err
+	return usageError{err.Error()}
 }
 
 // A paramFlag is the value of -w or -c: a number, and whether the

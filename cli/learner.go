@@ -24,22 +24,14 @@ const (
 	workerKeyFile = "worker.nk"
 )
 
-// The kinds of learner of phs's runs (-learner, run.json's "learner" and
-// cluster.Spec.Learner): a network, whose snapshots the workers decode
-// with network.DecodeSnapshot, or a context model (cm.DecodeSnapshot).
-const (
-	learnerNetwork = "network"
-	learnerContext = "context"
-)
-
 // startLearner serves the run of cfg over NATS, on an embedded server
 // (-listen) or on another (-nats), for the workers that join it: bc is the
 // run's configuration and tasks its problems. stop(done) ends it, telling
 // the workers that training is over if done.
 func startLearner[S comparable](ctx context.Context, cfg *trainConfig, bc bootstrap.Config, tasks []search.Task[S]) (*cluster.Learner, func(done bool), error) {
 	spec := cluster.Spec{
-		Version: version(), Domain: cfg.Domain,
-		Algorithm: bc.Algorithm, Options: bc.Options, Learner: cfg.Learner, PruneDeadlocks: cfg.PruneDeadlocks,
+		Version: version(), Domain: cfg.flags.domain,
+		Algorithm: bc.Algorithm, Options: bc.Options, Learner: cfg.learner, PruneDeadlocks: cfg.flags.pruneDeadlocks,
 		Files: cfg.problemFiles(), ProblemsSHA256: bootstrap.ProblemsHash(tasks),
 	}
 	files := make([]cluster.File, len(spec.Files))

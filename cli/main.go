@@ -81,10 +81,12 @@ var commands = []command{
 	{"data", "fetch the data sets the paper used", runData},
 }
 
-// An env is what a command runs with: the domains and the output streams.
+// An env is what a command runs with: the domains, their kinds of
+// learner and the output streams.
 type env struct {
 	domains        map[string]domain
-	names          []string // of the domains, in the order given
+	names          []string      // of the domains, in the order given
+	kinds          []LearnerKind // of the domains, the first of each name
 	stdout, stderr io.Writer
 }
 
@@ -153,6 +155,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer, domains .
 		}
 		e.domains[d.Name()] = d.d
 		e.names = append(e.names, d.Name())
+		for _, k := range d.d.caps().learners {
+			if _, ok := e.kind(k.Name); !ok {
+				e.kinds = append(e.kinds, k)
+			}
+		}
 	}
 	return e.run(ctx, args)
 }

@@ -27,11 +27,14 @@ import (
 type searchConfig struct {
 	runFlags
 
+	// opts are the search options that the flags set, to which setup
+	// adds the model's defaults and the memory bound.
+	opts search.Options
+
 	// Set by setup.
 	d          domain
 	log        *slog.Logger
 	algorithm  search.Algorithm
-	opts       search.Options // but for the budget
 	model      *model.Model
 	table      *cm.Table // a context model, instead of model
 	modelName  string
@@ -44,7 +47,7 @@ const searchGroups = searchFlags | outFlags | workerFlags
 func runSolve(ctx context.Context, e *env, args []string) error {
 	var cfg searchConfig
 	fs := newFlagSet("solve", "FILES...", e.stdout)
-	cfg.register(fs, searchGroups, e.names)
+	cfg.register(fs, searchGroups, e.names, &cfg.opts)
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -56,11 +59,12 @@ func runSolve(ctx context.Context, e *env, args []string) error {
 }
 
 // setup checks the flags and the files, loads the model and sets the
-// algorithm and the options: the one conversion of the flags of solve and
-// test into the library's configuration. Without -model, it takes the
-// domain's default model, a network or a context model, if it has the
-// outputs the algorithm reads (a context model: a policy alone), and
-// otherwise says on stderr that it goes without.
+// algorithm, with -w and -c, and the defaults of the options that the
+// flags left to the model (-temperature, -mix, -batch) and the memory
+// bound (-memory). Without -model, it takes the domain's default model,
+// a network or a context model, if it has the outputs the algorithm reads
+// (a context model: a policy alone), and otherwise says on stderr that it
+// goes without.
 func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []string) error {
 	if err := cfg.check(cmd, searchGroups, false); err != nil {
 		return err
@@ -152,36 +156,38 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 		}
 		cfg.pruneDeadlocks = true
 	}
-	var setup searchSetup
+	var alg search.Algorithm
 	switch {
 	case cfg.alg != "":
 		a, err := search.Parse(cfg.alg)
 		if err != nil {
 			return usagef("%s: -alg: %v", cmd, err)
 		}
-		setup.alg = a
+		alg = a
 	case cfg.model != nil:
-		setup.alg = cfg.model.Config().Algorithm
+		alg = cfg.model.Config().Algorithm
 	case cfg.table != nil:
-		setup.alg = search.LevinTS()
+		alg = search.LevinTS()
 	default:
-		setup.alg = caps.noModelAlg
+		alg = caps.noModelAlg
 	}
-	if err := blame(cmd, fs, setup, cfg.searchSettings(), searchSetup.validate); err != nil {
+	valid := func(c *searchConfig) error {
+		_, err := search.NewSolver[struct{}](withParams(alg, c.w, c.c), search.Uniform[struct{}]{}, c.opts)
 		return err
 	}
-	for _, s := range cfg.searchSettings() {
-		s.set(&setup)
+	fresh := func(fs *flag.FlagSet) *searchConfig {
+		c := new(searchConfig)
+		c.register(fs, searchGroups, e.names, &c.opts)
+		return c
 	}
-	cfg.algorithm = setup.algorithm()
-	cfg.opts = setup.opts
-	cfg.opts.Budget = 0
+	if err := blame(fs, cfg, fresh, valid); err != nil {
+		return usagef("%s: %v", cmd, err)
+	}
+	cfg.algorithm = withParams(alg, cfg.w, cfg.c)
 	if err := checkParams(cmd, fs, cfg.algorithm); err != nil {
 		return err
 	}
-	cfg.opts = setup.opts
-	cfg.opts.Budget = 0
-	alg := cfg.algorithm
+	alg = cfg.algorithm
 	if cfg.model != nil {
 		missing := model.HeadsFor(alg) &^ cfg.model.Config().Heads
 		if missing != 0 && cfg.modelPath == "" {
@@ -327,7 +333,7 @@ func sameFile(a, b string) bool {
 // solveTasks solves every task once and writes the records, the renderings
 // and the summary table.
 func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, tasks []search.Task[S], stdout, stderr io.Writer) error {
-	solvers, err := newSolvers[S](cfg, cfg.budget)
+	solvers, err := newSolvers[S](cfg, cfg.opts.Budget)
 	if err != nil {
 		return err
 	}
@@ -353,7 +359,7 @@ func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, tasks []se
 		if r.Solved {
 			solved.Add(1)
 		}
-		return writeResult(out, cfg, tasks[i], r, cfg.budget)
+		return writeResult(out, cfg, tasks[i], r, cfg.opts.Budget)
 	})
 	stopProgress()
 	return out.close(err)

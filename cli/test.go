@@ -27,7 +27,7 @@ const defaultRounds = 10
 func runTest(ctx context.Context, e *env, args []string) error {
 	var cfg testConfig
 	fs := newFlagSet("test", "FILES...", e.stdout)
-	cfg.register(fs, searchGroups, e.names)
+	cfg.register(fs, searchGroups, e.names, &cfg.opts)
 	fs.DurationVar(&cfg.timeLimit, "time", 0, "start no round after this much time (0: no limit)")
 	fs.IntVar(&cfg.rounds, "rounds", defaultRounds, "at most this many rounds (0: no limit)")
 	files, err := parseFlags(fs, args)
@@ -52,8 +52,8 @@ func (cfg *testConfig) setup(e *env, fs *flag.FlagSet, files []string) error {
 	case cfg.rounds < 0:
 		return usagef("test: -rounds %d: want >= 0 (0: no limit)", cfg.rounds)
 	}
-	if cfg.budget == 0 {
-		cfg.budget = cfg.d.caps().budget
+	if cfg.opts.Budget == 0 {
+		cfg.opts.Budget = cfg.d.caps().budget
 	}
 	return nil
 }
@@ -68,7 +68,7 @@ func (cfg *testConfig) bootstrapTestConfig() bootstrap.TestConfig {
 // record per problem: those solved in a round when the round ends, the
 // unsolved ones at the end. It logs progress every -progress.
 func testTasks[S comparable](ctx context.Context, cfg *testConfig, tasks []search.Task[S], stdout, stderr io.Writer) error {
-	solvers, err := newSolvers[S](&cfg.searchConfig, cfg.budget)
+	solvers, err := newSolvers[S](&cfg.searchConfig, cfg.opts.Budget)
 	if err != nil {
 		return err
 	}

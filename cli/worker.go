@@ -24,7 +24,7 @@ func runWorker(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&nkeyFile, "nkey", "", "file of the workers' NATS nkey seed: RUN/nats/worker.nk of a run served by \"phs train -listen\"")
 	fs.StringVar(&tokenFile, "token-file", "", "file whose first line is the token a NATS server of one's own requires (in place of -nkey)")
 	fs.StringVar(&name, "name", "", "name of the worker in the learner's log (default: host name and process ID)")
-	f.register(fs, workerFlags, e.names)
+	f.register(fs, workerFlags, e.names, nil)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
