@@ -419,7 +419,7 @@ func TestTemperature(t *testing.T) {
 	if shipped.Network == nil {
 		t.Fatal("the shipped Sokoban model is no network")
 	}
-	temp := strconv.FormatFloat(shipped.Network.Config().Temperature, 'g', -1, 64)
+	temp := strconv.FormatFloat(shipped.Network.Config().Search.Temperature, 'g', -1, 64)
 	if temp == "0" {
 		t.Fatal("the shipped Sokoban model has no temperature")
 	}
@@ -459,7 +459,7 @@ func TestTemperature(t *testing.T) {
 			hotExp, temp, coldExp, solvedExp, temp)
 	}
 	var hotConfig model.Config
-	if cfg := checkpointConfig(t, hot); json.Unmarshal([]byte(cfg), &hotConfig) != nil || hotConfig.Temperature != shipped.Network.Config().Temperature {
+	if cfg := checkpointConfig(t, hot); json.Unmarshal([]byte(cfg), &hotConfig) != nil || hotConfig.Search.Temperature != shipped.Network.Config().Search.Temperature {
 		t.Errorf("the network of a run with -temperature %s does not say so:\n%s", temp, cfg)
 	}
 	coldConfig := checkpointConfig(t, cold)
@@ -482,7 +482,7 @@ func TestTemperature(t *testing.T) {
 	}
 	mixed, _ := trained("-mix", "0.01")
 	var mixedConfig model.Config
-	if cfg := checkpointConfig(t, mixed); json.Unmarshal([]byte(cfg), &mixedConfig) != nil || mixedConfig.Mix != 0.01 {
+	if cfg := checkpointConfig(t, mixed); json.Unmarshal([]byte(cfg), &mixedConfig) != nil || mixedConfig.Search.Mix != 0.01 {
 		t.Errorf("the network of a run with -mix 0.01 does not say so:\n%s", cfg)
 	}
 	if bc, err := bootstrap.ReadConfig(mixed); err != nil || bc.Options.Mix != 0.01 {

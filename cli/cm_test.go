@@ -94,8 +94,8 @@ func TestTrainContextModel(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(run, "checkpoint", cm.LearnerFile)); err != nil {
 		t.Errorf("the checkpoint holds no %s, which tells -resume the kind of learner: %v", cm.LearnerFile, err)
 	}
-	if bc, err := bootstrap.ReadConfig(run); err != nil || bc.Algorithm.Name() != "levints" {
-		t.Errorf("the checkpoint's algorithm: %v, %v; want levints", bc.Algorithm, err)
+	if bc, err := bootstrap.ReadConfig(run); err != nil || bc.Algorithm.Name() != "levints" || bc.Options.Mix != cm.DefaultTrainMix {
+		t.Errorf("the checkpoint's algorithm and mix: %v, %+v, %v; want levints, and the reference's mix %g without -mix", bc.Algorithm, bc.Options, err, cm.DefaultTrainMix)
 	}
 	if _, _, err := runPHS(t, "train", "-resume", run, "-cm-lambda", "1"); err == nil || !strings.Contains(err.Error(), "-cm-lambda") {
 		t.Errorf("changing -cm-lambda on resume: %v", err)
@@ -350,8 +350,8 @@ func TestContextTrainFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"train", "-domain", "witness", "-learner", "table", "-dir", filepath.Join(dir, "run"), wit}, `-learner "table": want network or context`},
-		{append(ctxTrain, "-cm-mix", "1", wit), "-cm-mix 1: cm: learner: mix 1"},
-		{append(ctxTrain, "-cm-mix", "-0.5", wit), "-cm-mix -0.5"},
+		{append(ctxTrain, "-mix", "1", wit), "-mix 1: bootstrap: search: mix 1"},
+		{append(ctxTrain, "-mix", "-0.5", wit), "-mix -0.5"},
 		{append(ctxTrain, "-cm-eps-low", "2", wit), "-cm-eps-low 2: cm: learner: εlow 2"},
 		{append(ctxTrain, "-cm-lambda", "-1", wit), "-cm-lambda -1: cm: learner: λ -1"},
 		{append(ctxTrain, "-cm-lambda", "Inf", wit), "-cm-lambda +Inf"},

@@ -23,14 +23,12 @@ var contextKind = LearnerKind{
 		s.register(fs)
 		return s
 	},
-	Ignores: []string{"mix"},
 }
 
 // contextSettings are what the flags of a context model's learner set.
 type contextSettings struct{ cm.LearnerConfig }
 
 func (s *contextSettings) register(fs *flag.FlagSet) {
-	fs.Float64Var(&s.Mix, "cm-mix", 0, fmt.Sprintf("context model: weight of the uniform policy in the training searches' policy, in (0, 1) (0: the library's, %g)", cm.DefaultTrainMix))
 	fs.Float64Var(&s.EpsLow, "cm-eps-low", 0, fmt.Sprintf("context model: εlow in (0, 1), the parameters lie in [ln εlow, 0] (0: the library's, %g)", cm.DefaultEpsLow))
 	fs.Float64Var(&s.Lambda, "cm-lambda", 0, "context model: weight λ > 0 of the regulariser (0: the library's, 10)")
 	fs.IntVar(&s.MaxSteps, "cm-steps", 0, "context model: most optimiser steps of an update (0: the library's, 200)")
@@ -47,6 +45,15 @@ func (s *contextSettings) Validate() error {
 
 // Algorithm returns LevinTS, which reads a policy alone.
 func (s *contextSettings) Algorithm(string) (search.Algorithm, error) { return search.LevinTS(), nil }
+
+// Defaults mixes the uniform policy into the training searches' as the
+// reference does (cm.DefaultTrainMix), if alg reads a policy (Check
+// refuses the others).
+func (s *contextSettings) Defaults(alg search.Algorithm, o *search.Options) {
+	if o.Mix == 0 && alg.NeedsPolicy() {
+		o.Mix = cm.DefaultTrainMix
+	}
+}
 
 // Check refuses a -model that is no context model, and an algorithm
 // that reads a heuristic or no policy.
@@ -101,11 +108,7 @@ func (contextLearner[S]) New(settings LearnerSettings, run *LearnerRun, tasks []
 		return nil, fmt.Errorf("-model: %w", err)
 	}
 	warnNoDigest(run.Logger, file, t.NoDigest())
-	ev, err := cm.NewEvaluator[S](t, 0)
-	if err != nil {
-		return nil, err
-	}
-	if err := ev.Check(tasks[0].Problem); err != nil {
+	if err := cm.NewEvaluator[S](t).Check(tasks[0].Problem); err != nil {
 		return nil, fmt.Errorf("-model %s: %s: %w", run.Model, tasks[0].ID, err)
 	}
 	if c.EpsLow == 0 {

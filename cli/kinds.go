@@ -25,7 +25,7 @@ type LearnerKind struct {
 	// every kind, and refuses those of a kind other than the run's.
 	Flags func(fs *flag.FlagSet) LearnerSettings
 	// Ignores names the flags of train, without the dash, that the kind
-	// does not read, such as "mix": train refuses them.
+	// does not read: train refuses them.
 	Ignores []string
 }
 
@@ -38,6 +38,9 @@ type LearnerSettings interface {
 	// Algorithm returns the algorithm of a run without -alg that starts
 	// from model, the value of -model ("" for none).
 	Algorithm(model string) (search.Algorithm, error)
+	// Defaults sets the kind's defaults of the options o of a fresh run's
+	// searches with alg that the command line left at zero.
+	Defaults(alg search.Algorithm, o *search.Options)
 	// Check returns an error, a usage error of train, if the kind cannot
 	// train the fresh run of run's algorithm and model with the settings.
 	Check(run *LearnerRun) error

@@ -30,6 +30,7 @@ func (s *neverSettings) Validate() error {
 }
 
 func (s *neverSettings) Algorithm(string) (search.Algorithm, error) { return search.LevinTS(), nil }
+func (s *neverSettings) Defaults(search.Algorithm, *search.Options) {}
 
 func (s *neverSettings) Check(run *cli.LearnerRun) error {
 	if run.Model != "" {

@@ -71,6 +71,10 @@ func (s *networkSettings) Algorithm(model string) (search.Algorithm, error) {
 	return m.Config().Algorithm, nil
 }
 
+// Defaults leaves o as it is: a network's searches mix nothing unless
+// told to.
+func (s *networkSettings) Defaults(search.Algorithm, *search.Options) {}
+
 // Check refuses the architecture flags with -model, whose network has
 // its own.
 func (s *networkSettings) Check(run *LearnerRun) error {
@@ -134,7 +138,8 @@ func (networkLearner[S]) New(settings LearnerSettings, run *LearnerRun, tasks []
 		return nil, fmt.Errorf("%s problems have no network encoding", run.Domain)
 	}
 	want := model.ConfigFor(run.Domain, run.Algorithm, enc)
-	want.PruneDeadlocks, want.Temperature, want.Mix = run.PruneDeadlocks, run.Options.Temperature, run.Options.Mix
+	want.PruneDeadlocks, want.Search = run.PruneDeadlocks, run.Options
+	want.Search.Timeout, want.Search.MaxMemory = 0, 0 // the machine's
 	var net *model.Model
 	var err error
 	if run.Model != "" {
@@ -175,9 +180,9 @@ func (networkLearner[S]) Decode(b []byte) (bootstrap.Snapshot[S], error) {
 // initModel returns the model of -model at path, a model or run directory,
 // after checking that it is a network for want's domain and algorithm,
 // with its heads, losses and input and output shapes; its layers' sizes
-// may differ from want's. The model returned has want's PruneDeadlocks,
-// Temperature and Mix, not its own (a temperature chosen for that network
-// need not suit the new one), and no Meta, which describes that network.
+// may differ from want's. The model returned has want's PruneDeadlocks
+// and Search, not its own (a temperature chosen for that network need not
+// suit the new one), and no Meta, which describes that network.
 // It warns on log of files without a digest.
 func initModel(path string, want model.Config, log *slog.Logger) (*model.Model, error) {
 	m, err := loadModel(path)
@@ -202,8 +207,8 @@ func initModel(path string, want model.Config, log *slog.Logger) (*model.Model, 
 			return nil, fmt.Errorf("-model %s: a network with %s %v; the run needs %v", path, f.name, f.got, f.want)
 		}
 	}
-	if got.PruneDeadlocks != want.PruneDeadlocks || got.Temperature != want.Temperature || got.Mix != want.Mix || got.Meta != nil {
-		got.PruneDeadlocks, got.Temperature, got.Mix, got.Meta = want.PruneDeadlocks, want.Temperature, want.Mix, nil
+	if got.PruneDeadlocks != want.PruneDeadlocks || got.Search != want.Search || got.Meta != nil {
+		got.PruneDeadlocks, got.Search, got.Meta = want.PruneDeadlocks, want.Search, nil
 		n, err := model.New(got, 0)
 		if err != nil {
 			return nil, fmt.Errorf("-model %s: %w", path, err)

@@ -225,10 +225,10 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 		return usagef("%s: %s reads a heuristic, and the %s domain has none (-no-heuristic searches with h = 0)", cmd, alg.Name(), cfg.domain)
 	}
 	if cfg.opts.Temperature == 0 && cfg.model != nil && alg.NeedsPolicy() {
-		cfg.opts.Temperature = cfg.model.Config().Temperature // 0 (1) if it has none
+		cfg.opts.Temperature = cfg.model.Config().Search.Temperature // 0 (1) if it has none
 	}
 	if cfg.opts.Mix == 0 && cfg.model != nil && alg.NeedsPolicy() {
-		cfg.opts.Mix = cfg.model.Config().Mix
+		cfg.opts.Mix = cfg.model.Config().Search.Mix
 	}
 	if cfg.opts.BatchSize == 0 && cfg.table != nil {
 		// A context model's evaluation is a few look-ups: batches
@@ -279,11 +279,7 @@ func newSolvers[S comparable](cfg *searchConfig, budget int64) ([]*search.Solver
 		case cfg.model != nil:
 			ev = model.NewEvaluator[S](cfg.model)
 		case cfg.table != nil:
-			e, err := cm.NewEvaluator[S](cfg.table, 0)
-			if err != nil {
-				return nil, err
-			}
-			ev = e
+			ev = cm.NewEvaluator[S](cfg.table)
 		case cfg.noHeuristic || !cfg.d.caps().heuristic:
 			ev = search.Uniform[S]{}
 		default:

@@ -284,12 +284,14 @@ func (cfg *trainConfig) setUp(e *env, d domain) error {
 		return fmt.Errorf("train: %w", err)
 	}
 	budget := d.caps().budget
-	// finish sets the algorithm of bc, with -w and -c, and its budget.
+	// finish sets the algorithm of bc, with -w and -c, its budget and the
+	// kind's defaults.
 	finish := func(bc *bootstrap.Config, w, c paramFlag) {
 		bc.Algorithm = withParams(alg, w, c)
 		if bc.Options.Budget == 0 {
 			bc.Options.Budget = budget
 		}
+		settings.Defaults(bc.Algorithm, &bc.Options)
 	}
 	valid := func(c *trainConfig) error {
 		bc := c.bc

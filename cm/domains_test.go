@@ -76,10 +76,7 @@ func TestSlidingTile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := cm.NewEvaluator[stp.State](lr.Table(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := cm.NewEvaluator[stp.State](lr.Table())
 	learned, ls := totalExpansions(t, test, ev)
 	uniform, us := totalExpansions(t, test, search.Uniform[stp.State]{})
 	t.Logf("%d iterations, %d of %d solved, %d rows; test: %d solved in %d expansions, uniform %d in %d",
@@ -107,10 +104,7 @@ func train[S comparable](t *testing.T, tasks, test []search.Task[S], b int64) (*
 		t.Fatal(err)
 	}
 	t.Logf("%d iterations, %d of %d solved, %d rows", len(metrics), metrics[len(metrics)-1].TotalSolved, len(tasks), lr.Table().Rows())
-	ev, err := cm.NewEvaluator[S](lr.Table(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := cm.NewEvaluator[S](lr.Table())
 	var exp [2]int64
 	var solved [2]int
 	exp[0], solved[0] = totalExpansions(t, test, ev)

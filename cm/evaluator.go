@@ -8,36 +8,28 @@ import (
 )
 
 // DefaultTrainMix is the reference's weight of the uniform policy in the
-// policy of the training searches; tests use 0.
+// policy of its training searches (search.Options.Mix); its tests use 0.
 const DefaultTrainMix = 0.001
 
 // An Evaluator is the policy of a context model, a search.EdgeEvaluator with
 // h = 0 for LevinTS: for each state, the product of the experts of its
 // known contexts, π(a|s) ∝ exp(Σ_c β[c][a]) over the contexts c of s that
 // the table knows (unknown ones are skipped; with none known, the policy
-// is uniform), mixed with the uniform policy:
-// π'(a|s) = (1 − mix)·π(a|s) + mix/A.
+// is uniform). (search.Options.Mix mixes it with the uniform policy.)
 //
 // It owns its scratch memory: give each goroutine its own Evaluator; they
 // may share the Table, which nobody must change meanwhile. After its
 // first call, Evaluate allocates nothing.
 type Evaluator[S comparable] struct {
 	t     *Table
-	mix   float64
+	mix   float64 // a Snapshot's (Learner.legacyMix)
 	codes []uint64
 	z     []float64
 	roots []int // −1s: the actions of Evaluate
 }
 
-// NewEvaluator returns an Evaluator of t whose policy gives weight mix,
-// in [0, 1), to the uniform policy: DefaultTrainMix while training, 0 at
-// test time.
-func NewEvaluator[S comparable](t *Table, mix float64) (*Evaluator[S], error) {
-	if !(mix >= 0 && mix < 1) {
-		return nil, fmt.Errorf("cm: mix %g; want a number in [0, 1)", mix)
-	}
-	return &Evaluator[S]{t: t, mix: mix}, nil
-}
+// NewEvaluator returns an Evaluator of t.
+func NewEvaluator[S comparable](t *Table) *Evaluator[S] { return &Evaluator[S]{t: t} }
 
 // Check returns an error unless p is a Contexter of the table's layout.
 func (e *Evaluator[S]) Check(p search.Problem[S]) error {

@@ -13,9 +13,10 @@ import (
 	"github.com/phs-go/phs/search"
 )
 
-// Train a context model on 8-puzzles with the Bootstrap process, then
-// search a new puzzle with it, without mixing, and with the uniform
-// policy.
+// Train a context model on 8-puzzles with the Bootstrap process, its
+// searches mixing the uniform policy into the model's as the reference's
+// do, then search a new puzzle with it, without mixing, and with the
+// uniform policy.
 func Example() {
 	rng := rand.New(rand.NewPCG(1, 1))
 	var tasks []search.Task[stp.State]
@@ -37,7 +38,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 	cfg := bootstrap.Config{
 		Algorithm:         search.LevinTS(),
-		Options:           search.Options{Budget: 500, BatchSize: 1},
+		Options:           search.Options{Budget: 500, BatchSize: 1, Mix: cm.DefaultTrainMix},
 		ProblemsPerUpdate: 20,
 		Limits:            bootstrap.Limits{MaxIterations: 4},
 	}
@@ -46,10 +47,7 @@ func Example() {
 	}
 
 	p := stp.GenerateWalk(rng, 3, 3, 30, 30)
-	model, err := cm.NewEvaluator[stp.State](learner.Table(), 0)
-	if err != nil {
-		log.Fatal(err)
-	}
+	model := cm.NewEvaluator[stp.State](learner.Table())
 	var expansions [2]int64
 	for i, ev := range []search.Evaluator[stp.State]{model, search.Uniform[stp.State]{}} {
 		s, err := search.NewSolver[stp.State](search.LevinTS(), ev, search.Options{BatchSize: 1})

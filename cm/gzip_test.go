@@ -2,6 +2,7 @@ package cm
 
 import (
 	"bytes"
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -104,5 +105,43 @@ func TestSaveCompressed(t *testing.T) {
 	}
 	if !bytes.Equal(tableBytes(t, again.Table()), tableBytes(t, lr.Table())) || again.opt != lr.opt || len(again.trajs) != len(lr.trajs) {
 		t.Error("the learner saved compressed loads as another")
+	}
+}
+
+// TestLegacyMix checks that the training mix that an earlier phs wrote in
+// cm.json's settings loads, mixes the policy of the learner's snapshots,
+// and is saved again, so that its run resumes as it began; and that one
+// out of range is an error.
+func TestLegacyMix(t *testing.T) {
+	lr, tasks := seedLearner(t)
+	js, tb, tj := learnerFiles(t, lr)
+	withMix := func(mix float64) []byte {
+		var st map[string]any
+		if err := json.Unmarshal(js, &st); err != nil {
+			t.Fatal(err)
+		}
+		st["config"].(map[string]any)["mix"] = mix
+		b, err := json.Marshal(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	old, err := decodeLearner(withMix(DefaultTrainMix), tb, tj, tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := old.Snapshot().(*Snapshot[int32]); s.mix != DefaultTrainMix {
+		t.Errorf("snapshot's mix %g; want %g", s.mix, DefaultTrainMix)
+	}
+	again, _, _ := learnerFiles(t, old)
+	if !bytes.Contains(again, []byte(`"mix": 0.001`)) {
+		t.Errorf("Save drops the legacy mix:\n%s", again)
+	}
+	if bytes.Contains(js, []byte(`"mix"`)) {
+		t.Errorf("a new learner's settings hold a mix:\n%s", js)
+	}
+	if _, err := decodeLearner(withMix(2), tb, tj, tasks); err == nil || !strings.Contains(err.Error(), "mix 2") {
+		t.Errorf("mix 2: err = %v", err)
 	}
 }

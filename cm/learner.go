@@ -29,10 +29,6 @@ type LearnerConfig struct {
 	// EpsLow is εlow, in (0, 1): the parameters lie in [ln εlow, 0]; 0
 	// means DefaultEpsLow.
 	EpsLow float64 `json:"eps_low"`
-	// Mix is the weight of the uniform policy in the policy of the
-	// training searches, in (0, 1); 0 means DefaultTrainMix. (Test
-	// searches use none: NewEvaluator(learner.Table(), 0).)
-	Mix float64 `json:"mix"`
 	// Growth, finite and ≥ 0, spaces the optimisations: an update
 	// optimises only if the solutions new or replaced since the last
 	// optimisation are at least Growth times as many as the solutions
@@ -72,8 +68,6 @@ func (c *LearnerConfig) check() error {
 	switch {
 	case c.EpsLow != 0 && !(c.EpsLow > 0 && c.EpsLow < 1):
 		return fmt.Errorf("εlow %g; want a number in (0, 1) (0: %g)", c.EpsLow, DefaultEpsLow)
-	case c.Mix != 0 && !(c.Mix > 0 && c.Mix < 1):
-		return fmt.Errorf("mix %g; want a number in (0, 1) (0: %g)", c.Mix, DefaultTrainMix)
 	case !(c.Growth >= 0) || math.IsInf(c.Growth, 0):
 		return fmt.Errorf("growth %g; want a finite number ≥ 0", c.Growth)
 	case c.Bits != 0 && c.Bits != 8 && c.Bits != 16:
@@ -84,9 +78,6 @@ func (c *LearnerConfig) check() error {
 	}
 	if c.EpsLow == 0 {
 		c.EpsLow = DefaultEpsLow
-	}
-	if c.Mix == 0 {
-		c.Mix = DefaultTrainMix
 	}
 	return nil
 }
@@ -107,8 +98,7 @@ func (c *LearnerConfig) check() error {
 // snapped to their grids and the rows sorted, so the compact form holds
 // every table exactly.
 //
-// Its snapshots are tables that nothing changes, whose evaluators mix the
-// policy with weight Mix; they marshal to table.safetensors's format (the
+// Its snapshots are tables that nothing changes; they marshal to table.safetensors's format (the
 // compact one with Bits), which DecodeSnapshot reads. docs/ALGORITHMS.md
 // gives the procedure in full.
 type Learner[S comparable] struct {
@@ -125,6 +115,11 @@ type Learner[S comparable] struct {
 	// noDigest is set by LoadLearner for files without a digest
 	// (NoDigest).
 	noDigest bool
+	// legacyMix is the training mix in (0, 1) of a learner that an
+	// earlier phs saved, whose snapshots' evaluators mixed their policy
+	// with it; 0 for the others, whose searches mix it
+	// (search.Options.Mix). A resumed run thus goes on as it began.
+	legacyMix float64
 }
 
 // NoDigest reports whether l was read (LoadLearner) from files written
@@ -387,13 +382,13 @@ func (l *Learner[S]) Loss() float64 {
 	return l.objective(t, l.merge(t, l.pending)).logValue(t.beta)
 }
 
-// Snapshot returns the current table, with the training mix.
+// Snapshot returns the current table.
 func (l *Learner[S]) Snapshot() bootstrap.Snapshot[S] {
-	return &Snapshot[S]{t: l.table, mix: l.cfg.Mix, bits: l.cfg.Bits}
+	return &Snapshot[S]{t: l.table, mix: l.legacyMix, bits: l.cfg.Bits}
 }
 
 // A Snapshot is a table that nothing changes, the mix of its evaluators
-// and the bits of its form (LearnerConfig.Bits: 0 for β as F64, 8 or 16
+// (Learner.legacyMix) and the bits of its form (LearnerConfig.Bits: 0 for β as F64, 8 or 16
 // for the compact form).
 type Snapshot[S comparable] struct {
 	t    *Table
@@ -404,13 +399,9 @@ type Snapshot[S comparable] struct {
 // Table returns the snapshot's table.
 func (s *Snapshot[S]) Table() *Table { return s.t }
 
-// NewEvaluator returns an Evaluator of the table with the snapshot's mix.
+// NewEvaluator returns an Evaluator of the table.
 func (s *Snapshot[S]) NewEvaluator() search.Evaluator[S] {
-	e, err := NewEvaluator[S](s.t, s.mix)
-	if err != nil {
-		panic(err) // the mix was checked
-	}
-	return e
+	return &Evaluator[S]{t: s.t, mix: s.mix}
 }
 
 // MarshalBinary returns the table as a learner's table.safetensors holds
@@ -534,7 +525,7 @@ func exists(name string) bool {
 
 // learnerState is what LearnerFile holds.
 type learnerState struct {
-	Config LearnerConfig `json:"config"`
+	Config storedConfig `json:"config"`
 	Layout Layout        `json:"layout"`
 	// Solutions are the counts of LearnerConfig.Growth.
 	Solutions counts `json:"solutions"`
@@ -542,6 +533,13 @@ type learnerState struct {
 	// TrajectoriesFile (safetensors.Digest); empty in the files of a phs
 	// that did not record it.
 	TrajectoriesSHA256 string `json:"trajectories_sha256,omitempty"`
+}
+
+// storedConfig is a LearnerConfig as LearnerFile holds it, with the
+// training mix of a learner that an earlier phs saved (Learner.legacyMix).
+type storedConfig struct {
+	LearnerConfig
+	Mix float64 `json:"mix,omitempty"`
 }
 
 // Save writes the learner to directory dir, which exists: its settings
@@ -595,7 +593,7 @@ func (l *Learner[S]) Save(dir string) error {
 // settings returns the contents of cm.json, with trajectories, the
 // digest of the tensors of trajectories.safetensors.
 func (l *Learner[S]) settings(trajectories string) ([]byte, error) {
-	js, err := json.MarshalIndent(learnerState{Config: l.cfg, Layout: l.table.layout, Solutions: l.opt, TrajectoriesSHA256: trajectories}, "", "  ")
+	js, err := json.MarshalIndent(learnerState{Config: storedConfig{l.cfg, l.legacyMix}, Layout: l.table.layout, Solutions: l.opt, TrajectoriesSHA256: trajectories}, "", "  ")
 	if err != nil {
 		return nil, err
 	}
@@ -713,17 +711,20 @@ func decodeLearner[S comparable](js, tb, tj []byte, tasks []search.Task[S]) (*Le
 	if dec.More() {
 		return nil, fmt.Errorf("%s: data after the settings", LearnerFile)
 	}
-	cfg := st.Config
+	cfg := st.Config.LearnerConfig
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", LearnerFile, err)
+	}
+	if mix := st.Config.Mix; mix != 0 && !(mix > 0 && mix < 1) {
+		return nil, fmt.Errorf("%s: mix %g; want a number in (0, 1)", LearnerFile, mix)
 	}
 	if st.TrajectoriesSHA256 != "" {
 		if err := safetensors.ValidDigest(st.TrajectoriesSHA256); err != nil {
 			return nil, fmt.Errorf("%s: trajectories_sha256: %w", LearnerFile, err)
 		}
 	}
-	if cfg != st.Config {
-		return nil, fmt.Errorf("%s: a setting is 0 (Save writes them all): %+v", LearnerFile, st.Config)
+	if cfg != st.Config.LearnerConfig {
+		return nil, fmt.Errorf("%s: a setting is 0 (Save writes them all): %+v", LearnerFile, st.Config.LearnerConfig)
 	}
 	t, _, bits, err := unmarshalLearnerTable(tb)
 	if err != nil {
@@ -746,7 +747,7 @@ func decodeLearner[S comparable](js, tb, tj []byte, tasks []search.Task[S]) (*Le
 		return nil, fmt.Errorf("%s: solutions %+v: want counts ≥ 0, covered at most the %d solutions optimised over, changed at least the %d pending", LearnerFile, c, len(trajs), len(pending))
 	}
 	noDigest := t.noDigest || st.TrajectoriesSHA256 == ""
-	return &Learner[S]{cfg: cfg, table: t, trajs: trajs, pending: pending, opt: st.Solutions, noDigest: noDigest}, nil
+	return &Learner[S]{cfg: cfg, table: t, trajs: trajs, pending: pending, opt: st.Solutions, noDigest: noDigest, legacyMix: st.Config.Mix}, nil
 }
 
 // decodeTrajectories reads the solutions of trajectories.safetensors:

@@ -125,10 +125,7 @@ func testLearnerBootstrap(t *testing.T, lc LearnerConfig) {
 	if last := refMetrics[n-1]; last.TotalSolved != len(tasks) || n < 2 {
 		t.Fatalf("%d of %d solved in %d iterations: %+v", last.TotalSolved, len(tasks), n, refMetrics)
 	}
-	test, err := NewEvaluator[int32](ref.Table(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	test := NewEvaluator[int32](ref.Table())
 	learned, solved := expansions(t, tasks, test, 0)
 	uniform, _ := expansions(t, tasks, search.Uniform[int32]{}, 0)
 	t.Logf("%d iterations; %d expansions with the context model (%d rows, %d solutions kept), %d with the uniform policy", n, learned, ref.Table().Rows(), ref.Solutions(), uniform)
@@ -469,10 +466,7 @@ func detour(t *testing.T, tasks []search.Task[int32], s bootstrap.Solution[int32
 // action.
 func bruteLoss(t *testing.T, tb *Table, lambda float64, solutions []bootstrap.Solution[int32]) float64 {
 	t.Helper()
-	ev, err := NewEvaluator[int32](tb, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ev := NewEvaluator[int32](tb)
 	A := tb.layout.Actions
 	var terms []float64
 	for _, s := range solutions {
@@ -941,7 +935,8 @@ func TestSaveMemory(t *testing.T) {
 // that a snapshot decodes as it was.
 func TestLearnerSaveLoad(t *testing.T) {
 	tasks := grids(10, 12)
-	lr := newGridLearner(t, tasks, LearnerConfig{OptimizerConfig: OptimizerConfig{Lambda: 3, MaxSteps: 30}, Mix: 0.01})
+	lr := newGridLearner(t, tasks, LearnerConfig{OptimizerConfig: OptimizerConfig{Lambda: 3, MaxSteps: 30}})
+	lr.legacyMix = 0.01 // a learner of an earlier phs: its snapshots mix
 	batch := solveGrids(t, tasks)
 	// The solution of task i is that of problem 3i of spread.
 	spread := make([]search.Task[int32], 3*len(tasks))

@@ -371,7 +371,8 @@ func TestQuantisedSnapshot(t *testing.T) {
 	tasks := grids(6, 23)
 	sols := solveGrids(t, tasks)
 	for _, bits := range []int{8, 16} {
-		lr := newGridLearner(t, tasks, LearnerConfig{Bits: bits, Mix: 0.01, OptimizerConfig: OptimizerConfig{MaxSteps: 10}})
+		lr := newGridLearner(t, tasks, LearnerConfig{Bits: bits, OptimizerConfig: OptimizerConfig{MaxSteps: 10}})
+		lr.legacyMix = 0.01
 		if _, err := lr.Learn(context.Background(), sols); err != nil {
 			t.Fatal(err)
 		}

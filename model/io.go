@@ -141,8 +141,11 @@ func load(fsys fs.FS, dir, name string) (*Model, error) {
 	if dec.More() {
 		return nil, fmt.Errorf("model: %s: data after the configuration", cfgName)
 	}
-	cfg := file.Config
-	if err := cfg.defaults(); err != nil {
+	cfg, err := file.config()
+	if err == nil {
+		err = cfg.defaults()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("model: %s: %w", cfgName, err)
 	}
 	if file.WeightsSHA256 != "" {

@@ -16,8 +16,8 @@ package model
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/phs-go/phs/nn"
@@ -255,16 +255,14 @@ type Config struct {
 	// their deadlocks pruned (phs -prune-deadlocks, Sokoban): searches
 	// with it prune them too.
 	PruneDeadlocks bool `json:"prune_deadlocks,omitempty"`
-	// Temperature is the temperature of the policy with which searches
-	// use the network unless told otherwise (search.Options.Temperature),
-	// chosen after training: finite and > 0, and only for a network with
-	// a policy; 0 means 1.
-	Temperature float64 `json:"temperature,omitempty"`
-	// Mix is the weight of the uniform policy mixed into the policy with
-	// which searches use the network unless told otherwise
-	// (search.Options.Mix), in [0, 1), and only for a network with a
-	// policy; 0 mixes nothing. phs train records the one it trained with.
-	Mix float64 `json:"mix,omitempty"`
+	// Search holds the search options the network was trained and tuned
+	// with (phs train records its run's, less the machine's limits
+	// Timeout and MaxMemory). Searches with the network take its
+	// Temperature and Mix unless told otherwise. They must be valid for
+	// Algorithm (search.Options.Validate); config.json files written
+	// before this field read their top-level "temperature" and "mix" into
+	// it.
+	Search search.Options `json:"search,omitzero"`
 	// Meta is free-form metadata, such as how the network was trained.
 	Meta map[string]string `json:"meta,omitempty"`
 }
@@ -360,14 +358,13 @@ func (c *Config) check() error {
 		return fmt.Errorf("%d blocks; want 1 to %d", c.Blocks, MaxBlocks)
 	case c.Hidden < 1 || c.Hidden > MaxSize:
 		return fmt.Errorf("hidden %d; want 1 to %d", c.Hidden, MaxSize)
-	case !(c.Temperature >= 0) || math.IsInf(c.Temperature, 1):
-		return fmt.Errorf("temperature %g; want a finite number > 0 (0: 1)", c.Temperature)
-	case !hasPolicy && c.Temperature != 0:
-		return fmt.Errorf("a temperature (%g) without a policy head", c.Temperature)
-	case !(c.Mix >= 0 && c.Mix < 1):
-		return fmt.Errorf("mix %g; want a number in [0, 1)", c.Mix)
-	case !hasPolicy && c.Mix != 0:
-		return fmt.Errorf("a mix (%g) without a policy head", c.Mix)
+	case !hasPolicy && c.Search.Temperature != 0:
+		return fmt.Errorf("a temperature (%g) without a policy head", c.Search.Temperature)
+	case !hasPolicy && c.Search.Mix != 0:
+		return fmt.Errorf("a mix (%g) without a policy head", c.Search.Mix)
+	}
+	if err := c.Search.Validate(c.Algorithm); err != nil {
+		return fmt.Errorf("search options: %w", err)
 	}
 	return nil
 }
@@ -708,10 +705,27 @@ func (m *Model) resBackward(w *workspace, x []float32, n int, g []float32) {
 type configFile struct {
 	Config
 	WeightsSHA256 string `json:"weights_sha256,omitempty"`
+	// The options of files written before Config.Search.
+	Temperature float64 `json:"temperature,omitempty"`
+	Mix         float64 `json:"mix,omitempty"`
+}
+
+// config returns f's Config, with the options of an earlier file moved
+// into its Search.
+func (f *configFile) config() (Config, error) {
+	c := f.Config
+	if f.Temperature == 0 && f.Mix == 0 {
+		return c, nil
+	}
+	if c.Search != (search.Options{}) {
+		return c, errors.New(`"temperature" or "mix" beside "search", which holds them`)
+	}
+	c.Search.Temperature, c.Search.Mix = f.Temperature, f.Mix
+	return c, nil
 }
 
 // configJSON encodes cfg and the digest of the weights for config.json.
 func configJSON(cfg Config, weightsSHA256 string) ([]byte, error) {
-	b, err := json.MarshalIndent(configFile{cfg, weightsSHA256}, "", "  ")
+	b, err := json.MarshalIndent(configFile{Config: cfg, WeightsSHA256: weightsSHA256}, "", "  ")
 	return append(b, '\n'), err
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -294,7 +295,7 @@ func TestLearnsPolicy(t *testing.T) {
 func TestSaveLoad(t *testing.T) {
 	dir := t.TempDir()
 	cfg := tinyConfig(t, "phsh")
-	cfg.Temperature = 2.5
+	cfg.Search.Temperature = 2.5
 	m, _ := New(cfg, 9)
 	ss := samples(t, 3, 10)
 	tr := NewTrainer(m, TrainConfig{})
@@ -323,7 +324,7 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m3.Config().Heads != Both || m3.Config().Algorithm != search.PHSh() || m3.Config().Temperature != 2.5 {
+	if m3.Config().Heads != Both || m3.Config().Algorithm != search.PHSh() || m3.Config().Search.Temperature != 2.5 {
 		t.Errorf("config %+v", m3.Config())
 	}
 	if err := m3.Check("stp", 9, 3, 3); err != nil {
@@ -471,14 +472,14 @@ func TestConfigErrors(t *testing.T) {
 		{"huge kernel", func(c *Config) { c.Kernel = 100 }, "kernel 100"},
 		{"too many actions", func(c *Config) { c.Actions = 256 }, "256 actions"},
 		{"small input", func(c *Config) { c.Height = 2 }, "too small"},
-		{"negative temperature", func(c *Config) { c.Temperature = -1 }, "temperature -1"},
-		{"infinite temperature", func(c *Config) { c.Temperature = math.Inf(1) }, "temperature +Inf"},
-		{"NaN temperature", func(c *Config) { c.Temperature = math.NaN() }, "temperature NaN"},
-		{"negative mix", func(c *Config) { c.Mix = -0.5 }, "mix -0.5"},
-		{"mix 1", func(c *Config) { c.Mix = 1 }, "mix 1"},
-		{"NaN mix", func(c *Config) { c.Mix = math.NaN() }, "mix NaN"},
+		{"negative temperature", func(c *Config) { c.Search.Temperature = -1 }, "temperature -1"},
+		{"infinite temperature", func(c *Config) { c.Search.Temperature = math.Inf(1) }, "temperature +Inf"},
+		{"NaN temperature", func(c *Config) { c.Search.Temperature = math.NaN() }, "temperature NaN"},
+		{"negative mix", func(c *Config) { c.Search.Mix = -0.5 }, "mix -0.5"},
+		{"mix 1", func(c *Config) { c.Search.Mix = 1 }, "mix 1"},
+		{"NaN mix", func(c *Config) { c.Search.Mix = math.NaN() }, "mix NaN"},
 		{"mix without policy", func(c *Config) {
-			c.Heads, c.PolicyLoss, c.Mix = Heuristic, 0, 0.01
+			c.Heads, c.PolicyLoss, c.Search.Mix = Heuristic, 0, 0.01
 		}, "mix (0.01) without a policy head"},
 		{"units in a conv network", func(c *Config) { c.Units = 8 }, "units 8 and blocks 0 in a conv network"},
 		{"filters in a resnet", func(c *Config) { c.Arch, c.Filters = ResNet, 8 }, "filters 8"},
@@ -486,7 +487,7 @@ func TestConfigErrors(t *testing.T) {
 		{"too many blocks", func(c *Config) { c.Arch, c.Blocks = ResNet, MaxBlocks+1 }, "65 blocks"},
 		{"too many parameters", func(c *Config) { c.Arch, c.Units = ResNet, 1<<20 }, "parameters; want at most"},
 		{"temperature without policy", func(c *Config) {
-			c.Heads, c.PolicyLoss, c.Temperature = Heuristic, 0, 2
+			c.Heads, c.PolicyLoss, c.Search.Temperature = Heuristic, 0, 2
 		}, "temperature (2) without a policy head"},
 	} {
 		cfg := good
@@ -928,6 +929,56 @@ func TestConfigAlgorithm(t *testing.T) {
 		want, _ := search.Parse(tc.alg.Name())
 		if back, err := Load(dir); err != nil || back.Config().Algorithm != want || (want.W() != search.DefaultW && want.C() != search.DefaultC) {
 			t.Errorf("old %s: loaded %v, %v; want %v", tc.alg.Name(), back.Config().Algorithm, err, want)
+		}
+	}
+}
+
+// TestLegacySearchOptions checks that a config.json written before
+// Config.Search, with a top-level temperature and mix, loads them into
+// Search, and that one with both forms is an error that names the file.
+func TestLegacySearchOptions(t *testing.T) {
+	cfg := tinyConfig(t, "phsh")
+	cfg.Search = search.Options{Temperature: 2.5, Mix: 0.01}
+	m, _ := New(cfg, 9)
+	for _, tc := range []struct {
+		name string
+		edit func(map[string]any)
+		err  string
+	}{
+		{"new", func(map[string]any) {}, ""},
+		{"old", func(c map[string]any) { delete(c, "search"); c["temperature"], c["mix"] = 2.5, 0.01 }, ""},
+		{"both", func(c map[string]any) { c["temperature"] = 2.5 }, `"temperature" or "mix" beside "search"`},
+	} {
+		dir := t.TempDir()
+		if err := Save(dir, m); err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Join(dir, ConfigFile)
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c map[string]any
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatal(err)
+		}
+		tc.edit(c)
+		if b, err = json.Marshal(c); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Load(dir)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s: err = %v; want %q naming %s", tc.name, err, tc.err, name)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case got.Config().Search != cfg.Search:
+			t.Errorf("%s: search options %+v; want %+v", tc.name, got.Config().Search, cfg.Search)
 		}
 	}
 }

@@ -212,11 +212,7 @@ func solveSample[S comparable, P sample[S]](t *testing.T, domain string, ps []P,
 		// The model's algorithm, with its parameter.
 		alg, ev = m.Network.Config().Algorithm, model.NewEvaluator[S](m.Network)
 	case m.Table != nil:
-		e, err := cm.NewEvaluator[S](m.Table, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		alg, ev = search.LevinTS(), e
+		alg, ev = search.LevinTS(), cm.NewEvaluator[S](m.Table)
 	default:
 		t.Fatalf("Default(%s): no model", domain)
 	}

@@ -322,8 +322,9 @@ func (g GoalTest) atExpansion(alg Algorithm) bool {
 // MaxBatchSize is the largest Options.BatchSize.
 const MaxBatchSize = 1 << 16
 
-// check returns an error if a field of o is out of range for alg.
-func (o Options) check(alg Algorithm) error {
+// Validate returns an error if a field of o is out of range, or is a
+// setting that alg does not take: the error of NewSolver with o and alg.
+func (o Options) Validate(alg Algorithm) error {
 	switch {
 	case o.Budget < 0:
 		return fmt.Errorf("search: budget %d; want >= 0 (0: no limit)", o.Budget)

@@ -37,7 +37,7 @@ func NewSolver[S comparable](alg Algorithm, ev Evaluator[S], opts Options) (*Sol
 	if ev == nil {
 		return nil, fmt.Errorf("search: %s: no evaluator", alg.Name())
 	}
-	if err := opts.check(alg); err != nil {
+	if err := opts.Validate(alg); err != nil {
 		return nil, err
 	}
 	s := &Solver[S]{alg: alg, ev: ev, opts: opts.withDefaults()}

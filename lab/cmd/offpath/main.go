@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	opts := search.Options{Budget: *budget, Temperature: *temp}
 	if opts.Temperature == 0 {
-		opts.Temperature = m.Config().Temperature
+		opts.Temperature = m.Config().Search.Temperature
 	}
 	solver, err := search.NewSolver(search.PHSStar(), search.Evaluator[sokoban.State](model.NewEvaluator[sokoban.State](m)), opts)
 	if err != nil {
