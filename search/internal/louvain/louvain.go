@@ -493,82 +493,132 @@ func (g *Graph) moveGroups(m2 float64, capacity int32) {
 		tot[x] += lg.k[c]
 		gsize[x] += g.chunks[c].size
 	}
-	queue := resize(g.queue, n)
-	head, size := 0, 0
+	q := ring{buf: resize(g.queue, n), in: queued}
 	for _, c := range g.changed {
-		if !queued[c] {
-			queued[c] = true
-			queue[size] = c
-			size++
-		}
+		q.push(c)
 	}
 	touched := g.touched[:0]
 	gamma := g.gamma
-	for visits := 0; size > 0; visits++ {
-		i := queue[head]
-		head++
-		if head == n {
-			head = 0
-		}
-		size--
-		queued[i] = false
+	for visits := 0; q.size > 0; visits++ {
+		i := q.pop()
 		if visits > 64*n {
 			continue // a safety bound, far above what any graph needs
 		}
 		a := group[i]
-		touched = touched[:0]
-		for e := lg.off[i]; e < lg.off[i+1]; e++ {
-			c := group[lg.adj[e]]
-			if acc[c] == 0 {
-				touched = append(touched, c)
-			}
-			acc[c] += lg.w[e]
-		}
+		touched = lg.gather(i, group, acc, touched)
 		ki, si := lg.k[i], g.chunks[i].size
-		kiA := acc[a]
-		totA := tot[a] - ki
-		// Moving i from a to c changes the modularity by 2/m2 times
-		// acc[c] − acc[a] − γ·ki·(tot[c] − totA)/m2.
-		best, bestGain := a, 1e-9*gamma*ki/m2
-		for _, c := range touched {
-			if c == a || gsize[c]+si > capacity {
-				continue
-			}
-			if gain := float64(acc[c]-kiA) - gamma*ki*(tot[c]-totA)/m2; gain > bestGain {
-				best, bestGain = c, gain
-			}
-		}
+		best, bestGain := bestMove(a, ki, touched, acc, tot, gamma, m2, gsize, si, capacity)
 		// Or alone, in the group numbered as i if it is empty: groups
 		// that have grown too large split.
 		if a != i && gsize[i] == 0 {
-			if gain := -float64(kiA) + gamma*ki*totA/m2; gain > bestGain {
-				best, bestGain = i, gain
+			if gain := -float64(acc[a]) + gamma*ki*(tot[a]-ki)/m2; gain > bestGain {
+				best = i
 			}
 		}
-		for _, c := range touched {
-			acc[c] = 0
-		}
-		if best == a {
+		if !move(i, a, best, ki, group, tot, acc, touched) {
 			continue
 		}
-		group[i] = best
-		tot[a] -= ki
-		tot[best] += ki
 		gsize[a] -= si
 		gsize[best] += si
-		for e := lg.off[i]; e < lg.off[i+1]; e++ {
-			if j := lg.adj[e]; group[j] != best && !queued[j] {
-				queued[j] = true
-				t := head + size
-				if t >= n {
-					t -= n
-				}
-				queue[t] = j
-				size++
-			}
+		q.pushNeighbours(lg, i, group, best)
+	}
+	g.tot, g.acc, g.queue, g.touched = tot, acc, q.buf, touched
+}
+
+// A ring is a queue of nodes, first in first out, in buf, which has room
+// for every node: in marks the nodes it holds, each at most once.
+type ring struct {
+	buf        []int32
+	in         []bool
+	head, size int
+}
+
+// push appends node j unless the ring holds it.
+func (r *ring) push(j int32) {
+	if r.in[j] {
+		return
+	}
+	r.in[j] = true
+	t := r.head + r.size
+	if t >= len(r.buf) {
+		t -= len(r.buf)
+	}
+	r.buf[t] = j
+	r.size++
+}
+
+// pop removes and returns the first node; the ring is not empty.
+func (r *ring) pop() int32 {
+	i := r.buf[r.head]
+	if r.head++; r.head == len(r.buf) {
+		r.head = 0
+	}
+	r.size--
+	r.in[i] = false
+	return i
+}
+
+// pushNeighbours pushes the neighbours of node i of lg whose label is
+// not best.
+func (r *ring) pushNeighbours(lg *levelGraph, i int32, label []int32, best int32) {
+	for e := lg.off[i]; e < lg.off[i+1]; e++ {
+		if j := lg.adj[e]; label[j] != best {
+			r.push(j)
 		}
 	}
-	g.tot, g.acc, g.queue, g.touched = tot, acc, queue, touched
+}
+
+// gather adds to acc, by the label of its other end, the weight of each
+// edge of node i of lg, and returns touched[:0] with the labels it
+// reached, each once, in the order first reached. acc is 0 at those
+// labels before; the caller clears them after.
+func (lg *levelGraph) gather(i int32, label, acc, touched []int32) []int32 {
+	touched = touched[:0]
+	for e := lg.off[i]; e < lg.off[i+1]; e++ {
+		c := label[lg.adj[e]]
+		if acc[c] == 0 {
+			touched = append(touched, c)
+		}
+		acc[c] += lg.w[e]
+	}
+	return touched
+}
+
+// bestMove returns the label c of touched, or a if none gains more than
+// 1e-9·γ·ki/m2, to which moving a node of degree ki from label a raises
+// the modularity most, and that gain: moving it to c changes the
+// modularity by 2/m2 times acc[c] − acc[a] − γ·ki·(tot[c] − tot[a] + ki)/m2,
+// where acc holds the weights of its edges to each label and tot the
+// labels' total degrees. With sizes, it leaves out the labels c with
+// sizes[c] + size over capacity.
+func bestMove(a int32, ki float64, touched, acc []int32, tot []float64, gamma, m2 float64, sizes []int32, size, capacity int32) (int32, float64) {
+	kiA, totA := acc[a], tot[a]-ki
+	best, bestGain := a, 1e-9*gamma*ki/m2
+	for _, c := range touched {
+		if c == a || sizes != nil && sizes[c]+size > capacity {
+			continue
+		}
+		if gain := float64(acc[c]-kiA) - gamma*ki*(tot[c]-totA)/m2; gain > bestGain {
+			best, bestGain = c, gain
+		}
+	}
+	return best, bestGain
+}
+
+// move clears acc at the labels of touched, then moves node i, of degree
+// ki, from label a to best, updating label and the labels' total degrees
+// tot, and reports whether best is not a.
+func move(i, a, best int32, ki float64, label []int32, tot []float64, acc, touched []int32) bool {
+	for _, c := range touched {
+		acc[c] = 0
+	}
+	if best == a {
+		return false
+	}
+	label[i] = best
+	tot[a] -= ki
+	tot[best] += ki
+	return true
 }
 
 // localMove runs Louvain's local moving on lg, from singletons, with the
@@ -599,61 +649,19 @@ func (g *Graph) localMove(lg *levelGraph, m2 float64, rng *uint64) int {
 		queue[i], queue[j] = queue[j], queue[i]
 	}
 	gamma := g.gamma
-	head, size := 0, n
+	q := ring{buf: queue, in: inQueue, size: n}
 	// A safety bound on the visits: each move raises the modularity,
 	// and this many visits are far more than any graph here needs.
-	for visits := 0; size > 0 && visits < 64*n+1024; visits++ {
-		i := queue[head]
-		head++
-		if head == n {
-			head = 0
-		}
-		size--
-		inQueue[i] = false
+	for visits := 0; q.size > 0 && visits < 64*n+1024; visits++ {
+		i := q.pop()
 		a := comm[i]
-		touched = touched[:0]
-		for e := lg.off[i]; e < lg.off[i+1]; e++ {
-			c := comm[lg.adj[e]]
-			if acc[c] == 0 {
-				touched = append(touched, c)
-			}
-			acc[c] += lg.w[e]
-		}
+		touched = lg.gather(i, comm, acc, touched)
 		ki := lg.k[i]
-		kiA := acc[a]
-		totA := tot[a] - ki
-		// Moving i from a to c changes the modularity by 2/m2 times
-		// acc[c] − acc[a] − γ·ki·(tot[c] − totA)/m2.
-		best, bestGain := a, 1e-9*gamma*ki/m2
-		for _, c := range touched {
-			if c == a {
-				continue
-			}
-			gain := float64(acc[c]-kiA) - gamma*ki*(tot[c]-totA)/m2
-			if gain > bestGain {
-				best, bestGain = c, gain
-			}
-		}
-		for _, c := range touched {
-			acc[c] = 0
-		}
-		if best == a {
+		best, _ := bestMove(a, ki, touched, acc, tot, gamma, m2, nil, 0, 0)
+		if !move(i, a, best, ki, comm, tot, acc, touched) {
 			continue
 		}
-		comm[i] = best
-		tot[a] -= ki
-		tot[best] += ki
-		for e := lg.off[i]; e < lg.off[i+1]; e++ {
-			if j := lg.adj[e]; comm[j] != best && !inQueue[j] {
-				t := head + size
-				if t >= n {
-					t -= n
-				}
-				queue[t] = j
-				inQueue[j] = true
-				size++
-			}
-		}
+		q.pushNeighbours(lg, i, comm, best)
 	}
 	// Number the communities in the order of their first nodes.
 	label := resize(g.pos, n)
