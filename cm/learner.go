@@ -98,9 +98,9 @@ func (c *LearnerConfig) check() error {
 // snapped to their grids and the rows sorted, so the compact form holds
 // every table exactly.
 //
-// Its snapshots are tables that nothing changes; they marshal to table.safetensors's format (the
-// compact one with Bits), which DecodeSnapshot reads. docs/ALGORITHMS.md
-// gives the procedure in full.
+// Its snapshots are tables that nothing changes; they marshal to
+// table.safetensors's format (the compact one with Bits), which
+// DecodeSnapshot reads. docs/ALGORITHMS.md gives the procedure in full.
 type Learner[S comparable] struct {
 	cfg   LearnerConfig
 	table *Table
@@ -388,7 +388,8 @@ func (l *Learner[S]) Snapshot() bootstrap.Snapshot[S] {
 }
 
 // A Snapshot is a table that nothing changes, the mix of its evaluators
-// (Learner.legacyMix) and the bits of its form (LearnerConfig.Bits: 0 for β as F64, 8 or 16
+// (0 but for a learner saved by an earlier phs, whose settings hold one)
+// and the bits of its form (LearnerConfig.Bits: 0 for β as F64, 8 or 16
 // for the compact form).
 type Snapshot[S comparable] struct {
 	t    *Table
@@ -526,7 +527,7 @@ func exists(name string) bool {
 // learnerState is what LearnerFile holds.
 type learnerState struct {
 	Config storedConfig `json:"config"`
-	Layout Layout        `json:"layout"`
+	Layout Layout       `json:"layout"`
 	// Solutions are the counts of LearnerConfig.Growth.
 	Solutions counts `json:"solutions"`
 	// TrajectoriesSHA256 is the SHA-256 of the tensors of
