@@ -20,7 +20,7 @@ func Example() {
 	rng := rand.New(rand.NewPCG(1, 1))
 	var tasks []search.Task[stp.State]
 	for range 40 {
-		tasks = append(tasks, search.Task[stp.State]{Problem: stp.GenerateWalk(rng, 3, 3, 15, 30)})
+		tasks = append(tasks, search.Task[stp.State]{Problem: stp.GenerateWalk[stp.State](rng, 3, 3, 15, 30)})
 	}
 	layout, err := cm.LayoutOf(tasks[0].Problem)
 	if err != nil {
@@ -45,7 +45,7 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	p := stp.GenerateWalk(rng, 3, 3, 30, 30)
+	p := stp.GenerateWalk[stp.State](rng, 3, 3, 30, 30)
 	model, err := cm.NewEvaluator[stp.State](learner.Table(), 0)
 	if err != nil {
 		log.Fatal(err)
