@@ -26,11 +26,11 @@ func TestResNetSTP(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		n          int
-		generate   func(*rand.Rand) *stp.Problem
+		generate   func(*rand.Rand) *stp.Problem[stp.State]
 		iterations int
 	}{
-		{"2x3", 160, func(rng *rand.Rand) *stp.Problem { return stp.GenerateRandom(rng, 2, 3) }, 20},
-		{"3x3", 100, func(rng *rand.Rand) *stp.Problem { return stp.GenerateWalk(rng, 3, 3, 10, 30) }, 40},
+		{"2x3", 160, func(rng *rand.Rand) *stp.Problem[stp.State] { return stp.GenerateRandom[stp.State](rng, 2, 3) }, 20},
+		{"3x3", 100, func(rng *rand.Rand) *stp.Problem[stp.State] { return stp.GenerateWalk[stp.State](rng, 3, 3, 10, 30) }, 40},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -42,7 +42,7 @@ func TestResNetSTP(t *testing.T) {
 				}
 			}
 			alg := search.PHSStar()
-			cfg := model.ConfigFor("stp", alg, tasks[0].Problem.(*stp.Problem))
+			cfg := model.ConfigFor("stp", alg, tasks[0].Problem.(*stp.Problem[stp.State]))
 			cfg.Arch, cfg.Units, cfg.Blocks, cfg.Hidden = model.ResNet, 32, 2, 32
 			m, err := model.New(cfg, 1)
 			if err != nil {

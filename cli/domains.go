@@ -270,11 +270,8 @@ func Shipped() []Domain {
 			ProblemID(func(p *sokoban.Problem) string { return p.ID }),
 			InitialBudget(sokoban.InitialBudget), shipped("sokoban")),
 		{&stpDomain{
-			small: NewDomain[stp.State]("stp", stp.Parse, ParseFirst(stp.ParseFirst),
-				ProblemID(func(p *stp.Problem) string { return p.ID }),
-				InitialBudget(stp.InitialBudget), WithGenerator(&stpGenerator{}), shipped("stp")).d.(*domainOf[stp.State]),
-			large: NewDomain[stp.LargeState]("stp", stp.ParseLarge, ParseFirst(stp.ParseLargeFirst),
-				ProblemID(func(p *stp.LargeProblem) string { return p.ID })).d.(*domainOf[stp.LargeState]),
+			small: stpDomainOf[stp.State](InitialBudget(stp.InitialBudget), WithGenerator(&stpGenerator{}), shipped("stp")),
+			large: stpDomainOf[stp.LargeState](),
 		}},
 		NewDomain[witness.State]("witness", witness.Parse, ParseFirst(witness.ParseFirst),
 			ProblemID(func(p *witness.Problem) string { return p.ID }),
@@ -472,21 +469,28 @@ func (d *domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec
 	return cluster.Work(ctx, nc, spec, tasks, l.Decode, opts)
 }
 
-// stpDomain is the sliding-tile puzzle: its puzzles are stp.Problems, or
-// stp.LargeProblems when a file has a board of more than stp.MaxCells
-// cells.
+// stpDomain is the sliding-tile puzzle: its puzzles are
+// stp.Problem[stp.State]s, or stp.Problem[stp.LargeState]s when a file has
+// a board of more than stp.MaxCells cells.
 type stpDomain struct {
 	small *domainOf[stp.State]
 	large *domainOf[stp.LargeState]
+}
+
+// stpDomainOf returns the sliding-tile domain of puzzles with state type S.
+func stpDomainOf[S stp.Arrangement[S]](opts ...Option) *domainOf[S] {
+	opts = append([]Option{ParseFirst(stp.ParseFirst[S]), ProblemID(func(p *stp.Problem[S]) string { return p.ID })}, opts...)
+	return NewDomain[S]("stp", stp.Parse[S], opts...).d.(*domainOf[S])
 }
 
 func (d *stpDomain) caps() *capabilities { return d.small.caps() }
 
 func (d *stpDomain) checkLearner(name string) error { return d.small.checkLearner(name) }
 
-// pick returns the domain of stp.LargeProblems if parse, called with
+// pick returns the domain of stp.LargeState puzzles if parse, called with
 // each file index from 0 to n-1, says that a file has a board too large
-// for a stp.Problem, and otherwise that of stp.Problems.
+// for a stp.State (an error that wraps stp.ErrLarge), and otherwise that
+// of stp.State puzzles.
 func (d *stpDomain) pick(n int, parse func(i int) error) domain {
 	for i := range n {
 		if err := parse(i); errors.Is(err, stp.ErrLarge) {
@@ -512,7 +516,7 @@ func (d *stpDomain) pickFiles(files []string, n int) domain {
 			return err
 		}
 		defer f.Close()
-		ps, err := stp.ParseFirst(f, files[i], left)
+		ps, err := stp.ParseFirst[stp.State](f, files[i], left)
 		left -= len(ps)
 		return err
 	})
@@ -531,6 +535,9 @@ func (d *stpDomain) train(ctx context.Context, cfg *trainConfig, resume bool, st
 }
 
 func (d *stpDomain) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error {
-	parse := func(i int) error { _, err := stp.Parse(bytes.NewReader(files[i].Data), files[i].Name); return err }
+	parse := func(i int) error {
+		_, err := stp.Parse[stp.State](bytes.NewReader(files[i].Data), files[i].Name)
+		return err
+	}
 	return d.pick(len(files), parse).work(ctx, nc, spec, files, opts)
 }

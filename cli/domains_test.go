@@ -47,8 +47,10 @@ func TestNewDomainChecks(t *testing.T) {
 		{"no parser", func() { NewDomain[int]("line", (func(io.Reader, string) ([]line, error))(nil)) }, "no parse function"},
 		{"budget", func() { NewDomain[int]("line", parseLines, InitialBudget(0)) }, "InitialBudget(0)"},
 		{"heuristic", func() { NewDomain[int]("line", parseLines, NoModelAlgorithm(search.GBFS())) }, "reads a heuristic"},
-		{"id type", func() { NewDomain[int]("line", parseLines, ProblemID(func(p *stp.Problem) string { return p.ID })) }, "ProblemID takes"},
-		{"parse-first type", func() { NewDomain[int]("line", parseLines, ParseFirst(stp.ParseFirst)) }, "ParseFirst takes"},
+		{"id type", func() {
+			NewDomain[int]("line", parseLines, ProblemID(func(p *stp.Problem[stp.State]) string { return p.ID }))
+		}, "ProblemID takes"},
+		{"parse-first type", func() { NewDomain[int]("line", parseLines, ParseFirst(stp.ParseFirst[stp.State])) }, "ParseFirst takes"},
 		{"no domains", func() { Run(context.Background(), nil, io.Discard, io.Discard) }, "without domains"},
 		{"zero domain", func() { Run(context.Background(), nil, io.Discard, io.Discard, Domain{}) }, "zero Domain"},
 		{"twice", func() {

@@ -122,27 +122,33 @@ func (g *stpGenerator) New(rng *rand.Rand) (func() string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := stp.CheckLargeSize(rows, cols); err != nil {
+	if err := stp.CheckSize[stp.LargeState](rows, cols); err != nil {
 		return nil, fmt.Errorf("-size: %v", err)
 	}
-	large := rows*cols > stp.MaxCells
-	if g.walk == "" {
-		if large {
-			return func() string { return stp.GenerateRandomLarge(rng, rows, cols).String() }, nil
+	walk := g.walk != ""
+	var lo, hi int
+	if walk {
+		if lo, hi, err = parseRange(g.walk); err != nil {
+			return nil, err
 		}
-		return func() string { return stp.GenerateRandom(rng, rows, cols).String() }, nil
+		if hi > maxWalk {
+			return nil, fmt.Errorf("-walk %s: want MAX <= %d", g.walk, maxWalk)
+		}
 	}
-	lo, hi, err := parseRange(g.walk)
-	if err != nil {
-		return nil, err
+	if rows*cols > stp.MaxCells {
+		return stpPuzzles[stp.LargeState](rng, rows, cols, walk, lo, hi), nil
 	}
-	if hi > maxWalk {
-		return nil, fmt.Errorf("-walk %s: want MAX <= %d", g.walk, maxWalk)
+	return stpPuzzles[stp.State](rng, rows, cols, walk, lo, hi), nil
+}
+
+// stpPuzzles returns a generator of rows×cols puzzles with state type S, in
+// the file format: random walks from the goal with a length in [lo, hi] if
+// walk, uniformly random solvable puzzles if not.
+func stpPuzzles[S stp.Arrangement[S]](rng *rand.Rand, rows, cols int, walk bool, lo, hi int) func() string {
+	if walk {
+		return func() string { return stp.GenerateWalk[S](rng, rows, cols, lo, hi).String() }
 	}
-	if large {
-		return func() string { return stp.GenerateWalkLarge(rng, rows, cols, lo, hi).String() }, nil
-	}
-	return func() string { return stp.GenerateWalk(rng, rows, cols, lo, hi).String() }, nil
+	return func() string { return stp.GenerateRandom[S](rng, rows, cols).String() }
 }
 
 // maxGenerate bounds generate's -n: the memory of the Witness generator,

@@ -136,7 +136,7 @@ func (g *countingGenerator) New(rng *rand.Rand) (func() string, error) {
 		if g.calls.Add(1) == 3 {
 			g.cancel()
 		}
-		return stp.GenerateRandom(rng, 3, 3).String()
+		return stp.GenerateRandom[stp.State](rng, 3, 3).String()
 	}, nil
 }
 
@@ -149,7 +149,7 @@ func TestGenerateBounds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	g := &countingGenerator{cancel: cancel}
-	d := NewDomain[stp.State]("tiles", stp.Parse, WithGenerator(g))
+	d := NewDomain[stp.State]("tiles", stp.Parse[stp.State], WithGenerator(g))
 	err := Run(ctx, []string{"generate", "tiles", "-n", "1000"}, io.Discard, io.Discard, d)
 	if exitCode(err) != 130 || g.calls.Load() != 3 {
 		t.Errorf("interrupted at the third problem: %v after %d problems, want an interruption after 3", err, g.calls.Load())

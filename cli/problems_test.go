@@ -58,7 +58,7 @@ func TestFirstReadsOnlyFirst(t *testing.T) {
 		t.Errorf("-first 2 of one.txt (1 puzzle) and stp.txt: %d records, %v", len(recs), err)
 	}
 	// A domain without ParseFirst reads its files whole.
-	d := NewDomain[stp.State]("tiles", stp.Parse)
+	d := NewDomain[stp.State]("tiles", stp.Parse[stp.State])
 	if err := Run(context.Background(), []string{"solve", "-domain", "tiles", "-first", "2", tiles}, io.Discard, io.Discard, d); err == nil || !strings.Contains(err.Error(), "stp.txt:3") {
 		t.Errorf("a domain without ParseFirst: %v; want the error of the file's third line", err)
 	}
@@ -76,7 +76,7 @@ func TestMaxProblems(t *testing.T) {
 	writeTo(t, four, "1 0 2 3\n1 3 2 0\n0 1 2 3\n1 0 2 3\n")
 	two := filepath.Join(dir, "two.txt")
 	writeTo(t, two, "1 0 2 3\n1 3 2 0\n")
-	d := NewDomain[stp.State]("tiles", stp.Parse)
+	d := NewDomain[stp.State]("tiles", stp.Parse[stp.State])
 	for _, tc := range []struct {
 		args []string
 		file string // the file named in the error; none for no error

@@ -16,9 +16,9 @@ import (
 // breadth-first search from the goal.
 func TestAStarOptimal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
-	ps := make([]*stp.Problem, 100)
+	ps := make([]*stp.Problem[stp.State], 100)
 	for i := range ps {
-		ps[i] = stp.GenerateRandom(rng, 3, 3)
+		ps[i] = stp.GenerateRandom[stp.State](rng, 3, 3)
 	}
 	var b strings.Builder
 	if err := stp.Write(&b, ps); err != nil {
@@ -46,7 +46,7 @@ func TestAStarOptimal(t *testing.T) {
 
 // distances returns the distance of every arrangement of p's size to the
 // goal, by a breadth-first search from the goal (a move can be undone).
-func distances(p *stp.Problem) map[stp.State]int {
+func distances(p *stp.Problem[stp.State]) map[stp.State]int {
 	dist := map[stp.State]int{p.Goal(): 0}
 	frontier := []stp.State{p.Goal()}
 	for len(frontier) > 0 {
@@ -67,7 +67,7 @@ func distances(p *stp.Problem) map[stp.State]int {
 }
 
 // TestLargeBoards generates 7x7 and 6x8 puzzles, solves them together
-// with 3x3 ones (as stp.LargeProblems: one file has large boards), and
+// with 3x3 ones (with stp.LargeState: one file has large boards), and
 // checks that every solution replays from the puzzle read back.
 func TestLargeBoards(t *testing.T) {
 	dir := t.TempDir()
@@ -84,9 +84,9 @@ func TestLargeBoards(t *testing.T) {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	recs := decodeRecords(t, out)
-	var ps []*stp.LargeProblem
+	var ps []*stp.Problem[stp.LargeState]
 	for _, f := range files {
-		p, err := stp.ReadFileLarge(f)
+		p, err := stp.ReadFile[stp.LargeState](f)
 		if err != nil {
 			t.Fatal(err)
 		}

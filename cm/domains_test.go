@@ -16,8 +16,8 @@ import (
 
 // The domains' context sets.
 var (
-	_ cm.Contexter[stp.State]      = (*stp.Problem)(nil)
-	_ cm.Contexter[stp.LargeState] = (*stp.LargeProblem)(nil)
+	_ cm.Contexter[stp.State]      = (*stp.Problem[stp.State])(nil)
+	_ cm.Contexter[stp.LargeState] = (*stp.Problem[stp.LargeState])(nil)
 	_ cm.Contexter[witness.State]  = (*witness.Problem)(nil)
 	_ cm.Contexter[sokoban.State]  = (*sokoban.Problem)(nil)
 	_ cm.Contexter[rubiks.State]   = (*rubiks.Problem)(nil)
@@ -28,7 +28,7 @@ func stpTasks(n int, seed uint64) []search.Task[stp.State] {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	ts := make([]search.Task[stp.State], n)
 	for i := range ts {
-		ts[i] = search.Task[stp.State]{ID: "walk", Problem: stp.GenerateWalk(rng, 3, 3, 15, 30)}
+		ts[i] = search.Task[stp.State]{ID: "walk", Problem: stp.GenerateWalk[stp.State](rng, 3, 3, 15, 30)}
 	}
 	return ts
 }
@@ -159,7 +159,7 @@ func TestRubiks(t *testing.T) {
 // on 5x5 puzzles (102 contexts per state, all known) at batch 32.
 func BenchmarkEvaluateSlidingTile(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	p := stp.GenerateRandom(rng, 5, 5)
+	p := stp.GenerateRandom[stp.State](rng, 5, 5)
 	l, _ := cm.LayoutOf[stp.State](p)
 	lr, _ := cm.NewLearner[stp.State](l, cm.LearnerConfig{OptimizerConfig: cm.OptimizerConfig{MaxSteps: 1}})
 	states := []stp.State{p.Root()}

@@ -21,7 +21,7 @@ func Example() {
 	rng := rand.New(rand.NewPCG(1, 1))
 	var tasks []search.Task[stp.State]
 	for range 40 {
-		tasks = append(tasks, search.Task[stp.State]{Problem: stp.GenerateWalk(rng, 3, 3, 15, 30)})
+		tasks = append(tasks, search.Task[stp.State]{Problem: stp.GenerateWalk[stp.State](rng, 3, 3, 15, 30)})
 	}
 	layout, err := cm.LayoutOf(tasks[0].Problem)
 	if err != nil {
@@ -46,7 +46,7 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	p := stp.GenerateWalk(rng, 3, 3, 30, 30)
+	p := stp.GenerateWalk[stp.State](rng, 3, 3, 30, 30)
 	model := cm.NewEvaluator[stp.State](learner.Table())
 	var expansions [2]int64
 	for i, ev := range []search.Evaluator[stp.State]{model, search.Uniform[stp.State]{}} {

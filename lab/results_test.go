@@ -28,7 +28,7 @@ var committedProblems = map[string]func(t *testing.T) (replay func(i int, soluti
 	"medium-049-first200.txt": fixture[sokoban.State](sokoban.ReadFile, "sokoban/testdata/boxoban-medium-train-049-first40.txt"),
 	"deepcubea_test_1000.txt": fixture[rubiks.State](rubiks.ReadFile, "rubiks/testdata/deepcubea_test_1000-first40.txt"),
 	"ltscm_test_1000.txt":     fixture[rubiks.State](rubiks.ReadFile, "rubiks/testdata/ltscm_test_1000-first40.txt"),
-	"puzzles_5x5_test.txt":    fixture[stp.State](stp.ReadFile, "stp/testdata/puzzles_5x5_test-first40.txt"),
+	"puzzles_5x5_test.txt":    fixture[stp.State](stp.ReadFile[stp.State], "stp/testdata/puzzles_5x5_test-first40.txt"),
 }
 
 // fixture returns the entry of committedProblems of the problems that

@@ -52,7 +52,7 @@ func samples(t testing.TB, n int, seed uint64) []Sample {
 	}
 	var ss []Sample
 	for len(ss) < n {
-		p := stp.GenerateWalk(rng, 3, 3, 3, 12)
+		p := stp.GenerateWalk[stp.State](rng, 3, 3, 3, 12)
 		res, err := solver.Solve(context.Background(), p)
 		if err != nil {
 			t.Fatal(err)
@@ -375,7 +375,7 @@ func equal(a, b []float32) bool {
 
 func TestEvaluator(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 11))
-	ps := []*stp.Problem{stp.GenerateRandom(rng, 3, 3), stp.GenerateRandom(rng, 3, 3)}
+	ps := []*stp.Problem[stp.State]{stp.GenerateRandom[stp.State](rng, 3, 3), stp.GenerateRandom[stp.State](rng, 3, 3)}
 	for _, alg := range []string{"levints", "astar", "phsh"} {
 		m, _ := New(tinyConfig(t, alg), 12)
 		ev := NewEvaluator[stp.State](m)
@@ -408,7 +408,7 @@ func TestEvaluator(t *testing.T) {
 		if allocs != 0 && !raceOpenBLAS() {
 			t.Errorf("%s: %g allocations per evaluation", alg, allocs)
 		}
-		big := stp.GenerateRandom(rng, 4, 4)
+		big := stp.GenerateRandom[stp.State](rng, 4, 4)
 		if err := NewEvaluator[stp.State](m).Evaluate(big, []stp.State{big.Root()}, logPi, h); err == nil {
 			t.Errorf("%s: evaluating a 4x4 puzzle with a 3x3 model: no error", alg)
 		}

@@ -277,7 +277,7 @@ func TestResNetEvaluator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := stp.GenerateWalk(rng, 2, 3, 5, 20)
+	p := stp.GenerateWalk[stp.State](rng, 2, 3, 5, 20)
 	var states []stp.State
 	s := p.Root()
 	for len(states) < 40 {
@@ -318,7 +318,7 @@ func TestResNetEvaluator(t *testing.T) {
 			t.Fatalf("state %d: policy sums to %g; h %g alone, %g in a batch", i, sum, hh[0], h[i])
 		}
 	}
-	big := stp.GenerateRandom(rng, 3, 3)
+	big := stp.GenerateRandom[stp.State](rng, 3, 3)
 	if err := ev.Evaluate(big, []stp.State{big.Root()}, logPi, h); err == nil || !strings.Contains(err.Error(), "takes inputs of 6x2x3") {
 		t.Errorf("a 3x3 puzzle with a 2x3 model: error %v", err)
 	}

@@ -283,7 +283,7 @@ func TestSokoban(t *testing.T) {
 // in 1,715.5 expansions on average (all of the first 40 in 1,732.5);
 // without a model (the Manhattan distance) WA* solves none.
 func TestSTP(t *testing.T) {
-	ps, err := stp.ReadFile("../domain/stp/testdata/puzzles_5x5_test-first40.txt")
+	ps, err := stp.ReadFile[stp.State]("../domain/stp/testdata/puzzles_5x5_test-first40.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +348,7 @@ func BenchmarkSokobanSearch(b *testing.B) {
 // BenchmarkSTPSearch measures PHS* with the shipped sliding-tile model on
 // the first 40 5x5 test puzzles, budget 7,000, batch 32, one goroutine.
 func BenchmarkSTPSearch(b *testing.B) {
-	ps, err := stp.ReadFile("../domain/stp/testdata/puzzles_5x5_test-first40.txt")
+	ps, err := stp.ReadFile[stp.State]("../domain/stp/testdata/puzzles_5x5_test-first40.txt")
 	if err != nil {
 		b.Fatal(err)
 	}

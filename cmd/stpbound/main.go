@@ -51,7 +51,7 @@ func run(args []string, stdout io.Writer) error {
 	if len(args) < 2 {
 		return errors.New("usage: stpbound PUZZLES RESULTS.jsonl [MORE.jsonl]")
 	}
-	puzzles, err := stp.ReadFile(args[0])
+	puzzles, err := stp.ReadFile[stp.State](args[0])
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func run(args []string, stdout io.Writer) error {
 
 // measure replays the solved records of the results file name, whose
 // problems are puzzles of the file base.
-func measure(name, base string, puzzles []*stp.Problem) (row, error) {
+func measure(name, base string, puzzles []*stp.Problem[stp.State]) (row, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return row{}, err

@@ -11,15 +11,15 @@ import (
 // TestAStarOptimal checks that A* with the Manhattan distance, with the
 // search package's default options, returns shortest solutions, against
 // breadth-first search from the goal: every arrangement of the 2x3 puzzle,
-// and 3,000 random 8-puzzles (300 of them also as LargeProblems), one
+// and 3,000 random 8-puzzles (300 of them also with LargeState), one
 // node at a time and in batches of 32.
 func TestAStarOptimal(t *testing.T) {
-	g23, _ := New(2, 3, identity(6), "")
-	g33, _ := New(3, 3, identity(9), "")
+	g23, _ := New[State](2, 3, identity(6), "")
+	g33, _ := New[State](3, 3, identity(9), "")
 	dist23, dist33 := reach(g23), reach(g33)
-	var small []*Problem
+	var small []*Problem[State]
 	for s := range dist23 {
-		p, err := New(2, 3, g23.Tiles(s), "")
+		p, err := New[State](2, 3, g23.Tiles(s), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,12 +33,12 @@ func TestAStarOptimal(t *testing.T) {
 	if testing.Short() {
 		n = 300
 	}
-	var large []*LargeProblem
+	var large []*Problem[LargeState]
 	for i := range n {
-		p := GenerateRandom(rng, 3, 3)
+		p := GenerateRandom[State](rng, 3, 3)
 		small = append(small, p)
 		if i < 300 {
-			q, err := NewLarge(3, 3, p.Tiles(p.Root()), "")
+			q, err := New[LargeState](3, 3, p.Tiles(p.Root()), "")
 			if err != nil {
 				t.Fatal(err)
 			}

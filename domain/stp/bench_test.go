@@ -17,7 +17,7 @@ const bench5x5 = "10 5 0 18 4 1 23 13 14 9 20 17 11 21 2 6 15 19 22 3 12 16 8 24
 func BenchmarkParse(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		mustParse(b, bench5x5)
+		mustParse[State](b, bench5x5)
 	}
 }
 
@@ -31,7 +31,7 @@ func BenchmarkParseTestSet(b *testing.B) {
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := Parse(bytes.NewReader(data), realTest); err != nil {
+		if _, err := Parse[State](bytes.NewReader(data), realTest); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -39,7 +39,7 @@ func BenchmarkParseTestSet(b *testing.B) {
 
 // BenchmarkApply applies the four actions to a state (some illegal).
 func BenchmarkApply(b *testing.B) {
-	p := mustParse(b, bench5x5)[0]
+	p := mustParse[State](b, bench5x5)[0]
 	s := p.Root()
 	var sink State
 	b.ReportAllocs()
@@ -55,7 +55,7 @@ func BenchmarkApply(b *testing.B) {
 // BenchmarkApplyWalk applies one legal action at a time along a walk, so
 // that the blank visits every cell.
 func BenchmarkApplyWalk(b *testing.B) {
-	p := mustParse(b, bench5x5)[0]
+	p := mustParse[State](b, bench5x5)[0]
 	s := p.Root()
 	a := 0
 	b.ReportAllocs()
@@ -69,7 +69,7 @@ func BenchmarkApplyWalk(b *testing.B) {
 }
 
 func BenchmarkHeuristic(b *testing.B) {
-	p := mustParse(b, bench5x5)[0]
+	p := mustParse[State](b, bench5x5)[0]
 	s := p.Root()
 	h := 0.0
 	b.ReportAllocs()
@@ -80,7 +80,7 @@ func BenchmarkHeuristic(b *testing.B) {
 }
 
 func BenchmarkEncode(b *testing.B) {
-	p := mustParse(b, bench5x5)[0]
+	p := mustParse[State](b, bench5x5)[0]
 	c, h, w := p.InputShape()
 	dst := make([]float32, c*h*w)
 	b.ReportAllocs()
@@ -90,7 +90,7 @@ func BenchmarkEncode(b *testing.B) {
 }
 
 func BenchmarkWrite(b *testing.B) {
-	ps := mustParse(b, strings.Repeat(bench5x5, 100))
+	ps := mustParse[State](b, strings.Repeat(bench5x5, 100))
 	var buf bytes.Buffer
 	b.ReportAllocs()
 	for b.Loop() {
@@ -104,7 +104,7 @@ func BenchmarkWrite(b *testing.B) {
 // BenchmarkEngineWAStar measures the best-first engine on the 5x5 puzzle
 // with WA* (w = 3) and the Manhattan heuristic, with a reused solver.
 func BenchmarkEngineWAStar(b *testing.B) {
-	p := mustParse(b, bench5x5)[0]
+	p := mustParse[State](b, bench5x5)[0]
 	e, err := search.NewSolver[State](search.WAStar(3), search.DomainHeuristic[State]{}, search.Options{Budget: 200000})
 	if err != nil {
 		b.Fatal(err)
@@ -127,7 +127,7 @@ func BenchmarkEngineWAStar(b *testing.B) {
 // BenchmarkEngineMemory reports the heap a solver holds after a WA*
 // search of a 5x5 puzzle, per generated node.
 func BenchmarkEngineMemory(b *testing.B) {
-	p := mustParse(b, bench5x5)[0]
+	p := mustParse[State](b, bench5x5)[0]
 	var perNode float64
 	for b.Loop() {
 		var before, after runtime.MemStats
@@ -150,7 +150,7 @@ func BenchmarkEngineMemory(b *testing.B) {
 }
 
 // bench7x7 is a random 7x7 puzzle.
-var bench7x7 = GenerateRandomLarge(rand.New(rand.NewPCG(7, 7)), 7, 7)
+var bench7x7 = GenerateRandom[LargeState](rand.New(rand.NewPCG(7, 7)), 7, 7)
 
 func BenchmarkLargeApply(b *testing.B) {
 	p := bench7x7
@@ -188,10 +188,10 @@ func BenchmarkLargeEncode(b *testing.B) {
 }
 
 // BenchmarkLargeEngineWAStar is BenchmarkEngineWAStar with the 5x5
-// puzzle as a LargeProblem, for the cost of the larger state.
+// puzzle as a Problem[LargeState], for the cost of the larger state.
 func BenchmarkLargeEngineWAStar(b *testing.B) {
-	p5 := mustParse(b, bench5x5)[0]
-	p, err := NewLarge(5, 5, p5.Tiles(p5.Root()), "")
+	p5 := mustParse[State](b, bench5x5)[0]
+	p, err := New[LargeState](5, 5, p5.Tiles(p5.Root()), "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,15 +13,16 @@ package stp
 //
 // It is meant for measuring solutions, not for searching: it costs
 // O(rows·cols²) and allocates.
-func (p *Problem) LowerBound(s State) int {
+func (p *Problem[S]) LowerBound(s S) int {
 	rows, cols := p.Rows, p.Cols
+	tiles := s.tiles()
 	extra := 0
 	line := make([]int, 0, max(rows, cols))
 	// Rows: the goal columns of the tiles that sit in their goal row.
 	for r := range rows {
 		line = line[:0]
 		for c := range cols {
-			if t := s.At(r*cols + c); t != 0 && t/cols == r {
+			if t := int(tiles[r*cols+c]); t != 0 && t/cols == r {
 				line = append(line, t%cols)
 			}
 		}
@@ -31,19 +32,20 @@ func (p *Problem) LowerBound(s State) int {
 	for c := range cols {
 		line = line[:0]
 		for r := range rows {
-			if t := s.At(r*cols + c); t != 0 && t%cols == c {
+			if t := int(tiles[r*cols+c]); t != 0 && t%cols == c {
 				line = append(line, t/cols)
 			}
 		}
 		extra += 2 * (len(line) - longestIncreasing(line))
 	}
-	return p.manhattan(s) + extra
+	return s.manhattan(p.g) + extra
 }
 
 // longestIncreasing returns the length of a longest strictly increasing
-// subsequence of x, in O(len(x)²): the lines are at most MaxCells long.
+// subsequence of x, in O(len(x)²): the lines are at most MaxLargeCells/2
+// long.
 func longestIncreasing(x []int) int {
-	var best [MaxCells]int // best[i]: the longest ending at x[i]
+	var best [MaxLargeCells / 2]int // best[i]: the longest ending at x[i]
 	n := 0
 	for i := range x {
 		best[i] = 1

@@ -25,9 +25,9 @@ func TestLowerBoundCases(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The bound does not need a solvable arrangement.
-			p := &Problem{Rows: tc.rows, Cols: tc.cols, g: geometryOf(tc.rows, tc.cols)}
+			p := goalProblem[State](tc.rows, tc.cols)
 			s := pack(tc.tiles)
-			if got := p.manhattan(s); got != tc.manhattan {
+			if got := s.manhattan(p.g); got != tc.manhattan {
 				t.Errorf("Manhattan %d, want %d", got, tc.manhattan)
 			}
 			if got := p.LowerBound(s); got != tc.lowerBound {
@@ -43,13 +43,13 @@ func TestLowerBoundCases(t *testing.T) {
 func TestLowerBoundExhaustive(t *testing.T) {
 	for _, size := range [][2]int{{2, 3}, {3, 2}, {2, 4}, {4, 2}, {3, 3}} {
 		rows, cols := size[0], size[1]
-		p, err := New(rows, cols, identity(rows*cols), "")
+		p, err := New[State](rows, cols, identity(rows*cols), "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		raised := 0
 		for s, d := range reach(p) {
-			h, lb := p.manhattan(s), p.LowerBound(s)
+			h, lb := s.manhattan(p.g), p.LowerBound(s)
 			if lb < h || lb > d {
 				t.Fatalf("%dx%d: %v: Manhattan %d, LowerBound %d, distance %d", rows, cols, p.Tiles(s), h, lb, d)
 			}
@@ -68,7 +68,7 @@ func TestLowerBoundExhaustive(t *testing.T) {
 func TestLowerBound4x4(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 20 {
-		p := GenerateWalk(rng, 4, 4, 10, 40)
+		p := GenerateWalk[State](rng, 4, 4, 10, 40)
 		sol := idaStar(p, 80)
 		states, err := replay(p, sol)
 		if err != nil {

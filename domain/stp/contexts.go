@@ -19,8 +19,8 @@ import (
 //	the action that led to the state, 4 at the root,
 //
 // 102 mutex sets, in this order, each tiling's tiles row-major. The
-// layout's name is "stp RxC v2"; a Problem and a LargeProblem of the same
-// size have the same contexts.
+// layout's name is "stp RxC v2"; a Problem[State] and a
+// Problem[LargeState] of the same size have the same contexts.
 var contextTilings = [...]tiling.Tiling{
 	{RowReach: 3, ColReach: 3, TileRows: 2, TileCols: 2},
 	{RowReach: 2, ColReach: 2, TileRows: 2, TileCols: 1},
@@ -66,26 +66,14 @@ func contexts(rows, cols int, cells []uint8, blank, a int, dst []uint64) {
 }
 
 // ContextLayout returns the name of the puzzle's context set, "stp RxC
-// v2", and the number of codes of each of its NumContexts mutex sets.
-func (p *Problem) ContextLayout() (string, []uint64) { return contextLayout(p.Rows, p.Cols) }
+// v2", and the number of codes of each of its NumContexts mutex sets, the
+// same for both state types.
+func (p *Problem[S]) ContextLayout() (string, []uint64) { return contextLayout(p.Rows, p.Cols) }
 
 // Contexts writes the codes of the NumContexts mutex sets of s, reached
-// by action a (−1 at the root), to dst.
-func (p *Problem) Contexts(_ State, a int, s State, dst []uint64) {
-	var cells [MaxCells]uint8
-	n := p.Rows * p.Cols
-	for i := range n {
-		cells[i] = uint8(s.At(i))
-	}
-	contexts(p.Rows, p.Cols, cells[:n], s.Blank(), a, dst)
-}
-
-// ContextLayout returns the name of the puzzle's context set, "stp RxC
-// v2", and the number of codes of each of its NumContexts mutex sets.
-func (p *LargeProblem) ContextLayout() (string, []uint64) { return contextLayout(p.Rows, p.Cols) }
-
-// Contexts writes the codes of the NumContexts mutex sets of s, reached
-// by action a (−1 at the root), to dst.
-func (p *LargeProblem) Contexts(_ LargeState, a int, s LargeState, dst []uint64) {
-	contexts(p.Rows, p.Cols, s.cells[:p.Rows*p.Cols], s.Blank(), a, dst)
+// by action a (−1 at the root), to dst, of length at least NumContexts. It
+// allocates nothing.
+func (p *Problem[S]) Contexts(_ S, a int, s S, dst []uint64) {
+	c := s.tiles()
+	contexts(p.Rows, p.Cols, c[:p.g.n], s.Blank(), a, dst)
 }

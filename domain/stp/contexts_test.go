@@ -26,7 +26,7 @@ func window(rows, cols int, tiles []int, k int) []int {
 
 // TestContexts checks the contexts of random arrangements of boards of
 // several sizes: NumContexts codes, each within its set's range, the
-// same for a Problem and a LargeProblem, deterministic, and exact: the
+// same for both state types, deterministic, and exact: the
 // 25 cells of the 5x5 window decode from the 25 codes before the last
 // and the 7x7 window from the first 36, so that different windows give
 // different codes; the last code is the last action, 4 at the root.
@@ -42,7 +42,7 @@ func TestContexts(t *testing.T) {
 		base := n + 1
 		seen := map[[NumContexts]uint64][]int{}
 		for range 300 {
-			lp := GenerateRandomLarge(rng, rows, cols)
+			lp := GenerateRandom[LargeState](rng, rows, cols)
 			tiles := lp.Tiles(lp.Root())
 			var codes, again [NumContexts]uint64
 			lp.Contexts(lp.Root(), -1, lp.Root(), codes[:])
@@ -51,7 +51,7 @@ func TestContexts(t *testing.T) {
 				t.Fatal("Contexts is not deterministic")
 			}
 			if n <= MaxCells {
-				p, err := New(rows, cols, tiles, "")
+				p, err := New[State](rows, cols, tiles, "")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -59,7 +59,7 @@ func TestContexts(t *testing.T) {
 				var pc [NumContexts]uint64
 				p.Contexts(p.Root(), -1, p.Root(), pc[:])
 				if pc != codes || lname != name || !slices.Equal(lsizes, sizes) {
-					t.Fatalf("%dx%d: a Problem's contexts differ from a LargeProblem's", rows, cols)
+					t.Fatalf("%dx%d: the contexts of a State differ from a LargeState's", rows, cols)
 				}
 			}
 			for i, c := range codes {
@@ -109,7 +109,7 @@ func TestContexts(t *testing.T) {
 // TestContextsPadding checks the codes of the goal, whose blank is in
 // the top-left corner, against the definition.
 func TestContextsPadding(t *testing.T) {
-	p := GenerateWalk(rand.New(rand.NewPCG(1, 1)), 5, 5, 0, 0)
+	p := GenerateWalk[State](rand.New(rand.NewPCG(1, 1)), 5, 5, 0, 0)
 	var codes [NumContexts]uint64
 	p.Contexts(p.Goal(), -1, p.Goal(), codes[:])
 	const pad = 25
@@ -138,7 +138,7 @@ func TestContextsPadding(t *testing.T) {
 
 func TestContextsAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 3))
-	p, lp := GenerateRandom(rng, 5, 5), GenerateRandomLarge(rng, 8, 8)
+	p, lp := GenerateRandom[State](rng, 5, 5), GenerateRandom[LargeState](rng, 8, 8)
 	var codes [NumContexts]uint64
 	if n := testing.AllocsPerRun(100, func() {
 		p.Contexts(p.Root(), -1, p.Root(), codes[:])
@@ -150,7 +150,7 @@ func TestContextsAllocs(t *testing.T) {
 
 // BenchmarkContexts measures the 101 context codes of a 5x5 state.
 func BenchmarkContexts(b *testing.B) {
-	p := GenerateRandom(rand.New(rand.NewPCG(1, 3)), 5, 5)
+	p := GenerateRandom[State](rand.New(rand.NewPCG(1, 3)), 5, 5)
 	var codes [NumContexts]uint64
 	for b.Loop() {
 		p.Contexts(p.Root(), -1, p.Root(), codes[:])

@@ -2,6 +2,7 @@ package stp_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -10,7 +11,7 @@ import (
 )
 
 func Example() {
-	ps, err := stp.Parse(strings.NewReader("1 4 2 3 0 5 6 7 8\n"), "tiles.txt")
+	ps, err := stp.Parse[stp.State](strings.NewReader("1 4 2 3 0 5 6 7 8\n"), "tiles.txt")
 	if err != nil {
 		panic(err)
 	}
@@ -33,7 +34,7 @@ func Example() {
 }
 
 func ExampleProblem_Apply() {
-	p, err := stp.New(2, 3, []int{1, 2, 0, 3, 4, 5}, "tiny")
+	p, err := stp.New[stp.State](2, 3, []int{1, 2, 0, 3, 4, 5}, "tiny")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -59,4 +60,35 @@ func ExampleProblem_Apply() {
 	// 3 4 5
 	// goal: true h = 0
 	// 2x3: 1 2 0 3 4 5
+}
+
+// A file whose board sizes are not known in advance is read with State
+// and, if it has a board of more than stp.MaxCells cells, with LargeState;
+// code generic over the state type serves both.
+func ExampleParse_anySize() {
+	text := "1 0 2 3\n7x7: 1 0"
+	for t := 2; t < 49; t++ {
+		text += fmt.Sprint(" ", t)
+	}
+	if ps, err := stp.Parse[stp.State](strings.NewReader(text), "any.txt"); err == nil {
+		describe(ps)
+	} else if errors.Is(err, stp.ErrLarge) {
+		fmt.Println(err)
+		ps, err := stp.Parse[stp.LargeState](strings.NewReader(text), "any.txt")
+		if err != nil {
+			panic(err)
+		}
+		describe(ps)
+	}
+	// Output:
+	// stp: any.txt:2: size 7x7: more than 25 cells: a board for LargeState
+	// any.txt#0: 2x2, h = 1
+	// any.txt#1: 7x7, h = 1
+}
+
+// describe prints the ID, size and Manhattan distance of each puzzle.
+func describe[S stp.Arrangement[S]](ps []*stp.Problem[S]) {
+	for _, p := range ps {
+		fmt.Printf("%s: %dx%d, h = %g\n", p.ID, p.Rows, p.Cols, p.Heuristic(p.Root()))
+	}
 }

@@ -5,35 +5,31 @@ import (
 	"math/rand/v2"
 )
 
-// GenerateWalk returns the puzzle at the end of a random walk of the blank
-// from the goal of a rows×cols grid, of a length drawn uniformly from
-// [minLen, maxLen]; each step is drawn uniformly from the legal moves other
-// than the one that undoes the previous step. (The walk may come back to
-// earlier arrangements, so the puzzle may be closer to the goal than the
-// walk is long.) The puzzle's ID is empty.
+// GenerateWalk returns the puzzle, with state type S, at the end of a
+// random walk of the blank from the goal of a rows×cols grid, of a length
+// drawn uniformly from [minLen, maxLen]; each step is drawn uniformly from
+// the legal moves other than the one that undoes the previous step. (The
+// walk may come back to earlier arrangements, so the puzzle may be closer
+// to the goal than the walk is long.) The puzzle's ID is empty. The same
+// rng state gives the same puzzle with State and with LargeState. The cost
+// is linear in the length.
 //
-// GenerateWalk panics if CheckSize rejects the size or if the lengths are
-// not 0 ≤ minLen ≤ maxLen.
-func GenerateWalk(rng *rand.Rand, rows, cols, minLen, maxLen int) *Problem {
+// GenerateWalk panics if CheckSize[S] rejects the size or if the lengths
+// are not 0 ≤ minLen ≤ maxLen.
+func GenerateWalk[S Arrangement[S]](rng *rand.Rand, rows, cols, minLen, maxLen int) *Problem[S] {
 	if minLen < 0 || maxLen < minLen {
 		panic(fmt.Sprintf("stp: GenerateWalk lengths [%d, %d]", minLen, maxLen))
 	}
-	p := &Problem{Rows: rows, Cols: cols, g: mustGeometry(rows, cols)}
-	p.start = walk(rng, p.g.goal, p.Apply, minLen, maxLen)
-	return p
-}
-
-// walk returns the end of a random walk from s, as GenerateWalk describes
-// it, with apply the moves of the board.
-func walk[S any](rng *rand.Rand, s S, apply func(S, int) (S, bool), minLen, maxLen int) S {
+	p := mustGoalProblem[S](rows, cols)
 	undo := [4]int{Down, Up, Right, Left}
 	last := -1
 	var legal [4]int
 	var next [4]S
+	s := p.goal
 	for range minLen + rng.IntN(maxLen-minLen+1) {
 		k := 0
 		for a := range 4 {
-			if c, ok := apply(s, a); ok && (last < 0 || a != undo[last]) {
+			if c, ok := p.Apply(s, a); ok && (last < 0 || a != undo[last]) {
 				legal[k], next[k] = a, c
 				k++
 			}
@@ -41,17 +37,17 @@ func walk[S any](rng *rand.Rand, s S, apply func(S, int) (S, bool), minLen, maxL
 		i := rng.IntN(k)
 		last, s = legal[i], next[i]
 	}
-	return s
+	p.start = s
+	return p
 }
 
-// GenerateRandom returns a puzzle of a rows×cols grid drawn uniformly from
-// the solvable arrangements. The puzzle's ID is empty. It panics if
-// CheckSize rejects the size.
-func GenerateRandom(rng *rand.Rand, rows, cols int) *Problem {
-	p := &Problem{Rows: rows, Cols: cols, g: mustGeometry(rows, cols)}
-	for i, t := range solvablePerm(rng, rows, cols) {
-		p.start.set(i, t)
-	}
+// GenerateRandom returns a puzzle, with state type S, of a rows×cols grid
+// drawn uniformly from the solvable arrangements. The puzzle's ID is
+// empty. The same rng state gives the same puzzle with State and with
+// LargeState. It panics if CheckSize[S] rejects the size.
+func GenerateRandom[S Arrangement[S]](rng *rand.Rand, rows, cols int) *Problem[S] {
+	p := mustGoalProblem[S](rows, cols)
+	p.start = arrange[S](solvablePerm(rng, rows, cols))
 	return p
 }
 
@@ -74,36 +70,11 @@ func solvablePerm(rng *rand.Rand, rows, cols int) []int {
 	return tiles
 }
 
-func mustGeometry(rows, cols int) *geometry {
-	if err := CheckSize(rows, cols); err != nil {
+// mustGoalProblem is goalProblem that panics if CheckSize[S] rejects the
+// size.
+func mustGoalProblem[S Arrangement[S]](rows, cols int) *Problem[S] {
+	if err := CheckSize[S](rows, cols); err != nil {
 		panic("stp: " + err.Error())
 	}
-	return geometryOf(rows, cols)
-}
-
-// GenerateWalkLarge is GenerateWalk for a LargeProblem: it panics if
-// CheckLargeSize rejects the size or if the lengths are not
-// 0 ≤ minLen ≤ maxLen.
-func GenerateWalkLarge(rng *rand.Rand, rows, cols, minLen, maxLen int) *LargeProblem {
-	if minLen < 0 || maxLen < minLen {
-		panic(fmt.Sprintf("stp: GenerateWalkLarge lengths [%d, %d]", minLen, maxLen))
-	}
-	p := &LargeProblem{Rows: rows, Cols: cols, g: mustLargeGeometry(rows, cols)}
-	p.start = walk(rng, p.g.goal, p.Apply, minLen, maxLen)
-	return p
-}
-
-// GenerateRandomLarge is GenerateRandom for a LargeProblem: it panics if
-// CheckLargeSize rejects the size.
-func GenerateRandomLarge(rng *rand.Rand, rows, cols int) *LargeProblem {
-	p := &LargeProblem{Rows: rows, Cols: cols, g: mustLargeGeometry(rows, cols)}
-	p.start = largeState(solvablePerm(rng, rows, cols))
-	return p
-}
-
-func mustLargeGeometry(rows, cols int) *largeGeometry {
-	if err := CheckLargeSize(rows, cols); err != nil {
-		panic("stp: " + err.Error())
-	}
-	return largeGeometryOf(rows, cols)
+	return goalProblem[S](rows, cols)
 }

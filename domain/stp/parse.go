@@ -11,66 +11,47 @@ import (
 	"strconv"
 )
 
-// ReadFile reads the puzzles of the file path (see Parse).
-func ReadFile(path string) ([]*Problem, error) {
+// ReadFile reads the puzzles of the file path, with state type S (see
+// Parse).
+func ReadFile[S Arrangement[S]](path string) ([]*Problem[S], error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("stp: %w", err)
 	}
 	defer f.Close()
-	return Parse(f, path)
+	return Parse[S](f, path)
 }
 
-// Parse reads puzzles in the format of the paper's data (h-levin): one
-// puzzle per line, the tiles of the cells row-major, separated by spaces or
-// tabs, 0 for the blank. The grid is square, its side given by the count of
-// numbers (16: 4x4, 25: 5x5), unless the line starts with "RxC:" (as in
-// "2x3: 1 0 2 3 4 5"), which gives rows and columns. Blank lines are
-// skipped, and so is a UTF-8 byte-order mark at the start of the input.
-// Every puzzle must be solvable, and its board no larger than MaxCells
-// cells: the error about a larger board that a LargeProblem holds wraps
-// ErrLarge (ParseLarge reads it).
+// Parse reads puzzles, with state type S, in the format of the paper's
+// data (h-levin): one puzzle per line, the tiles of the cells row-major,
+// separated by spaces or tabs, 0 for the blank. The grid is square, its
+// side given by the count of numbers (16: 4x4, 25: 5x5), unless the line
+// starts with "RxC:" (as in "2x3: 1 0 2 3 4 5"), which gives rows and
+// columns. Blank lines are skipped, and so is a UTF-8 byte-order mark at
+// the start of the input. Every puzzle must be solvable, and its size one
+// that CheckSize[S] accepts: with State, the error about a board of more
+// than MaxCells cells that LargeState holds wraps ErrLarge.
 //
 // name is used in errors ("stp: name:line: reason") and, by its base name,
 // in the IDs: "<base>#<index>", the index counting puzzles from 0. A reader
-// without puzzles is an error.
-func Parse(r io.Reader, name string) ([]*Problem, error) {
-	return parse[*Problem](r, name, CheckSize, 0)
+// without puzzles is an error. The cost is linear in the input, a few
+// allocations per puzzle.
+func Parse[S Arrangement[S]](r io.Reader, name string) ([]*Problem[S], error) {
+	return parse[S](r, name, 0)
 }
 
 // ParseFirst is Parse that returns after the first n puzzles (all for n ≤
 // 0), reading no line after them: what follows them is not checked.
-func ParseFirst(r io.Reader, name string, n int) ([]*Problem, error) {
-	return parse[*Problem](r, name, CheckSize, n)
+func ParseFirst[S Arrangement[S]](r io.Reader, name string, n int) ([]*Problem[S], error) {
+	return parse[S](r, name, n)
 }
 
-// ReadFileLarge reads the puzzles of the file path (see ParseLarge).
-func ReadFileLarge(path string) ([]*LargeProblem, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("stp: %w", err)
-	}
-	defer f.Close()
-	return ParseLarge(f, path)
-}
-
-// ParseLarge reads puzzles as Parse does, as LargeProblems: of any size
-// that CheckLargeSize accepts, up to MaxLargeCells cells.
-func ParseLarge(r io.Reader, name string) ([]*LargeProblem, error) {
-	return parse[*LargeProblem](r, name, CheckLargeSize, 0)
-}
-
-// ParseLargeFirst is ParseLarge that returns after the first n puzzles
-// (all for n ≤ 0), as ParseFirst does.
-func ParseLargeFirst(r io.Reader, name string, n int) ([]*LargeProblem, error) {
-	return parse[*LargeProblem](r, name, CheckLargeSize, n)
-}
-
-// parse reads the first n puzzles of r (all for n ≤ 0), whose sizes check
-// accepts.
-func parse[P *Problem | *LargeProblem](r io.Reader, name string, check func(rows, cols int) error, n int) ([]P, error) {
+// parse reads the first n puzzles of r (all for n ≤ 0).
+func parse[S Arrangement[S]](r io.Reader, name string, n int) ([]*Problem[S], error) {
+	var zero S
+	capacity := zero.capacity()
 	base := filepath.Base(name)
-	var ps []P
+	var ps []*Problem[S]
 	var buf [MaxLargeCells]int
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
@@ -85,21 +66,10 @@ func parse[P *Problem | *LargeProblem](r io.Reader, name string, check func(rows
 		if len(text) == 0 {
 			continue
 		}
-		rows, cols, err := parseLine(text, check, &buf)
-		var p P
+		rows, cols, err := parseLine(text, capacity, &buf)
+		var p *Problem[S]
 		if err == nil {
-			// Static calls, which keep buf on the stack.
-			id := base + "#" + strconv.Itoa(len(ps))
-			switch any(p).(type) {
-			case *Problem:
-				var q *Problem
-				q, err = newProblem(rows, cols, buf[:rows*cols], id)
-				p = any(q).(P)
-			case *LargeProblem:
-				var q *LargeProblem
-				q, err = newLargeProblem(rows, cols, buf[:rows*cols], id)
-				p = any(q).(P)
-			}
+			p, err = newProblem[S](rows, cols, buf[:rows*cols], base+"#"+strconv.Itoa(len(ps)))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("stp: %s:%d: %w", name, line, err)
@@ -123,9 +93,9 @@ var bom = []byte("\uFEFF")
 
 var errSizePrefix = errors.New(`want "RxC:" with R and C numbers`)
 
-// parseLine reads the size of a puzzle, which check accepts, and its tiles
-// into buf.
-func parseLine(text []byte, check func(rows, cols int) error, buf *[MaxLargeCells]int) (rows, cols int, err error) {
+// parseLine reads the size of a puzzle, which checkSize accepts for a
+// state type of capacity cells, and its tiles into buf.
+func parseLine(text []byte, capacity int, buf *[MaxLargeCells]int) (rows, cols int, err error) {
 	if size, rest, ok := bytes.Cut(text, []byte(":")); ok {
 		r, c, ok := bytes.Cut(size, []byte("x"))
 		var err1, err2 error
@@ -134,7 +104,7 @@ func parseLine(text []byte, check func(rows, cols int) error, buf *[MaxLargeCell
 		if !ok || err1 != nil || err2 != nil {
 			return 0, 0, fmt.Errorf("size prefix %q: %w", size, errSizePrefix)
 		}
-		if err := check(rows, cols); err != nil {
+		if err := checkSize(rows, cols, capacity); err != nil {
 			return 0, 0, err
 		}
 		text = rest
@@ -158,7 +128,7 @@ func parseLine(text []byte, check func(rows, cols int) error, buf *[MaxLargeCell
 		if side*side != count {
 			return 0, 0, fmt.Errorf("%d tiles: not a square grid (prefix the line with \"RxC:\" for others)", count)
 		}
-		if err := check(side, side); err != nil {
+		if err := checkSize(side, side, capacity); err != nil {
 			return 0, 0, fmt.Errorf("%d tiles: %w", count, err)
 		}
 		rows, cols = side, side
@@ -169,12 +139,9 @@ func parseLine(text []byte, check func(rows, cols int) error, buf *[MaxLargeCell
 	return rows, cols, nil
 }
 
-// Write writes puzzles, Problems or LargeProblems, in the format Parse and
-// ParseLarge read, one line each.
-func Write[P interface {
-	*Problem | *LargeProblem
-	appendText([]byte) []byte
-}](w io.Writer, ps []P) error {
+// Write writes puzzles in the format Parse reads, one line each, as String
+// does. The error is the first of w's, if any.
+func Write[S Arrangement[S]](w io.Writer, ps []*Problem[S]) error {
 	bw := bufio.NewWriter(w)
 	var b []byte
 	for _, p := range ps {

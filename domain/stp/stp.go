@@ -4,28 +4,31 @@
 // (3); the goal has the blank at cell 0 and tile i at cell i, cells
 // numbered row-major from the top left.
 //
-// A board has one of two state types, each a compact value that is its
-// own key: a Problem, of up to MaxCells cells (5x5, 4x6, 3x8, 2x12, ...),
-// has the 16-byte State; a LargeProblem, of up to MaxLargeCells (6x6, 7x7,
-// 8x8, ...; any size, in fact), has the 64-byte LargeState. Each
-// implements search.Heuristic with the Manhattan distance,
-// search.Encoder with one-hot planes, one per tile, and the contexts of a
-// context model (package cm: ContextLayout, Contexts); Parse and
-// ParseLarge read the same files.
+// A puzzle is a Problem[S], where S, its state type, is one of two compact
+// values that are their own keys: State, 16 bytes, for boards of up to
+// MaxCells cells (5x5, 4x6, 3x8, 2x12, ...), or LargeState, 64 bytes, for
+// boards of up to MaxLargeCells (6x6, 7x7, 8x8, ...; any size, in fact).
+// The smaller State makes searches faster and smaller; everything else is
+// the same for both: one set of functions (New, Parse, ParseFirst,
+// ReadFile, Write, GenerateRandom, GenerateWalk, CheckSize), instantiated
+// with the state type (Parse[State](r, name), Parse[LargeState](r, name)),
+// reads and writes the same files. A Problem
+// implements search.Heuristic with the Manhattan distance, search.Encoder
+// with one-hot planes, one per tile, and the contexts of a context model
+// (package cm: ContextLayout, Contexts).
+//
+// A caller that does not know the sizes of a file's boards in advance
+// reads it with State and, if the error wraps ErrLarge (a board of more
+// than MaxCells cells), again with LargeState.
 package stp
 
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
 )
-
-// MaxCells is the largest number of cells a State holds: 25 tiles of 5 bits
-// in 128 bits.
-const MaxCells = 25
 
 // Actions: the direction in which the blank moves.
 const (
@@ -35,189 +38,225 @@ const (
 	Right
 )
 
-// A State is an arrangement of the tiles: the tile in cell i is held in
-// bits 5i to 5i+4 of the 128-bit number hi·2⁶⁴ + lo (cell 12 straddles the
-// two words); the bits above the last cell are zero. The blank's cell is not
-// stored: it is the lowest cell whose field is zero, found with a few word
-// operations. A State is 16 bytes and its own key.
-type State struct {
-	lo, hi uint64
+// An Arrangement is a state type of the puzzle, whose values are
+// arrangements of the tiles: State, for boards of up to MaxCells cells, or
+// LargeState, for boards of up to MaxLargeCells. Its type parameter is the
+// type itself, as in Problem[S Arrangement[S]]: code that is generic over
+// both takes such an S. No other type satisfies it: its methods other
+// than At and Blank are unexported.
+type Arrangement[S any] interface {
+	State | LargeState
+	// At returns the tile in cell i (0 for the blank).
+	At(i int) int
+	// Blank returns the cell of the blank.
+	Blank() int
+
+	// capacity returns the largest number of cells an S holds.
+	capacity() int
+	// tiles returns the tile of each cell; the entries past the board's
+	// cells are unspecified.
+	tiles() [MaxLargeCells]uint8
+	// apply moves the blank in direction a on a board of geometry g, or
+	// returns the zero S and false if the blank would leave the grid or a
+	// is not an action.
+	apply(g *geometry, a int) (S, bool)
+	// manhattan returns the Manhattan distance on a board of geometry g.
+	manhattan(g *geometry) int
+	// encode sets to 1 the entry t·n+i of dst for the tile t of each cell
+	// i of a board of n cells.
+	encode(n int, dst []float32)
 }
 
-const (
-	mask60 = 1<<60 - 1
-	// ones5 has bit 5i set for i < 12: the low bit of each field of a word.
-	ones5 = mask60 / 31
-	low4  = 15 * ones5 // the low 4 bits of each field
-	high1 = 16 * ones5 // the high bit of each field
-)
-
-// At returns the tile in cell i (0 for the blank), for 0 ≤ i < MaxCells.
-func (s State) At(i int) int { return int(s.field(uint(5 * i))) }
-
-// field returns the 5 bits from bit k, k < 128.
-func (s State) field(k uint) uint64 {
-	// Shifts by 64 or more give 0, so exactly one or two terms are non-zero.
-	return (s.lo>>k | s.hi<<(64-k) | s.hi>>(k-64)) & 31
-}
-
-// Blank returns the cell of the blank.
-func (s State) Blank() int {
-	if z := zeroField(s.lo); z < 12 {
-		return z
-	}
-	if s.field(60) == 0 {
-		return 12
-	}
-	return 13 + zeroField(s.hi>>1)
-}
-
-// zeroField returns the index of the lowest zero field among the twelve
-// 5-bit fields in the low 60 bits of x, or 12 if there is none.
-func zeroField(x uint64) int {
-	x &= mask60
-	// Adding 15 to the low 4 bits of a field carries into its high bit if
-	// and only if they are not all zero: no carry leaves a field.
-	nonzero := ((x & low4) + low4 | x) & high1
-	return bits.TrailingZeros64(high1&^nonzero) / 5
-}
-
-// shl returns the 128-bit number x·2^k as (lo, hi), for k < 128.
-func shl(x uint64, k uint) (lo, hi uint64) {
-	return x << k, x<<(k-64) | x>>(64-k)
-}
-
-func (s *State) set(i, tile int) {
-	k := uint(5 * i)
-	lo, hi := shl(s.field(k)^uint64(tile), k)
-	s.lo ^= lo
-	s.hi ^= hi
-}
-
-// A geometry holds the tables of one grid size, shared by its puzzles.
+// A geometry holds the tables of one grid size, shared by its puzzles of
+// both state types.
 type geometry struct {
-	rows, cols, n int
+	n int // rows·cols
 	// move[b][a] is the cell the blank moves to from cell b under action
-	// a, or -1. Rows past n are -1 too.
-	move [32][4]int8
-	// dist[t<<5|i] is the Manhattan distance of tile t in cell i from its
+	// a, or -1. Rows from n on are -1 too.
+	move [MaxLargeCells + 1][4]int8
+	// dist[t<<6|i] is the Manhattan distance of tile t in cell i from its
 	// goal cell t; 0 for the blank.
-	dist [32 * 32]uint8
-	goal State
+	dist [MaxLargeCells * MaxLargeCells]uint8
+	// The goal, as a State (if n ≤ MaxCells) and as a LargeState.
+	goal      State
+	largeGoal LargeState
 }
 
 var geometries sync.Map // [2]int{rows, cols} → *geometry
 
-// geometryOf returns the tables of the size rows×cols, which CheckSize
-// accepts.
+// geometryOf returns the tables of the size rows×cols, which
+// CheckSize[LargeState] accepts.
 func geometryOf(rows, cols int) *geometry {
 	key := [2]int{rows, cols}
 	if g, ok := geometries.Load(key); ok {
 		return g.(*geometry)
 	}
-	g := &geometry{rows: rows, cols: cols, n: rows * cols}
-	fillTables(rows, cols, 5, g.move[:], g.dist[:])
-	for i := range g.n {
-		g.goal.set(i, i)
-	}
-	actual, _ := geometries.LoadOrStore(key, g)
-	return actual.(*geometry)
-}
-
-// fillTables fills the tables of a geometry of size rows×cols: move[b][a]
-// is the cell the blank moves to from cell b under action a, or -1 (for
-// every b, also those past the board), and dist[t<<shift|i] the Manhattan
-// distance of tile t in cell i from its goal cell t (0 for the blank).
-func fillTables(rows, cols int, shift uint, move [][4]int8, dist []uint8) {
 	n := rows * cols
-	for b := range move {
+	g := &geometry{n: n}
+	for b := range g.move {
 		r, c := b/cols, b%cols
-		move[b] = [4]int8{-1, -1, -1, -1}
+		g.move[b] = [4]int8{-1, -1, -1, -1}
 		if b >= n {
 			continue
 		}
 		if r > 0 {
-			move[b][Up] = int8(b - cols)
+			g.move[b][Up] = int8(b - cols)
 		}
 		if r < rows-1 {
-			move[b][Down] = int8(b + cols)
+			g.move[b][Down] = int8(b + cols)
 		}
 		if c > 0 {
-			move[b][Left] = int8(b - 1)
+			g.move[b][Left] = int8(b - 1)
 		}
 		if c < cols-1 {
-			move[b][Right] = int8(b + 1)
+			g.move[b][Right] = int8(b + 1)
 		}
 	}
 	for t := 1; t < n; t++ {
 		for i := range n {
-			dist[t<<shift|i] = uint8(abs(i/cols-t/cols) + abs(i%cols-t%cols))
+			g.dist[t<<6|i] = uint8(abs(i/cols-t/cols) + abs(i%cols-t%cols))
 		}
 	}
+	if n <= MaxCells {
+		g.goal = arrange[State](goalTiles[:n])
+	}
+	g.largeGoal = arrange[LargeState](goalTiles[:n])
+	actual, _ := geometries.LoadOrStore(key, g)
+	return actual.(*geometry)
 }
 
-// CheckSize returns an error unless rows×cols is a size a Problem holds:
-// at least 2x2 and at most MaxCells cells. The error about a size that
-// only a LargeProblem holds wraps ErrLarge; that about a size that
-// neither holds is CheckLargeSize's, which names the larger limit.
-func CheckSize(rows, cols int) error {
+// goalTiles has tile i in cell i: the goal.
+var goalTiles = func() (t [MaxLargeCells]int) {
+	for i := range t {
+		t[i] = i
+	}
+	return t
+}()
+
+// arrange returns the S with tile tiles[i] in cell i; tiles has at most as
+// many entries as an S holds, each below MaxLargeCells. (Static calls, which
+// keep tiles on the caller's stack.)
+func arrange[S Arrangement[S]](tiles []int) S {
+	var s S
+	switch p := any(&s).(type) {
+	case *State:
+		for i, t := range tiles {
+			p.set(i, t)
+		}
+	case *LargeState:
+		*p = largeState(tiles)
+	}
+	return s
+}
+
+// ErrLarge is wrapped by the errors of CheckSize[State], and so of New,
+// Parse, ParseFirst and ReadFile with State, about a board of more than
+// MaxCells cells and at most MaxLargeCells: a board for LargeState.
+var ErrLarge = errors.New("a board for LargeState")
+
+// CheckSize returns an error unless rows×cols is a size whose arrangements
+// S holds: at least 2x2, and at most MaxCells cells for State,
+// MaxLargeCells for LargeState. The error about a size that only
+// LargeState holds wraps ErrLarge; that about a size that neither holds
+// names the larger limit, MaxLargeCells.
+func CheckSize[S Arrangement[S]](rows, cols int) error {
+	var s S
+	return checkSize(rows, cols, s.capacity())
+}
+
+// checkSize is CheckSize for a state type that holds up to capacity cells.
+func checkSize(rows, cols, capacity int) error {
 	if rows < 2 || cols < 2 {
 		return fmt.Errorf("size %dx%d: want at least 2x2", rows, cols)
 	}
-	if rows > MaxCells || cols > MaxCells || rows*cols > MaxCells {
-		if err := CheckLargeSize(rows, cols); err != nil {
-			return err
-		}
-		return fmt.Errorf("size %dx%d: more than %d cells: %w", rows, cols, MaxCells, ErrLarge)
+	if rows > MaxLargeCells || cols > MaxLargeCells || rows*cols > MaxLargeCells {
+		return fmt.Errorf("size %dx%d: more than %d cells", rows, cols, MaxLargeCells)
+	}
+	if rows*cols > capacity {
+		return fmt.Errorf("size %dx%d: more than %d cells: %w", rows, cols, capacity, ErrLarge)
 	}
 	return nil
 }
 
-// ErrLarge is wrapped by the errors about a board of more than MaxCells
-// cells, which a LargeProblem holds but a Problem does not.
-var ErrLarge = errors.New("a board for a LargeProblem")
-
-// A Problem is one puzzle: a grid size and a start arrangement. It
-// implements search.Heuristic[State] and search.Encoder[State]. Its methods
-// are safe for concurrent use; its fields are read-only.
-type Problem struct {
+// A Problem is one puzzle: a grid size and a start arrangement, of state
+// type S (State or LargeState). It implements search.Heuristic[S],
+// search.Encoder[S] and search.ActionNamer[S]. Its methods are safe for
+// concurrent use; its fields are read-only.
+type Problem[S Arrangement[S]] struct {
 	// ID is "<file base name>#<index>" for a puzzle read from a file (the
 	// index counts puzzles from 0), empty for a generated one.
-	ID         string
-	Rows, Cols int
-	start      State
-	g          *geometry
+	ID          string
+	Rows, Cols  int
+	start, goal S
+	g           *geometry
 }
 
 // ErrUnsolvable is wrapped by the errors about arrangements from which the
 // goal cannot be reached.
 var ErrUnsolvable = errors.New("unsolvable: the parity of the permutation differs from the parity of the blank's distance to cell 0")
 
-// New returns the puzzle of rows×cols cells whose start has tile tiles[i]
-// in cell i. It is an error if the size is not one CheckSize accepts, if
-// tiles is not a permutation of 0 to rows·cols−1, or if the goal cannot be
-// reached from it (the error then wraps ErrUnsolvable).
-func New(rows, cols int, tiles []int, id string) (*Problem, error) {
-	p, err := newProblem(rows, cols, tiles, id)
+// New returns the puzzle of rows×cols cells, with state type S, whose
+// start has tile tiles[i] in cell i. It is an error if CheckSize[S]
+// rejects the size (the error about a board too large for State wraps
+// ErrLarge), if tiles is not a permutation of 0 to rows·cols−1, or if the
+// goal cannot be reached from it (the error then wraps ErrUnsolvable).
+func New[S Arrangement[S]](rows, cols int, tiles []int, id string) (*Problem[S], error) {
+	p, err := newProblem[S](rows, cols, tiles, id)
 	if err != nil {
 		return nil, fmt.Errorf("stp: %w", err)
 	}
 	return p, nil
 }
 
-func newProblem(rows, cols int, tiles []int, id string) (*Problem, error) {
-	if err := CheckSize(rows, cols); err != nil {
+func newProblem[S Arrangement[S]](rows, cols int, tiles []int, id string) (*Problem[S], error) {
+	if err := CheckSize[S](rows, cols); err != nil {
 		return nil, err
 	}
 	if err := checkTiles(rows, cols, tiles); err != nil {
 		return nil, err
 	}
-	p := &Problem{ID: id, Rows: rows, Cols: cols}
-	for i, t := range tiles {
-		p.start.set(i, t)
-	}
-	p.g = geometryOf(rows, cols)
+	p := goalProblem[S](rows, cols)
+	p.ID = id
+	p.start = arrange[S](tiles)
 	return p, nil
+}
+
+// goalProblem returns the puzzle of size rows×cols, which CheckSize[S]
+// accepts, that starts at the goal.
+func goalProblem[S Arrangement[S]](rows, cols int) *Problem[S] {
+	g := geometryOf(rows, cols)
+	p := &Problem[S]{Rows: rows, Cols: cols, g: g}
+	switch goal := any(&p.goal).(type) {
+	case *State:
+		*goal = g.goal
+	case *LargeState:
+		*goal = g.largeGoal
+	}
+	p.start = p.goal
+	return p
+}
+
+// checkTiles returns an error unless tiles is a solvable arrangement of
+// a rows×cols board of at most MaxLargeCells cells.
+func checkTiles(rows, cols int, tiles []int) error {
+	n := rows * cols
+	if len(tiles) != n {
+		return fmt.Errorf("%d tiles for %dx%d cells, want %d", len(tiles), rows, cols, n)
+	}
+	var seen uint64
+	for _, t := range tiles {
+		if t < 0 || t >= n {
+			return fmt.Errorf("tile %d out of range 0 to %d", t, n-1)
+		}
+		if seen&(1<<t) != 0 {
+			return fmt.Errorf("tile %d appears twice", t)
+		}
+		seen |= 1 << t
+	}
+	if !Solvable(rows, cols, tiles) {
+		return ErrUnsolvable
+	}
+	return nil
 }
 
 // Solvable reports whether the goal can be reached from the arrangement
@@ -248,127 +287,90 @@ func Solvable(rows, cols int, tiles []int) bool {
 	return inversions%2 == (blank/cols+blank%cols)%2
 }
 
-// Tiles returns the arrangement of s: the tile of each cell.
-func (p *Problem) Tiles(s State) []int {
+// Tiles returns the arrangement s: the tile of each cell, a new slice of
+// rows·cols entries.
+func (p *Problem[S]) Tiles(s S) []int {
+	c := s.tiles()
 	t := make([]int, p.g.n)
 	for i := range t {
-		t[i] = s.At(i)
+		t[i] = int(c[i])
 	}
 	return t
 }
 
 // Root returns the start.
-func (p *Problem) Root() State { return p.start }
+func (p *Problem[S]) Root() S { return p.start }
 
 // Goal returns the goal: the blank in cell 0 and tile i in cell i.
-func (p *Problem) Goal() State { return p.g.goal }
+func (p *Problem[S]) Goal() S { return p.goal }
 
 // NumActions returns 4.
-func (p *Problem) NumActions() int { return 4 }
+func (p *Problem[S]) NumActions() int { return 4 }
 
-// ActionName returns the name of action a, a move of the blank: "U", "D", "L"
-// or "R".
-func (p *Problem) ActionName(a int) string { return "UDLR"[a : a+1] }
+// ActionName returns the name of action a, a move of the blank: "U", "D",
+// "L" or "R".
+func (p *Problem[S]) ActionName(a int) string { return "UDLR"[a : a+1] }
 
 // Apply moves the blank in direction a (Up, Down, Left or Right) and
-// reports true, or returns the zero State and false if the blank would
-// leave the grid or a is not an action.
-func (p *Problem) Apply(s State, a int) (State, bool) {
-	next, _, _, _, ok := p.slide(s, a)
-	return next, ok
-}
+// reports true, or returns the zero S and false if the blank would leave
+// the grid or a is not an action. It allocates nothing.
+func (p *Problem[S]) Apply(s S, a int) (S, bool) { return s.apply(p.g, a) }
 
 // ApplyDelta is Apply that also returns the change of the Heuristic from s
 // to the successor (−1 or +1), for searches that keep h incrementally.
-func (p *Problem) ApplyDelta(s State, a int) (next State, dh int, ok bool) {
-	next, x, b, to, ok := p.slide(s, a)
+// It allocates nothing.
+func (p *Problem[S]) ApplyDelta(s S, a int) (next S, dh int, ok bool) {
+	next, ok = s.apply(p.g, a)
 	if !ok {
-		return State{}, 0, false
+		return next, 0, false
 	}
-	return next, int(p.g.dist[x<<5|uint64(b)]) - int(p.g.dist[x<<5|uint64(to)]), true
-}
-
-// slide moves the blank of s from cell b to cell to in direction a: tile x
-// moves from cell to into cell b, whose field is 0.
-func (p *Problem) slide(s State, a int) (next State, x uint64, b, to int, ok bool) {
-	b = s.Blank()
-	to = int(p.g.move[b&31][a&3])
-	if to < 0 || uint(a) > 3 {
-		return State{}, 0, 0, 0, false
-	}
-	k := uint(5 * to)
-	x = s.field(k)
-	lo1, hi1 := shl(x, k)
-	lo2, hi2 := shl(x, uint(5*b))
-	return State{s.lo ^ lo1 ^ lo2, s.hi ^ hi1 ^ hi2}, x, b, to, true
+	// The tile in cell to, the blank's new cell, moves into cell b.
+	b, to := s.Blank(), next.Blank()
+	x := next.At(b) & 63
+	return next, int(p.g.dist[x<<6|b&63]) - int(p.g.dist[x<<6|to&63]), true
 }
 
 // IsGoal reports whether s is the goal.
-func (p *Problem) IsGoal(s State) bool { return s == p.g.goal }
+func (p *Problem[S]) IsGoal(s S) bool { return s == p.goal }
 
 // Heuristic returns the Manhattan distance of s: the sum over the tiles,
-// not the blank, of the distances between their cells and their goal cells.
-// It is admissible and consistent.
-func (p *Problem) Heuristic(s State) float64 {
-	return float64(p.manhattan(s))
-}
-
-func (p *Problem) manhattan(s State) int {
-	dist := &p.g.dist
-	n := p.g.n
-	h := 0
-	// Cells 0 to 11 from lo, 12 from both words, 13 to 24 from hi.
-	lo := s.lo
-	for i := range min(n, 12) {
-		h += int(dist[(lo>>(5*i)&31)<<5|uint64(i)])
-	}
-	if n > 12 {
-		h += int(dist[s.field(60)<<5|12])
-		hi := s.hi >> 1
-		for i := range n - 13 {
-			h += int(dist[(hi>>(5*i)&31)<<5|uint64(13+i)])
-		}
-	}
-	return h
+// not the blank, of the distances between their cells and their goal
+// cells. It is admissible and consistent, costs O(rows·cols) and allocates
+// nothing.
+func (p *Problem[S]) Heuristic(s S) float64 {
+	return float64(s.manhattan(p.g))
 }
 
 // InputShape returns rows·cols one-hot planes of rows×cols cells.
-func (p *Problem) InputShape() (c, h, w int) { return p.g.n, p.Rows, p.Cols }
+func (p *Problem[S]) InputShape() (c, h, w int) { return p.g.n, p.Rows, p.Cols }
 
-// Encode writes the one-hot encoding of s to dst, of length (rows·cols)²:
-// plane t has a 1 at the cell of tile t (plane 0: the blank) and zeros
-// elsewhere. Cells are row-major within a plane.
-func (p *Problem) Encode(s State, dst []float32) {
+// Encode writes the one-hot encoding of s to dst, of length at least
+// (rows·cols)²: plane t has a 1 at the cell of tile t (plane 0: the blank)
+// and zeros elsewhere. Cells are row-major within a plane. It allocates
+// nothing.
+func (p *Problem[S]) Encode(s S, dst []float32) {
 	n := p.g.n
-	dst = dst[:n*n]
-	clear(dst)
-	lo, hi := s.lo, s.hi
-	for i := range n {
-		dst[int(lo&31)*n+i] = 1
-		lo = lo>>5 | hi<<59
-		hi >>= 5
-	}
+	clear(dst[:n*n])
+	s.encode(n, dst)
 }
 
 // Render draws s as a grid of numbers, right-aligned, the blank as '.'.
-func (p *Problem) Render(s State) string { return render(p.Rows, p.Cols, s.At) }
-
-// render draws the rows×cols board whose cell i holds tile at(i).
-func render(rows, cols int, at func(int) int) string {
+func (p *Problem[S]) Render(s S) string {
 	var b strings.Builder
-	n := rows * cols
+	c := s.tiles()
+	n := p.g.n
 	width := len(strconv.Itoa(n - 1))
-	for i := range n {
-		if i%cols != 0 {
+	for i, t := range c[:n] {
+		if i%p.Cols != 0 {
 			b.WriteByte(' ')
 		}
 		cell := "."
-		if t := at(i); t != 0 {
-			cell = strconv.Itoa(t)
+		if t != 0 {
+			cell = strconv.Itoa(int(t))
 		}
 		b.WriteString(strings.Repeat(" ", width-len(cell)))
 		b.WriteString(cell)
-		if i%cols == cols-1 && i != n-1 {
+		if i%p.Cols == p.Cols-1 && i != n-1 {
 			b.WriteByte('\n')
 		}
 	}
@@ -377,19 +379,20 @@ func render(rows, cols int, at func(int) int) string {
 
 // String returns the start in the file format (see Parse): the tiles
 // separated by spaces, after "RxC:" when the grid is not square.
-func (p *Problem) String() string {
+func (p *Problem[S]) String() string {
 	return string(p.appendText(nil))
 }
 
-func (p *Problem) appendText(b []byte) []byte {
+func (p *Problem[S]) appendText(b []byte) []byte {
 	if p.Rows != p.Cols {
 		b = fmt.Appendf(b, "%dx%d: ", p.Rows, p.Cols)
 	}
-	for i := range p.g.n {
+	c := p.start.tiles()
+	for i, t := range c[:p.g.n] {
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		b = strconv.AppendInt(b, int64(p.start.At(i)), 10)
+		b = strconv.AppendInt(b, int64(t), 10)
 	}
 	return b
 }

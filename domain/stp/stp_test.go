@@ -17,8 +17,12 @@ import (
 )
 
 var (
-	_ search.Heuristic[State] = (*Problem)(nil)
-	_ search.Encoder[State]   = (*Problem)(nil)
+	_ search.Heuristic[State]        = (*Problem[State])(nil)
+	_ search.Encoder[State]          = (*Problem[State])(nil)
+	_ search.ActionNamer[State]      = (*Problem[State])(nil)
+	_ search.Heuristic[LargeState]   = (*Problem[LargeState])(nil)
+	_ search.Encoder[LargeState]     = (*Problem[LargeState])(nil)
+	_ search.ActionNamer[LargeState] = (*Problem[LargeState])(nil)
 )
 
 // realTest returns the paper's STP test set, which is not in the
@@ -32,9 +36,9 @@ func realTest(tb testing.TB) string {
 // kept in the repository: see testdata/README.
 const realExcerpt = "testdata/puzzles_5x5_test-first40.txt"
 
-func mustParse(t testing.TB, s string) []*Problem {
+func mustParse[S Arrangement[S]](t testing.TB, s string) []*Problem[S] {
 	t.Helper()
-	ps, err := Parse(strings.NewReader(s), "p.txt")
+	ps, err := Parse[S](strings.NewReader(s), "p.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +61,8 @@ func identity(n int) []int {
 	return t
 }
 
-// manhattan is the heuristic computed from its definition.
-func manhattan(p *Problem, s State) int {
+// manhattanDef is the heuristic computed from its definition.
+func manhattanDef[S Arrangement[S]](p *Problem[S], s S) int {
 	h := 0
 	for i, t := range p.Tiles(s) {
 		if t != 0 {
@@ -103,6 +107,11 @@ func TestStateFields(t *testing.T) {
 // TestMoves moves the blank from corners, edges and inside cells of several
 // grids and checks legality, the blank's new cell and every tile.
 func TestMoves(t *testing.T) {
+	t.Run("State", testMoves[State])
+	t.Run("LargeState", testMoves[LargeState])
+}
+
+func testMoves[S Arrangement[S]](t *testing.T) {
 	const no = -1
 	for _, tc := range []struct {
 		rows, cols, blank int
@@ -126,7 +135,7 @@ func TestMoves(t *testing.T) {
 		{2, 12, 12, [4]int{0, no, no, 13}},
 		{2, 12, 11, [4]int{no, 23, 10, no}},
 	} {
-		p, err := New(tc.rows, tc.cols, identity(tc.rows*tc.cols), "")
+		p, err := New[S](tc.rows, tc.cols, identity(tc.rows*tc.cols), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +157,8 @@ func TestMoves(t *testing.T) {
 				continue
 			}
 			if !ok {
-				if next != (State{}) {
+				var zero S
+				if next != zero {
 					t.Errorf("illegal move returned %v", next)
 				}
 				continue
@@ -168,6 +178,11 @@ func TestMoves(t *testing.T) {
 }
 
 func TestGoalAndManhattan(t *testing.T) {
+	t.Run("State", testGoalAndManhattan[State])
+	t.Run("LargeState", testGoalAndManhattan[LargeState])
+}
+
+func testGoalAndManhattan[S Arrangement[S]](t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		h    int
@@ -185,7 +200,7 @@ func TestGoalAndManhattan(t *testing.T) {
 		// (5), 12 and 11 swapped (1+1), 15 and 14 swapped (5+5).
 		{"13 1 2 3 4 5 6 7 8 9 10 12 11 0 15 14 16 17 18 19 20 21 22 23 24", 17, false},
 	} {
-		p := mustParse(t, tc.in)[0]
+		p := mustParse[S](t, tc.in)[0]
 		s := p.Root()
 		if h := p.Heuristic(s); h != float64(tc.h) || p.IsGoal(s) != tc.goal {
 			t.Errorf("%s: h %g goal %v, want %d %v", tc.in, h, p.IsGoal(s), tc.h, tc.goal)
@@ -195,11 +210,11 @@ func TestGoalAndManhattan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, size := range [][2]int{{2, 2}, {2, 5}, {3, 4}, {4, 4}, {4, 6}, {3, 8}, {5, 5}, {2, 12}} {
 		for range 50 {
-			p := GenerateRandom(rng, size[0], size[1])
-			if got, want := p.Heuristic(p.Root()), manhattan(p, p.Root()); got != float64(want) {
+			p := GenerateRandom[S](rng, size[0], size[1])
+			if got, want := p.Heuristic(p.Root()), manhattanDef(p, p.Root()); got != float64(want) {
 				t.Fatalf("%s: h %g, want %d", p, got, want)
 			}
-			if p.IsGoal(p.Root()) != (p.Root() == pack(identity(p.Rows*p.Cols))) {
+			if p.IsGoal(p.Root()) != (p.Root() == arrange[S](identity(p.Rows*p.Cols))) {
 				t.Fatalf("%s: IsGoal wrong", p)
 			}
 		}
@@ -207,8 +222,13 @@ func TestGoalAndManhattan(t *testing.T) {
 }
 
 func TestApplyDelta(t *testing.T) {
+	t.Run("State", testApplyDelta[State])
+	t.Run("LargeState", testApplyDelta[LargeState])
+}
+
+func testApplyDelta[S Arrangement[S]](t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	p := GenerateRandom(rng, 5, 5)
+	p := GenerateRandom[S](rng, 5, 5)
 	s := p.Root()
 	for range 2000 {
 		a := rng.IntN(4)
@@ -228,7 +248,12 @@ func TestApplyDelta(t *testing.T) {
 }
 
 func TestEncode(t *testing.T) {
-	p := mustParse(t, "2x3: 3 4 5 0 1 2")[0]
+	t.Run("State", testEncode[State])
+	t.Run("LargeState", testEncode[LargeState])
+}
+
+func testEncode[S Arrangement[S]](t *testing.T) {
+	p := mustParse[S](t, "2x3: 3 4 5 0 1 2")[0]
 	c, h, w := p.InputShape()
 	if c != 6 || h != 2 || w != 3 {
 		t.Fatalf("InputShape %d %d %d", c, h, w)
@@ -250,12 +275,12 @@ func TestEncode(t *testing.T) {
 		t.Errorf("Encode:\n%v\nwant\n%v", dst, want)
 	}
 	// One 1 per cell and per plane on 5x5.
-	q := GenerateRandom(rand.New(rand.NewPCG(1, 2)), 5, 5)
+	q := GenerateRandom[S](rand.New(rand.NewPCG(1, 2)), 5, 5)
 	dst = make([]float32, 25*25)
 	q.Encode(q.Root(), dst)
 	for cell := range 25 {
 		for pl := range 25 {
-			if want := q.Root().At(cell) == pl; (dst[pl*25+cell] == 1) != want || dst[pl*25+cell] > 1 {
+			if want := q.Tiles(q.Root())[cell] == pl; (dst[pl*25+cell] == 1) != want || dst[pl*25+cell] > 1 {
 				t.Fatalf("5x5 plane %d cell %d: %g", pl, cell, dst[pl*25+cell])
 			}
 		}
@@ -264,7 +289,7 @@ func TestEncode(t *testing.T) {
 
 // reach returns the distance from the goal of every arrangement reachable
 // from it, by breadth-first search.
-func reach(p *Problem) map[State]int {
+func reach(p *Problem[State]) map[State]int {
 	dist := map[State]int{p.Goal(): 0}
 	queue := []State{p.Goal()}
 	for len(queue) > 0 {
@@ -314,7 +339,7 @@ func TestSolvable(t *testing.T) {
 		{2, 2, 6}, {2, 3, 21}, {3, 2, 21}, {2, 4, 36}, {4, 2, 36}, {3, 3, 31},
 	} {
 		n := tc.rows * tc.cols
-		p, err := New(tc.rows, tc.cols, identity(n), "goal")
+		p, err := New[State](tc.rows, tc.cols, identity(n), "goal")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,7 +355,7 @@ func TestSolvable(t *testing.T) {
 				solvable++
 			}
 			if perms%97 == 0 { // New agrees, on a sample
-				_, err := New(tc.rows, tc.cols, tiles, "")
+				_, err := New[State](tc.rows, tc.cols, tiles, "")
 				if (err == nil) != reachable || err != nil && !errors.Is(err, ErrUnsolvable) {
 					t.Fatalf("%dx%d New(%v) = %v", tc.rows, tc.cols, tiles, err)
 				}
@@ -360,7 +385,7 @@ func TestSolvable(t *testing.T) {
 
 // idaStar returns an optimal solution of p by iterative deepening A* with
 // the Manhattan distance, or nil if none is found within maxCost.
-func idaStar(p *Problem, maxCost int) []int {
+func idaStar(p *Problem[State], maxCost int) []int {
 	undo := [4]int{Down, Up, Right, Left}
 	var path []int
 	var dfs func(s State, g, bound, last int) int
@@ -403,7 +428,7 @@ func idaStar(p *Problem, maxCost int) []int {
 
 // bfsLength returns the length of a shortest solution of p, by
 // breadth-first search from its start.
-func bfsLength(p *Problem) int {
+func bfsLength(p *Problem[State]) int {
 	seen := map[State]bool{p.Root(): true}
 	level := []State{p.Root()}
 	for d := 0; len(level) > 0; d++ {
@@ -427,7 +452,7 @@ func bfsLength(p *Problem) int {
 // replay applies actions from the start and returns the states visited,
 // the start included, or an error if an action is illegal or the last state
 // is not the goal.
-func replay(p *Problem, actions []int) ([]State, error) {
+func replay(p *Problem[State], actions []int) ([]State, error) {
 	s := p.Root()
 	states := []State{s}
 	for i, a := range actions {
@@ -453,7 +478,7 @@ func TestAdmissible4x4(t *testing.T) {
 		if i >= 10 {
 			maxLen = 40
 		}
-		p := GenerateWalk(rng, 4, 4, 4, maxLen)
+		p := GenerateWalk[State](rng, 4, 4, 4, maxLen)
 		sol := idaStar(p, 80)
 		if sol == nil {
 			t.Fatalf("%s: no solution", p)
@@ -477,14 +502,14 @@ func TestAdmissible4x4(t *testing.T) {
 
 // TestIDAStar3x3 checks the test's IDA* against the exact distances.
 func TestIDAStar3x3(t *testing.T) {
-	p, err := New(3, 3, identity(9), "")
+	p, err := New[State](3, 3, identity(9), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dist := reach(p)
 	rng := rand.New(rand.NewPCG(3, 3))
 	for range 20 {
-		q := GenerateRandom(rng, 3, 3)
+		q := GenerateRandom[State](rng, 3, 3)
 		sol := idaStar(q, 40)
 		if _, err := replay(q, sol); err != nil || len(sol) != dist[q.Root()] {
 			t.Errorf("%s: IDA* length %d (%v), distance %d", q, len(sol), err, dist[q.Root()])
@@ -494,34 +519,34 @@ func TestIDAStar3x3(t *testing.T) {
 
 func TestGenerate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	if p := GenerateWalk(rng, 4, 4, 0, 0); !p.IsGoal(p.Root()) {
+	if p := GenerateWalk[State](rng, 4, 4, 0, 0); !p.IsGoal(p.Root()) {
 		t.Error("a walk of length 0 does not end at the goal")
 	}
-	if p := GenerateWalk(rng, 2, 2, 1, 1); p.String() != "1 0 2 3" && p.String() != "2 1 0 3" {
+	if p := GenerateWalk[State](rng, 2, 2, 1, 1); p.String() != "1 0 2 3" && p.String() != "2 1 0 3" {
 		t.Errorf("a walk of length 1 ends at %s", p)
 	}
 	// A walk of length L ends at distance at most L, of L's parity.
-	g, _ := New(3, 3, identity(9), "")
+	g, _ := New[State](3, 3, identity(9), "")
 	dist := reach(g)
 	for _, l := range []int{1, 2, 3, 7, 20, 50, 51} {
 		for range 20 {
-			p := GenerateWalk(rng, 3, 3, l, l)
+			p := GenerateWalk[State](rng, 3, 3, l, l)
 			d, ok := dist[p.Root()]
-			if !ok || d > l || (l-d)%2 != 0 || p.Heuristic(p.Root()) != float64(manhattan(p, p.Root())) {
+			if !ok || d > l || (l-d)%2 != 0 || p.Heuristic(p.Root()) != float64(manhattanDef(p, p.Root())) {
 				t.Fatalf("walk of %d: %s at distance %d (%v)", l, p, d, ok)
 			}
 		}
 	}
 	// Without undoing, a walk of 2 on 2x2 moves two different tiles.
 	for range 20 {
-		if p := GenerateWalk(rng, 2, 2, 2, 2); p.Heuristic(p.Root()) != 2 {
+		if p := GenerateWalk[State](rng, 2, 2, 2, 2); p.Heuristic(p.Root()) != 2 {
 			t.Fatalf("walk of 2: %s", p)
 		}
 	}
 	// Uniform over the 12 solvable 2x2 arrangements.
 	counts := map[string]int{}
 	for range 12000 {
-		p := GenerateRandom(rng, 2, 2)
+		p := GenerateRandom[State](rng, 2, 2)
 		if !Solvable(2, 2, p.Tiles(p.Root())) {
 			t.Fatalf("unsolvable %s", p)
 		}
@@ -535,10 +560,25 @@ func TestGenerate(t *testing.T) {
 			t.Errorf("%s drawn %d times of 12000", s, c)
 		}
 	}
+}
+
+// TestGeneratePanics checks that the generators panic on a size the state
+// type does not hold, and on lengths out of order.
+func TestGeneratePanics(t *testing.T) {
+	t.Run("State", func(t *testing.T) { testGeneratePanics[State](t, 6, 5) })
+	t.Run("LargeState", func(t *testing.T) { testGeneratePanics[LargeState](t, 9, 8) })
+}
+
+// testGeneratePanics is TestGeneratePanics with a rows×cols size that S
+// does not hold.
+func testGeneratePanics[S Arrangement[S]](t *testing.T, rows, cols int) {
+	rng := rand.New(rand.NewPCG(3, 4))
 	for _, f := range []func(){
-		func() { GenerateRandom(rng, 6, 5) },
-		func() { GenerateWalk(rng, 1, 4, 1, 2) },
-		func() { GenerateWalk(rng, 3, 3, 5, 4) },
+		func() { GenerateRandom[S](rng, rows, cols) },
+		func() { GenerateWalk[S](rng, rows, cols, 1, 2) },
+		func() { GenerateWalk[S](rng, 1, 4, 1, 2) },
+		func() { GenerateWalk[S](rng, 3, 3, 5, 4) },
+		func() { GenerateWalk[S](rng, 3, 3, -1, 4) },
 	} {
 		func() {
 			defer func() {
@@ -551,17 +591,26 @@ func TestGenerate(t *testing.T) {
 	}
 }
 
+// TestRoundTrip writes generated puzzles of every shape a state type holds
+// and reads them back.
 func TestRoundTrip(t *testing.T) {
+	small := [][2]int{{2, 2}, {3, 3}, {4, 4}, {5, 5}, {2, 4}, {4, 6}, {3, 8}, {2, 12}, {5, 2}}
+	t.Run("State", func(t *testing.T) { testRoundTrip[State](t, small) })
+	large := append(small, [][2]int{{6, 6}, {7, 7}, {8, 8}, {6, 8}, {2, 32}, {32, 2}, {4, 13}}...)
+	t.Run("LargeState", func(t *testing.T) { testRoundTrip[LargeState](t, large) })
+}
+
+func testRoundTrip[S Arrangement[S]](t *testing.T, sizes [][2]int) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	var ps []*Problem
-	for _, size := range [][2]int{{2, 2}, {3, 3}, {4, 4}, {5, 5}, {2, 4}, {4, 6}, {3, 8}, {2, 12}, {5, 2}} {
-		ps = append(ps, GenerateRandom(rng, size[0], size[1]), GenerateWalk(rng, size[0], size[1], 5, 50))
+	var ps []*Problem[S]
+	for _, size := range sizes {
+		ps = append(ps, GenerateRandom[S](rng, size[0], size[1]), GenerateWalk[S](rng, size[0], size[1], 5, 50))
 	}
 	var buf bytes.Buffer
 	if err := Write(&buf, ps); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Parse(&buf, "dir/gen.txt")
+	back, err := Parse[S](&buf, "dir/gen.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -573,6 +622,9 @@ func TestRoundTrip(t *testing.T) {
 		if b.Root() != p.Root() || b.Rows != p.Rows || b.Cols != p.Cols || b.String() != p.String() || b.ID != fmt.Sprintf("gen.txt#%d", i) {
 			t.Errorf("round trip: %s %q, want %q", b.ID, b, p)
 		}
+		if !Solvable(p.Rows, p.Cols, p.Tiles(p.Root())) {
+			t.Errorf("%s: unsolvable", p)
+		}
 	}
 }
 
@@ -583,7 +635,7 @@ func TestRealData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := ReadFile(realExcerpt)
+	ps, err := ReadFile[State](realExcerpt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -602,7 +654,7 @@ func TestRealData(t *testing.T) {
 		// The tiles are the numbers of the line, in order.
 		if p.ID != fmt.Sprintf("puzzles_5x5_test-first40.txt#%d", i) || p.Rows != 5 || p.Cols != 5 ||
 			fmt.Sprint(tiles) != "["+strings.Join(strings.Fields(lines[i]), " ")+"]" ||
-			tiles[s.Blank()] != 0 || !Solvable(5, 5, tiles) || p.IsGoal(s) || p.Heuristic(s) != float64(manhattan(p, s)) {
+			tiles[s.Blank()] != 0 || !Solvable(5, 5, tiles) || p.IsGoal(s) || p.Heuristic(s) != float64(manhattanDef(p, s)) {
 			t.Errorf("puzzle %d: %s, %dx%d, tiles %v, blank on %d, h %g:\n%s", i, p.ID, p.Rows, p.Cols, tiles, s.Blank(), p.Heuristic(s), lines[i])
 		}
 	}
@@ -642,7 +694,7 @@ func TestRealDataFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := ReadFile(realTest)
+	ps, err := ReadFile[State](realTest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -669,22 +721,31 @@ func TestRealDataFull(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	p := mustParse(t, "3 1 2 0 4 5 6 7 8 9 10 11 12 13 14 15\n")[0]
+	t.Run("State", testRender[State])
+	t.Run("LargeState", testRender[LargeState])
+}
+
+func testRender[S Arrangement[S]](t *testing.T) {
+	p := mustParse[S](t, "3 1 2 0 4 5 6 7 8 9 10 11 12 13 14 15\n")[0]
 	want := " 3  1  2  .\n 4  5  6  7\n 8  9 10 11\n12 13 14 15"
 	if got := p.Render(p.Root()); got != want {
 		t.Errorf("Render:\n%s\nwant\n%s", got, want)
 	}
-	q := mustParse(t, "2x3: 1 0 2 3 4 5")[0]
+	q := mustParse[S](t, "2x3: 1 0 2 3 4 5")[0]
 	if got, want := q.Render(q.Root()), "1 . 2\n3 4 5"; got != want {
 		t.Errorf("Render:\n%s\nwant\n%s", got, want)
 	}
 }
 
+// A parseError is an input that Parse refuses, part of the error it
+// gives and, if not nil, an error it wraps.
+type parseError struct {
+	in, msg string
+	err     error
+}
+
 func TestParseErrors(t *testing.T) {
-	for _, tc := range []struct {
-		in, msg string
-		err     error
-	}{
+	both := []parseError{
 		{"", "p.txt: no puzzles", nil},
 		{"\n  \n", "p.txt: no puzzles", nil},
 		{"1 2 3\n", "p.txt:1: 3 tiles: not a square grid", nil},
@@ -700,30 +761,52 @@ func TestParseErrors(t *testing.T) {
 		{"2x: 0 1 2 3 4 5\n", "size prefix", errSizePrefix},
 		{"2x3: 0 1 2 3 4\n", "5 tiles for 2x3 cells, want 6", nil},
 		{"1x3: 0 1 2\n", "size 1x3: want at least 2x2", nil},
-		{"6x6: 0\n", "size 6x6: more than 25 cells", nil},
+		{"1x64: 0\n", "want at least 2x2", nil},
 		{"2x999999999999: 0\n", "more than 64 cells", nil},
 		{"9x9: 0\n", "p.txt:1: size 9x9: more than 64 cells", nil},
 		{strings.Repeat("0 ", 81) + "\n", "p.txt:1: 81 tiles: size 9x9: more than 64 cells", nil},
-		{strings.Repeat("0 ", 36) + "\n", "p.txt:1: 36 tiles: size 6x6: more than 25 cells", nil},
 		{strings.Repeat("0 ", 1000) + "\n", "1000 tiles", nil},
 		{strings.Repeat("1", 2<<20), "p.txt:1: bufio.Scanner: token too long", nil},
-	} {
-		_, err := Parse(strings.NewReader(tc.in), "p.txt")
+	}
+	// A board of more than 25 cells is one for LargeState.
+	small := []parseError{
+		{"6x6: 0\n", "size 6x6: more than 25 cells", ErrLarge},
+		{strings.Repeat("0 ", 36) + "\n", "p.txt:1: 36 tiles: size 6x6: more than 25 cells", ErrLarge},
+	}
+	large := []parseError{
+		{"6x6: 0\n", "p.txt:1: 1 tiles for 6x6 cells, want 36", nil},
+		{"6x6: " + strings.Repeat("0 ", 36) + "\n", "tile 0 appears twice", nil},
+		{"6x6: 1 0" + strings.Repeat(" 35", 34) + "\n", "tile 35 appears twice", nil},
+		{"6x6: 36 " + strings.Trim(fmt.Sprint(identity(35)), "[]") + "\n", "tile 36 out of range 0 to 35", nil},
+		{"6x6: 2 1 0" + strings.Trim(fmt.Sprint(identity(36)[2:]), "[]")[1:] + "\n", "unsolvable", ErrUnsolvable},
+	}
+	t.Run("State", func(t *testing.T) { testParseErrors[State](t, append(small, both...)) })
+	t.Run("LargeState", func(t *testing.T) { testParseErrors[LargeState](t, append(large, both...)) })
+}
+
+func testParseErrors[S Arrangement[S]](t *testing.T, cases []parseError) {
+	for _, tc := range cases {
+		_, err := Parse[S](strings.NewReader(tc.in), "p.txt")
 		if err == nil || !strings.Contains(err.Error(), tc.msg) || !strings.HasPrefix(err.Error(), "stp: p.txt") ||
-			tc.err != nil && !errors.Is(err, tc.err) {
+			tc.err != nil && !errors.Is(err, tc.err) || tc.err == nil && errors.Is(err, ErrLarge) {
 			t.Errorf("Parse(%.40q) = %v, want an error containing %q", tc.in, err, tc.msg)
 		}
 	}
-	if _, err := ReadFile("testdata/no such file"); err == nil || !strings.HasPrefix(err.Error(), "stp: ") {
+	if _, err := ReadFile[S]("testdata/no such file"); err == nil || !strings.HasPrefix(err.Error(), "stp: ") {
 		t.Errorf("ReadFile: %v", err)
 	}
-	if _, err := New(3, 3, []int{0, 1, 2}, ""); err == nil || err.Error() != "stp: 3 tiles for 3x3 cells, want 9" {
+	if _, err := New[S](3, 3, []int{0, 1, 2}, ""); err == nil || err.Error() != "stp: 3 tiles for 3x3 cells, want 9" {
 		t.Errorf("New: %v", err)
 	}
 }
 
 func TestParseFormat(t *testing.T) {
-	ps := mustParse(t, "\t0 1 2 3 \r\n\n 3x2:1\t0 2 3 4 5\n3 x 2 : 1 0 2 3 4 5\n+1 0 2 3")
+	t.Run("State", testParseFormat[State])
+	t.Run("LargeState", testParseFormat[LargeState])
+}
+
+func testParseFormat[S Arrangement[S]](t *testing.T) {
+	ps := mustParse[S](t, "\t0 1 2 3 \r\n\n 3x2:1\t0 2 3 4 5\n3 x 2 : 1 0 2 3 4 5\n+1 0 2 3")
 	if len(ps) != 4 || ps[1].ID != "p.txt#1" || ps[1].Rows != 3 || ps[1].Cols != 2 || ps[2].String() != "3x2: 1 0 2 3 4 5" || ps[3].String() != "1 0 2 3" {
 		t.Errorf("%v", ps)
 	}
@@ -732,6 +815,11 @@ func TestParseFormat(t *testing.T) {
 // TestParseBOM checks that a UTF-8 byte-order mark at the start of the
 // input is skipped, and only there.
 func TestParseBOM(t *testing.T) {
+	t.Run("State", testParseBOM[State])
+	t.Run("LargeState", testParseBOM[LargeState])
+}
+
+func testParseBOM[S Arrangement[S]](t *testing.T) {
 	excerpt, err := os.ReadFile(realExcerpt)
 	if err != nil {
 		t.Fatal(err)
@@ -746,27 +834,41 @@ func TestParseBOM(t *testing.T) {
 		{"\uFEFF\n\n0 1 2 3", "0 1 2 3", 1},
 		{"\uFEFF" + string(excerpt), strings.TrimSpace(strings.SplitN(string(excerpt), "\n", 2)[0]), 40},
 	} {
-		ps, err := Parse(strings.NewReader(tc.in), "p.txt")
+		ps, err := Parse[S](strings.NewReader(tc.in), "p.txt")
 		if err != nil || len(ps) != tc.n || ps[0].String() != tc.first || ps[0].ID != "p.txt#0" {
 			t.Errorf("Parse(%.40q) = %d puzzles, %v; want %d, the first %q", tc.in, len(ps), err, tc.n, tc.first)
 		}
 	}
 	for _, in := range []string{"0 1 2 3\n\uFEFF0 1 2 3\n", "\n\uFEFF0 1 2 3\n", "\uFEFF\uFEFF0 1 2 3\n"} {
-		if _, err := Parse(strings.NewReader(in), "p.txt"); err == nil || !strings.Contains(err.Error(), "not a number") {
+		if _, err := Parse[S](strings.NewReader(in), "p.txt"); err == nil || !strings.Contains(err.Error(), "not a number") {
 			t.Errorf("Parse(%q) = %v, want a tile that is not a number", in, err)
 		}
 	}
 }
 
+// TestAllocs checks that the methods a search calls allocate nothing, on
+// a 5x5 puzzle and, with LargeState, on a 7x7 one too.
 func TestAllocs(t *testing.T) {
-	p := mustParse(t, bench5x5)[0]
+	t.Run("State", func(t *testing.T) { testAllocs(t, mustParse[State](t, bench5x5)[0]) })
+	t.Run("LargeState", func(t *testing.T) {
+		testAllocs(t, mustParse[LargeState](t, bench5x5)[0])
+		testAllocs(t, GenerateRandom[LargeState](rand.New(rand.NewPCG(1, 1)), 7, 7))
+	})
+}
+
+func testAllocs[S Arrangement[S]](t *testing.T, p *Problem[S]) {
 	s := p.Root()
-	dst := make([]float32, 25*25)
+	c, h, w := p.InputShape()
+	dst := make([]float32, c*h*w)
+	var codes [NumContexts]uint64
+	a := 0
 	for name, f := range map[string]func(){
-		"Apply":     func() { s, _ = p.Apply(s, int(s.lo%4)) },
-		"Heuristic": func() { p.Heuristic(s) },
-		"Encode":    func() { p.Encode(s, dst) },
-		"IsGoal":    func() { p.IsGoal(s) },
+		"Apply":      func() { a = (a + 1) % 4; c, ok := p.Apply(s, a); _, _ = c, ok },
+		"ApplyDelta": func() { a = (a + 1) % 4; c, dh, ok := p.ApplyDelta(s, a); _, _, _ = c, dh, ok },
+		"Heuristic":  func() { p.Heuristic(s) },
+		"Encode":     func() { p.Encode(s, dst) },
+		"IsGoal":     func() { p.IsGoal(s) },
+		"Contexts":   func() { p.Contexts(s, -1, s, codes[:]) },
 	} {
 		if n := testing.AllocsPerRun(100, f); n != 0 {
 			t.Errorf("%s: %g allocations", name, n)
@@ -783,61 +885,83 @@ func FuzzParse(f *testing.F) {
 	f.Add("3x: 1\n")
 	f.Add(bench5x5)
 	f.Add("\uFEFF1 0 2 3\n")
-	f.Fuzz(func(t *testing.T, in string) {
-		ps, err := Parse(strings.NewReader(in), "fuzz")
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "stp: fuzz") {
-				t.Fatalf("error without file: %v", err)
-			}
-			return
-		}
-		for _, p := range ps {
-			s := p.Root()
-			tiles := p.Tiles(s)
-			if !Solvable(p.Rows, p.Cols, tiles) || tiles[s.Blank()] != 0 {
-				t.Fatalf("%s: bad start", p)
-			}
-			if p.Heuristic(s) != float64(manhattan(p, s)) {
-				t.Fatalf("%s: h %g", p, p.Heuristic(s))
-			}
-			for a := range 4 {
-				if c, ok := p.Apply(s, a); ok {
-					if back, _ := p.Apply(c, a^1); back != s {
-						t.Fatalf("%s: %c not undone", p, "UDLR"[a])
-					}
-				}
-			}
-			again, err := Parse(strings.NewReader(p.String()), "again")
-			if err != nil || again[0].Root() != s || again[0].String() != p.String() {
-				t.Fatalf("round trip of %q: %v", p, err)
-			}
-		}
-	})
+	f.Fuzz(fuzzParse[State])
 }
 
-// TestParseFirst checks that ParseFirst and ParseLargeFirst read the first
-// n puzzles and nothing after them: a bad line, or a read error, past
-// them is not seen.
+func FuzzParseLarge(f *testing.F) {
+	f.Add("1 2 0 3 4 5 6 7 8\n")
+	f.Add("6x6: " + strings.Trim(fmt.Sprint(identity(36)), "[]") + "\n")
+	f.Add(strings.Trim(fmt.Sprint(identity(49)), "[]") + "\n")
+	f.Add("8x8: " + strings.Trim(fmt.Sprint(identity(64)), "[]") + "\n\n2x3: 1 0 2 3 4 5\n")
+	f.Add("2x32: 1 0" + strings.Trim(fmt.Sprint(identity(64)[2:]), "[]")[1:] + "\n")
+	f.Add("9x9: 0\n")
+	f.Fuzz(fuzzParse[LargeState])
+}
+
+// fuzzParse checks the puzzles that Parse[S] reads from in, if any: their
+// starts, moves and text; that Parse[State] reads the boards a State
+// holds the same way, and refuses the others with ErrLarge.
+func fuzzParse[S Arrangement[S]](t *testing.T, in string) {
+	ps, err := Parse[S](strings.NewReader(in), "fuzz")
+	if err != nil {
+		if !strings.HasPrefix(err.Error(), "stp: fuzz") {
+			t.Fatalf("error without file: %v", err)
+		}
+		return
+	}
+	for _, p := range ps {
+		s := p.Root()
+		tiles := p.Tiles(s)
+		if !Solvable(p.Rows, p.Cols, tiles) || tiles[s.Blank()] != 0 {
+			t.Fatalf("%s: bad start", p)
+		}
+		if p.Heuristic(s) != float64(manhattanDef(p, s)) {
+			t.Fatalf("%s: h %g", p, p.Heuristic(s))
+		}
+		for a := range 4 {
+			if c, ok := p.Apply(s, a); ok {
+				if back, _ := p.Apply(c, a^1); back != s {
+					t.Fatalf("%s: %c not undone", p, "UDLR"[a])
+				}
+			}
+		}
+		again, err := Parse[S](strings.NewReader(p.String()), "again")
+		if err != nil || again[0].Root() != s || again[0].String() != p.String() {
+			t.Fatalf("round trip of %q: %v", p, err)
+		}
+		small, err := Parse[State](strings.NewReader(p.String()), "again")
+		if (err == nil) != (p.Rows*p.Cols <= MaxCells) || err != nil && !errors.Is(err, ErrLarge) {
+			t.Fatalf("Parse[State](%q): %v", p, err)
+		}
+		if err == nil && small[0].String() != p.String() {
+			t.Fatalf("Parse[State](%q): %s", p, small[0])
+		}
+	}
+}
+
+// TestParseFirst checks that ParseFirst reads the first n puzzles and
+// nothing after them: a bad line, or a read error, past them is not seen.
 func TestParseFirst(t *testing.T) {
+	t.Run("State", testParseFirst[State])
+	t.Run("LargeState", testParseFirst[LargeState])
+}
+
+func testParseFirst[S Arrangement[S]](t *testing.T) {
 	heads := []string{"1 0 2 3\n", "1 0 2 3\n\n2x3: 1 0 2 3 4 5\n", "1 0 2 3\n\n2x3: 1 0 2 3 4 5\n0 1 2 3\n"}
 	head := heads[2]
 	for i, in := range heads {
 		n := i + 1
 		for _, tail := range []io.Reader{strings.NewReader("x\n"), iotest.ErrReader(errors.New("read past the puzzles"))} {
-			ps, err := ParseFirst(io.MultiReader(strings.NewReader(in), tail), "p.txt", n)
+			ps, err := ParseFirst[S](io.MultiReader(strings.NewReader(in), tail), "p.txt", n)
 			if err != nil || len(ps) != n || ps[n-1].ID != fmt.Sprintf("p.txt#%d", n-1) {
 				t.Errorf("ParseFirst(%d) = %d puzzles, %v; want %d", n, len(ps), err, n)
 			}
 		}
-		lps, err := ParseLargeFirst(io.MultiReader(strings.NewReader(in), iotest.ErrReader(errors.New("read past"))), "p.txt", n)
-		if err != nil || len(lps) != n {
-			t.Errorf("ParseLargeFirst(%d) = %d puzzles, %v; want %d", n, len(lps), err, n)
-		}
 	}
-	if ps, err := ParseFirst(strings.NewReader(head), "p.txt", 0); err != nil || len(ps) != 3 {
+	if ps, err := ParseFirst[S](strings.NewReader(head), "p.txt", 0); err != nil || len(ps) != 3 {
 		t.Errorf("ParseFirst(0) = %d puzzles, %v; want all 3", len(ps), err)
 	}
-	if _, err := ParseFirst(strings.NewReader("1 0 2 3\nx\n"), "p.txt", 2); err == nil || !strings.Contains(err.Error(), "p.txt:2:") {
+	if _, err := ParseFirst[S](strings.NewReader("1 0 2 3\nx\n"), "p.txt", 2); err == nil || !strings.Contains(err.Error(), "p.txt:2:") {
 		t.Errorf("ParseFirst(2) of a bad second puzzle: %v", err)
 	}
 }

@@ -137,7 +137,7 @@ func flushed(dir string, threads int, stdout io.Writer) (*cm.Table, error) {
 	case "sokoban":
 		return flushTasks(dir, files, sokoban.ReadFile, threads, stdout)
 	case "stp":
-		return flushTasks(dir, files, stp.ReadFile, threads, stdout)
+		return flushTasks(dir, files, stp.ReadFile[stp.State], threads, stdout)
 	case "rubiks":
 		return flushTasks(dir, files, rubiks.ReadFile, threads, stdout)
 	}

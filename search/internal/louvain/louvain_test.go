@@ -114,7 +114,7 @@ func TestLevels(t *testing.T) {
 	}{
 		{"tree", randomTree(8, 3000, 0.3, 0.02), false},
 		{"forest", forest, true},
-		{"stp", searchGraph[stp.State](firstProblem(stp.ReadFile, "stp/testdata/puzzles_5x5_test-first40.txt", 1), 2, 5000), false},
+		{"stp", searchGraph[stp.State](firstProblem(stp.ReadFile[stp.State], "stp/testdata/puzzles_5x5_test-first40.txt", 1), 2, 5000), false},
 	}
 	var g, h louvain.Graph
 	for _, c := range cases {
@@ -253,7 +253,7 @@ func TestAllocs(t *testing.T) {
 // the vertices of the clustering before, with a Graph reused: the time
 // per vertex, and the chunks and groups of the last clustering.
 func BenchmarkCluster(b *testing.B) {
-	gr := searchGraph[stp.State](firstProblem(stp.ReadFile, "stp/testdata/puzzles_5x5_test-first40.txt", 0), 1, 200000)
+	gr := searchGraph[stp.State](firstProblem(stp.ReadFile[stp.State], "stp/testdata/puzzles_5x5_test-first40.txt", 0), 1, 200000)
 	var g louvain.Graph
 	gr.replay(&g, nil)
 	b.ReportAllocs()

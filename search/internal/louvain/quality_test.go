@@ -262,7 +262,7 @@ func TestModularity(t *testing.T) {
 		{fmt.Sprint("tree ", big, ", many cycles"), func() growth { return randomTree(6, big, 1, 0) }},
 		{fmt.Sprint("tree ", big, ", far edges"), func() growth { return randomTree(7, big, 0, 0.05) }},
 		{fmt.Sprint("stp ", big), func() growth {
-			return searchGraph[stp.State](firstProblem(stp.ReadFile, "stp/testdata/puzzles_5x5_test-first40.txt", 0), 1, big)
+			return searchGraph[stp.State](firstProblem(stp.ReadFile[stp.State], "stp/testdata/puzzles_5x5_test-first40.txt", 0), 1, big)
 		}},
 		{fmt.Sprint("sokoban ", big), func() growth {
 			return searchGraph[sokoban.State](firstProblem(sokoban.ReadFile, "sokoban/testdata/boxoban-test-000-first40.txt", 0), 1, big)
