@@ -175,11 +175,14 @@ func fingerprint(res search.Result[board]) string {
 // TestGolden checks that every best-first algorithm, with each of a set of
 // options, makes the same search as when testdata/golden.txt was written
 // (go test -run TestGolden -update): the same expansions, nodes generated
-// and evaluated, and solution.
+// and evaluated, and solution. With -short it checks every seventh search.
 func TestGolden(t *testing.T) {
 	names, run := goldenCases()
 	got := make([]string, len(names))
 	for i := range names {
+		if testing.Short() && !*updateGolden && i%7 != 0 {
+			continue
+		}
 		res, err := run[i]()
 		if err != nil {
 			t.Fatalf("%s: %v", names[i], err)
@@ -212,7 +215,7 @@ func TestGolden(t *testing.T) {
 		t.Fatalf("%d searches, %d in %s", len(got), len(want), goldenFile)
 	}
 	for i := range got {
-		if got[i] != want[i] {
+		if got[i] != "" && got[i] != want[i] {
 			t.Errorf("got  %s\nwant %s", got[i], want[i])
 		}
 	}
