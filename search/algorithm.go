@@ -280,34 +280,3 @@ func (a Algorithm) NeedsHeuristic() bool {
 	}
 	return true
 }
-
-// priority returns the best-first algorithm's evaluation of a node of path
-// cost g, log-probability logPi and heuristic value h; the engine expands
-// the node of least priority first. For the policy-guided algorithms it is
-// log phi: log((g+h)/pi) for PHS_h and PHSSafe, log((g+h)/pi^(1+h/g)) for
-// PHS* (-Inf for the root, g = 0), log(g/pi) for LevinTS; they clip h at
-// 0. For A* and WA* it is g+w·h, for GBFS h. NaN, such as PHS* gives for
-// pi = 1 and h = +Inf, is +Inf.
-func (a Algorithm) priority(g, logPi, h float64) float64 {
-	var p float64
-	switch a.kind {
-	case phsh, phsSafe:
-		p = math.Log(g+max(h, 0)) - logPi
-	case phsStar:
-		if g == 0 {
-			return math.Inf(-1) // the root
-		}
-		h = max(h, 0)
-		p = math.Log(g+h) - (1+h/g)*logPi
-	case levinTS:
-		p = math.Log(g) - logPi
-	case aStar, wAStar:
-		p = g + a.param*h
-	default: // gbfs
-		p = h
-	}
-	if p != p {
-		return math.Inf(1)
-	}
-	return p
-}

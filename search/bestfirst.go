@@ -31,8 +31,7 @@ type bestFirst[S comparable] struct {
 	// chunks of chunkSize·A: 4·A bytes per node.
 	policies [][]float32
 	open     nodeHeap
-	seen     stateTable  // the states of the arena, but with safe pruning
-	visited  map[S]visit // safe pruning: the expanded states
+	seen     stateTable // the states of the arena, if the strategy keeps them
 	// edges are the children dropped as duplicates, for Options.Shorten.
 	edges []edge
 	// Scratch space: the evaluator's arguments, and the successors of the
@@ -50,19 +49,16 @@ type bestFirst[S comparable] struct {
 	alg  Algorithm
 	opts *Options
 	A    int
-	safe bool
-	// atExp: the goal is tested at expansion. reopen: a child whose state
-	// has a node of larger g replaces that node (A* at expansion).
-	atExp, reopen bool
+	// strategy is what sets the algorithm apart, one of strategies.
+	strategy   strategy[S]
+	strategies strategies[S]
+	// atExp: the goal is tested at expansion.
+	atExp bool
 	// maxNodes is the number of nodes the memory bound allows.
 	maxNodes int
-	// sqrt: the algorithm is √LTS, whose own state sq holds.
-	sqrt bool
-	sq   sqrtState[S]
-	// lazy: a node is evaluated when it is expanded, not when it is
-	// generated (LevinTS with batches of 1: its priorities need no
-	// evaluation of the node itself).
-	lazy bool
+	// evals counts the evaluations, for Result.Evaluations.
+	evals int64
+	sq    sqrtState[S] // √LTS's part of the search
 }
 
 // chunkBits is the log2 of the number of nodes in a chunk of the arena.
@@ -81,16 +77,17 @@ func (e *bestFirst[S]) policy(i int32, A int) []float32 {
 	return e.policies[i>>chunkBits][j : j+A : j+A]
 }
 
-// append adds n to the arena and returns its index.
-func (e *bestFirst[S]) append(n node[S]) int32 {
+// append adds n to the arena and returns its index and its entry.
+func (e *bestFirst[S]) append(n node[S]) (int32, *node[S]) {
 	i := e.n
 	c := i >> chunkBits
 	if c == len(e.chunks) {
 		e.chunks = append(e.chunks, make([]node[S], chunkSize))
 	}
-	e.chunks[c][i&(chunkSize-1)] = n
+	p := &e.chunks[c][i&(chunkSize-1)]
+	*p = n
 	e.n++
-	return int32(i)
+	return int32(i), p
 }
 
 // A node is an entry of the arena. Its path cost is g = depth·L, L the node
@@ -106,46 +103,29 @@ func (n *node[S]) depth() uint32 { return (n.da &^ staleBit) >> 8 }
 func (n *node[S]) action() int   { return int(n.da & 255) }
 func (n *node[S]) stale() bool   { return n.da&staleBit != 0 }
 
-// A visit is what safe state pruning remembers of the last node of a state
-// that it let through: log(g/pi) and log pi.
-type visit struct{ levin, logPi float64 }
-
 // search runs alg on p with ev, within opts and lim, as Solver.Solve
 // describes, and fills res.
 func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts *Options, lim *limits, res *Result[S]) error {
 	e.p, e.ev, e.alg, e.opts = p, ev, alg, opts
 	e.edge, _ = ev.(EdgeEvaluator[S])
-	e.A, e.safe = p.NumActions(), alg.kind == phsSafe
+	e.A = p.NumActions()
 	e.atExp = opts.GoalTest.atExpansion(alg)
-	e.reopen = e.atExp && alg.kind == aStar
-	e.sqrt = alg.kind == sqrtLTS
-	e.lazy = alg.kind == levinTS && opts.BatchSize == 1
-	if e.sqrt {
-		e.setRerooter(alg)
-		e.sq.batches, e.sq.rooted = 0, false
-	}
-	defer func() { e.p, e.ev, e.edge, e.opts = nil, nil, nil, nil }()
-	e.maxNodes = lim.maxNodes(e.nodeBytes())
+	e.strategy = e.strategies.of(alg, opts.BatchSize, e.atExp)
+	defer func() {
+		res.Evaluations = e.evals
+		e.p, e.ev, e.edge, e.opts, e.strategy = nil, nil, nil, nil, nil
+	}()
 	e.reset(opts.BatchSize)
+	e.maxNodes = lim.maxNodes(e.nodeBytes() + e.strategy.start(e))
 
-	root := p.Root()
-	e.append(node[S]{state: root, parent: -1})
-	if e.sqrt {
-		e.sqrtGenerated(0)
-	}
-	if p.IsGoal(root) && !e.atExp {
-		e.solution(0, res)
+	j, c := e.append(node[S]{state: p.Root(), parent: -1})
+	e.strategy.keep(e, j, c)
+	if !e.atExp && p.IsGoal(c.state) {
+		e.solution(j, res)
 		return nil
 	}
-	if !e.safe {
-		e.add(root, 0, 0)
-	}
-	if err := e.flush(res); err != nil {
+	if err := e.flush(); err != nil {
 		return err
-	}
-	if e.sqrt {
-		e.sq.rr.init(e)
-		e.sq.rooted = true
 	}
 	for pops := 1; ; pops++ {
 		// The open list may run empty with nodes waiting, or hold only
@@ -155,7 +135,7 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 				res.Exhausted = true
 				return nil
 			}
-			if err := e.flush(res); err != nil {
+			if err := e.flush(); err != nil {
 				return err
 			}
 		}
@@ -174,7 +154,7 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 			return nil
 		}
 		top := e.open.pop()
-		if e.node(top.index).stale() || e.safe && e.pruned(top.index) {
+		if !e.strategy.take(e, top.index) {
 			continue
 		}
 		if e.atExp && p.IsGoal(e.node(top.index).state) {
@@ -183,7 +163,7 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 				// goal: evaluate the waiting nodes, and take the best
 				// node again.
 				e.open.push(top)
-				if err := e.flush(res); err != nil {
+				if err := e.flush(); err != nil {
 					return err
 				}
 				continue
@@ -192,13 +172,8 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 			return nil
 		}
 		res.Expansions++
-		if e.sqrt {
-			e.sqrtExpanded(top.index)
-		}
-		if e.lazy {
-			if err := e.evaluate(top.index, res); err != nil {
-				return err
-			}
+		if err := e.strategy.expanded(e, top.index); err != nil {
+			return err
 		}
 		goal, err := e.expand(top.index, res)
 		if err != nil {
@@ -209,50 +184,24 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 			return nil
 		}
 		if e.n-e.pending >= opts.BatchSize || e.open.len() == 0 {
-			if err := e.flush(res); err != nil {
+			if err := e.flush(); err != nil {
 				return err
 			}
 		}
 	}
 }
 
-// nodeBytes returns the memory of a node of the search under way: see
-// Solver.Solve.
+// nodeBytes returns the memory of a node of the search under way but for
+// what its strategy adds: see Solver.Solve.
 func (e *bestFirst[S]) nodeBytes() int {
 	var n node[S]
-	b := int(unsafe.Sizeof(n)) + 4*e.A + int(unsafe.Sizeof(heapEntry{})) + 8*4/3
-	if e.safe {
-		b += int(unsafe.Sizeof(n.state)) + int(unsafe.Sizeof(visit{})) + 16
-	}
-	if e.sqrt {
-		b += int(unsafe.Sizeof(sqrtNode{}))
-		if e.alg.rr == ClusterRerooter || e.alg.rr == ClusterHeuristicRerooter {
-			b += clusterNodeBytes
-		}
-	}
-	return b
-}
-
-// pruned applies safe state pruning to node i, taken from the open list:
-// it reports whether a node of the same state expanded before dominates it,
-// and otherwise remembers it as the appendix's update rule says.
-func (e *bestFirst[S]) pruned(i int32) bool {
-	n := e.node(i)
-	levin := logLevin(n.depth(), e.opts.NodeLoss, n.logPi)
-	v, ok := e.visited[n.state]
-	if ok && v.levin <= levin && v.logPi >= n.logPi {
-		return true
-	}
-	if !ok || v.logPi <= n.logPi {
-		e.visited[n.state] = visit{levin, n.logPi}
-	}
-	return false
+	return int(unsafe.Sizeof(n)) + 4*e.A + int(unsafe.Sizeof(heapEntry{})) + 8*4/3
 }
 
 // expand generates the children of node i, with their probabilities from
-// its policy, and adds those that are kept to the arena. It returns the
-// index of a child that is a goal when goals are tested at generation, or
-// -1.
+// its policy, and keeps in the arena those that the strategy keeps. It
+// returns the index of a child that is a goal when goals are tested at
+// generation, or -1.
 func (e *bestFirst[S]) expand(i int32, res *Result[S]) (goal int32, err error) {
 	n := *e.node(i)
 	if n.depth() == maxDepth {
@@ -274,28 +223,10 @@ func (e *bestFirst[S]) expand(i int32, res *Result[S]) (goal int32, err error) {
 		}
 		s := e.succ[a]
 		res.Generated++
-		c := node[S]{state: s, logPi: n.logPi + float64(pol[a]) - logZ, parent: i, da: d | uint32(a)}
-		if e.safe {
-			// Drop a child dominated by the remembered node of its state
-			// before it costs an evaluation: that node was expanded before
-			// the child could be taken from the open list, which is all
-			// the appendix's lemma needs.
-			if v, ok := e.visited[s]; ok && v.logPi >= c.logPi && v.levin <= logLevin(c.depth(), e.opts.NodeLoss, c.logPi) {
-				continue
-			}
-		} else if old, added := e.add(s, int32(e.n), c.depth()); !added {
-			if e.sqrt {
-				e.sq.rr.visited(e, i, old, false)
-			}
-			if e.opts.Shorten {
-				e.dropped(i, a, old)
-			}
+		j, c := e.append(node[S]{state: s, logPi: n.logPi + float64(pol[a]) - logZ, parent: i, da: d | uint32(a)})
+		if !e.strategy.keep(e, j, c) {
+			e.n--
 			continue
-		}
-		j := e.append(c)
-		if e.sqrt {
-			e.sqrtGenerated(j)
-			e.sq.rr.visited(e, i, j, true)
 		}
 		if !e.atExp && p.IsGoal(s) {
 			return j, nil
@@ -307,30 +238,16 @@ func (e *bestFirst[S]) expand(i int32, res *Result[S]) (goal int32, err error) {
 	return -1, nil
 }
 
-// logLevin returns log(g/pi) for a node at depth d with log-probability
-// logPi.
-func logLevin(d uint32, loss, logPi float64) float64 {
-	return math.Log(float64(d)*loss) - logPi
-}
-
 // reset prepares the engine's memory for a search with batches of batch
 // nodes.
 func (e *bestFirst[S]) reset(batch int) {
 	A := e.A
-	e.n, e.pending = 0, 0
+	e.n, e.pending, e.evals = 0, 0, 0
 	if len(e.policies) > 0 && len(e.policies[0]) != chunkSize*A {
 		e.policies = nil
 	}
 	e.open.reset()
 	e.edges = e.edges[:0]
-	if e.safe {
-		if e.visited == nil {
-			e.visited = make(map[S]visit)
-		}
-		clear(e.visited)
-	} else {
-		e.seen.reset()
-	}
 	if cap(e.legal) < A {
 		e.legal = make([]bool, A)
 		e.succ = make([]S, A)
@@ -346,58 +263,29 @@ func (e *bestFirst[S]) reset(batch int) {
 	}
 }
 
-// flush evaluates the pending nodes and pushes them onto the open list;
-// a lazy search pushes them, to be evaluated when expanded.
-func (e *bestFirst[S]) flush(res *Result[S]) error {
-	k, A := e.n-e.pending, e.A
-	if k == 0 {
+// flush has the strategy evaluate the pending nodes, and pushes them onto
+// the open list with their priorities.
+func (e *bestFirst[S]) flush() error {
+	if e.pending == e.n {
 		return nil
 	}
-	if e.lazy {
-		loss := e.opts.NodeLoss
-		for i := e.pending; i < e.n; i++ {
-			n := e.node(int32(i))
-			d := n.depth()
-			e.open.push(heapEntry{priority: e.alg.priority(float64(d)*loss, n.logPi, 0), depth: d, index: int32(i)})
-		}
-		e.pending = e.n
-		return nil
-	}
-	logPi, h := e.logPi[:k*A], e.h[:k]
-	if err := e.evaluateNodes(int32(e.pending), int32(e.n), logPi, h); err != nil {
+	h, err := e.strategy.evaluate(e)
+	if err != nil {
 		return err
 	}
-	e.opts.shapePolicy(logPi, A)
-	res.Evaluations += int64(k)
 	loss := e.opts.NodeLoss
-	for i := range k {
+	for i, hi := range h {
 		idx := int32(e.pending + i)
-		if c := int(idx >> chunkBits); c == len(e.policies) {
-			e.policies = append(e.policies, make([]float32, chunkSize*A))
-		}
-		dst := e.policy(idx, A)
-		for a, l := range logPi[i*A : (i+1)*A] {
-			dst[a] = float32(l)
-		}
 		n := e.node(idx)
 		if n.stale() {
 			continue
 		}
 		d := n.depth()
-		var pr float64
-		if e.sqrt {
-			e.ext(idx).h = max(h[i], 0)
-			pr = e.sqrtCost(idx)
-		} else {
-			pr = e.alg.priority(float64(d)*loss, n.logPi, h[i])
-		}
+		pr := e.strategy.priority(e, idx, float64(d)*loss, n.logPi, hi)
 		e.open.push(heapEntry{priority: pr, depth: d, index: idx})
 	}
 	e.pending = e.n
-	if e.sqrt && e.sq.rooted {
-		e.sq.batches++
-		e.sq.rr.batchEvaluated(e)
-	}
+	e.strategy.flushed(e)
 	return nil
 }
 
@@ -429,23 +317,27 @@ func (e *bestFirst[S]) evaluateNodes(lo, hi int32, logPi, h []float64) error {
 	return nil
 }
 
-// evaluate evaluates node i alone and keeps its policy, for a lazy search.
-func (e *bestFirst[S]) evaluate(i int32, res *Result[S]) error {
-	A := e.A
-	logPi, h := e.logPi[:A], e.h[:1]
-	if err := e.evaluateNodes(i, i+1, logPi, h); err != nil {
-		return err
+// evaluate evaluates the nodes lo to hi−1, keeps their policies, and
+// returns their heuristic values.
+func (e *bestFirst[S]) evaluate(lo, hi int32) ([]float64, error) {
+	A, k := e.A, int(hi-lo)
+	logPi, h := e.logPi[:k*A], e.h[:k]
+	if err := e.evaluateNodes(lo, hi, logPi, h); err != nil {
+		return nil, err
 	}
 	e.opts.shapePolicy(logPi, A)
-	res.Evaluations++
-	for c := int(i >> chunkBits); c >= len(e.policies); {
-		e.policies = append(e.policies, make([]float32, chunkSize*A))
+	e.evals += int64(k)
+	for i := lo; i < hi; i++ {
+		for int(i>>chunkBits) >= len(e.policies) {
+			e.policies = append(e.policies, make([]float32, chunkSize*A))
+		}
+		dst := e.policy(i, A)
+		for a := range dst {
+			dst[a] = float32(logPi[a])
+		}
+		logPi = logPi[A:]
 	}
-	dst := e.policy(i, A)
-	for a, l := range logPi {
-		dst[a] = float32(l)
-	}
-	return nil
+	return h, nil
 }
 
 // solution fills res with the path to node leaf, a goal: the tree's, or
@@ -546,35 +438,40 @@ func (t *stateTable) reset() {
 	t.n = 0
 }
 
-// add adds state s of node i, at depth d, to the table and reports
-// whether it was not already there or, with reopening, was there with a
-// node deeper than d, which it then marks stale and replaces by node i;
-// if it reports false, old is the node of s in the table.
-func (e *bestFirst[S]) add(s S, i int32, d uint32) (old int32, added bool) {
+// add adds node j, n, to the table of states and reports whether its state
+// was not there already or, if reopen, was there with a node deeper than
+// j, which it then marks stale and replaces by node j. If it reports
+// false, old is the node of the state in the table, and with
+// Options.Shorten the edge from j's parent to old is kept.
+func (e *bestFirst[S]) add(j int32, n *node[S], reopen bool) (old int32, added bool) {
 	t := &e.seen
 	if 4*t.n >= 3*len(t.slots) {
 		t.grow()
 	}
+	s, d := n.state, n.depth()
 	h := uint32(maphash.Comparable(t.seed, s))
 	mask := uint32(len(t.slots) - 1)
-	for j := h & mask; ; j = (j + 1) & mask {
-		v := t.slots[j]
+	for i := h & mask; ; i = (i + 1) & mask {
+		v := t.slots[i]
 		if v == 0 {
-			t.slots[j] = uint64(h)<<32 | uint64(i+1)
+			t.slots[i] = uint64(h)<<32 | uint64(j+1)
 			t.n++
-			return i, true
+			return j, true
 		}
 		if uint32(v>>32) != h {
 			continue
 		}
 		k := int32(uint32(v) - 1)
 		if o := e.node(k); o.state == s {
-			if !e.reopen || o.depth() <= d {
+			if !reopen || o.depth() <= d {
+				if e.opts.Shorten {
+					e.dropped(n.parent, n.action(), k)
+				}
 				return k, false
 			}
 			o.da |= staleBit
-			t.slots[j] = uint64(h)<<32 | uint64(i+1)
-			return i, true
+			t.slots[i] = uint64(h)<<32 | uint64(j+1)
+			return j, true
 		}
 	}
 }

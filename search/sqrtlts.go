@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/phs-go/phs/search/internal/louvain"
 )
@@ -266,6 +267,56 @@ func (x *sqrtNode) minB() float64 {
 		m = min(m, b)
 	}
 	return m
+}
+
+// sqrtStrategy is √LTS's: on top of the table of states, it keeps its
+// part of each node (sqrtNode) and its rerooter's view of the search, and
+// its priority is the node's cost (sqrtCost).
+type sqrtStrategy[S comparable] struct{ baseStrategy[S] }
+
+func (r *sqrtStrategy[S]) start(e *bestFirst[S]) int {
+	e.setRerooter(e.alg)
+	e.sq.batches, e.sq.rooted = 0, false
+	b := r.baseStrategy.start(e) + int(unsafe.Sizeof(sqrtNode{}))
+	if e.alg.rr == ClusterRerooter || e.alg.rr == ClusterHeuristicRerooter {
+		b += clusterNodeBytes
+	}
+	return b
+}
+
+// keep tells the rerooter of each child, dropped or not.
+func (r *sqrtStrategy[S]) keep(e *bestFirst[S], j int32, c *node[S]) bool {
+	old, added := e.add(j, c, r.reopen)
+	if added {
+		e.sqrtGenerated(j)
+	}
+	if c.parent >= 0 {
+		e.sq.rr.visited(e, c.parent, old, added)
+	}
+	return added
+}
+
+func (*sqrtStrategy[S]) expanded(e *bestFirst[S], i int32) error {
+	e.sqrtExpanded(i)
+	return nil
+}
+
+func (*sqrtStrategy[S]) priority(e *bestFirst[S], i int32, _, _, h float64) float64 {
+	e.sq.ext[i>>chunkBits][i&(chunkSize-1)].h = max(h, 0) // sqrtGenerated made it
+	return e.sqrtCost(i)
+}
+
+// flushed starts the rerooter after the root's evaluation, and tells it
+// of each later one.
+func (*sqrtStrategy[S]) flushed(e *bestFirst[S]) {
+	q := &e.sq
+	if !q.rooted {
+		q.rr.init(e)
+		q.rooted = true
+		return
+	}
+	q.batches++
+	q.rr.batchEvaluated(e)
 }
 
 // sqrtState is the part of the best-first engine that only √LTS uses.
