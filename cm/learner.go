@@ -526,7 +526,7 @@ func exists(name string) bool {
 // learnerState is what LearnerFile holds.
 type learnerState struct {
 	Config storedConfig `json:"config"`
-	Layout Layout        `json:"layout"`
+	Layout Layout       `json:"layout"`
 	// Solutions are the counts of LearnerConfig.Growth.
 	Solutions counts `json:"solutions"`
 	// TrajectoriesSHA256 is the SHA-256 of the tensors of
