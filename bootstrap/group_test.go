@@ -171,10 +171,16 @@ func TestTimeLimitMidGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// 100 ms per call of Evaluate: the group takes about 7 s on 2 workers.
+	// 100 ms per call of Evaluate: the group's 128 calls take at least
+	// 6.4 s on 2 workers, past the limit of 2 s; with -short, 20 ms per
+	// call, at least 1.3 s, past a limit of 0.6 s.
 	dir := t.TempDir()
+	delay := 100 * time.Millisecond
 	cfg.TimeLimit = 2 * time.Second
-	l, _ := meter(&counts{table: map[int32][]int64{}}, 100*time.Millisecond)
+	if testing.Short() {
+		cfg.TimeLimit, delay = 600*time.Millisecond, 20*time.Millisecond
+	}
+	l, _ := meter(&counts{table: map[int32][]int64{}}, delay)
 	start := time.Now()
 	if _, err := Train(context.Background(), dir, tasks, l, cfg, Env{Workers: 2}); err != nil {
 		t.Fatal(err)

@@ -729,7 +729,7 @@ func TestTrainAsync(t *testing.T) {
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")
-	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "levints", "-async", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
+	if _, errOut, err := runPHS(t, append([]string{"train", "-domain", "witness", "-alg", "levints", "-async", "-iterations", "1", "-budget", "50", "-dir", run}, append(smallNetwork(), wit)...)...); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	if bc, err := bootstrap.ReadConfig(run); err != nil || !bc.Async {
@@ -857,14 +857,21 @@ func TestTrainRecordsW(t *testing.T) {
 
 // TestRubiks generates Rubik's cubes with phs generate, scrambles of up to 4
 // turns and uniformly random ones, and solves the scrambles without a
-// model: A* finds them all.
+// model: A* finds them all. With -short, A* searches with h = 0
+// (-no-heuristic): the cube's heuristic reads a pattern database that
+// takes 3 s of CPU time to build, which package rubiks checks (and
+// TestAStarOptimal A* with a domain's heuristic).
 func TestRubiks(t *testing.T) {
 	out, _, err := runPHS(t, "generate", "rubiks", "-n", "5", "-scramble", "1:4", "-seed", "3")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cubes := writeFile(t, "cubes.txt", out)
-	if solved, _, _ := solveTotals(t, "-domain", "rubiks", "-alg", "astar", cubes); solved != 5 {
+	astar := []string{"-domain", "rubiks", "-alg", "astar"}
+	if testing.Short() {
+		astar = append(astar, "-no-heuristic")
+	}
+	if solved, _, _ := solveTotals(t, append(astar, cubes)...); solved != 5 {
 		t.Errorf("A* solved %d of 5 scrambles of 1 to 4 turns:\n%s", solved, out)
 	}
 	out, _, err = runPHS(t, "generate", "rubiks", "-n", "3")

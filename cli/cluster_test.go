@@ -17,11 +17,16 @@ import (
 	"time"
 
 	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/internal/atomicfile"
+	"github.com/phs-go/phs/internal/race"
 )
 
 // TestMain runs the command itself, instead of the tests, in the processes
-// that the tests start with PHS_TEST_MAIN=1.
+// that the tests start with PHS_TEST_MAIN=1. Neither flushes its files to
+// disk: the tests write hundreds of checkpoints, and none checks what a
+// crash of the machine would leave.
 func TestMain(m *testing.M) {
+	atomicfile.SkipSyncForTests()
 	if os.Getenv("PHS_TEST_MAIN") == "1" {
 		Main(Shipped()...)
 	}
@@ -61,7 +66,7 @@ func startPHS(t *testing.T, args ...string) *proc {
 		t.Fatal(err)
 	}
 	p := &proc{cmd: exec.Command(exe, args...), out: &lockedBuffer{}, done: make(chan error, 1)}
-	p.cmd.Env = append(os.Environ(), "PHS_TEST_MAIN=1")
+	p.cmd.Env = append(race.NoExitSleep(os.Environ()), "PHS_TEST_MAIN=1")
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -152,10 +157,17 @@ func readMetrics(t *testing.T, dir string) []bootstrap.Iteration {
 // problem searched by another, the learner killed with SIGKILL resumes
 // from its checkpoint with the workers that are left, every iteration
 // attempts every problem exactly once, nothing recorded before the kill is
-// lost, and the workers stop when training is over.
+// lost, and the workers stop when training is over. -short skips it (its
+// processes work for 15 s of CPU time): there, package cluster's
+// TestTrain (a dead worker's job searched by another, every problem once
+// per iteration, the workers stopping at the end) and TestLearnerRestart
+// (a worker going on with a learner started again), package bootstrap's
+// TestTrainKilled (a resumption after kill -9 reproducing the run) and
+// TestContextModelOverNATS here (phs train -listen and phs worker
+// processes) check its parts on smaller runs.
 func TestTrainOverNATS(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts processes for several seconds")
+		t.Skip("15 s of CPU time; see the comment for the tests that check its parts with -short")
 	}
 	b, err := os.ReadFile("../domain/witness/testdata/puzzles_4x4_test-first40.txt")
 	if err != nil {
@@ -225,12 +237,13 @@ func TestTrainOverNATS(t *testing.T) {
 // at the run's -temperature: one iteration with the updates at its end
 // (every search uses the initial network) evaluates the same states over
 // NATS as in one process, and fewer than over NATS without pruning, which
-// generates states below the deadlocks.
+// generates states below the deadlocks. On 4 levels, 2 with -short.
 func TestPruneDeadlocksOverNATS(t *testing.T) {
+	t.Parallel() // the processes wait more than they work
+	n := 4
 	if testing.Short() {
-		t.Skip("starts processes for several seconds")
+		n = 2
 	}
-	const n = 4
 	levels := boxobanLevels(t, n)
 	// evaluations runs one iteration of PHS* on the levels, over NATS with
 	// one worker if nats, and returns its states evaluated.

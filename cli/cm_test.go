@@ -249,7 +249,9 @@ func TestTrainContextModelRubiks(t *testing.T) {
 		}
 		return expansions
 	}
-	if learned, uniform := solve("-model", run), solve("-model", "none", "-alg", "levints"); learned >= uniform {
+	// levints reads no heuristic: -no-heuristic spares the building of
+	// the cube's (a pattern database).
+	if learned, uniform := solve("-model", run), solve("-model", "none", "-no-heuristic", "-alg", "levints"); learned >= uniform {
 		t.Errorf("%d expansions with the context model, %d without; want fewer", learned, uniform)
 	} else {
 		t.Logf("%d expansions with the context model, %d without", learned, uniform)
@@ -259,12 +261,17 @@ func TestTrainContextModelRubiks(t *testing.T) {
 // TestTrainContextModelFrom trains a context model on cubes of 1–3
 // turns, then starts a second run from it (-model) on cubes of 3–6
 // turns: its first iteration solves more of them in fewer expansions than
-// a fresh model's; and a table of another domain is refused.
+// a fresh model's; and a table of another domain is refused. 40 cubes of
+// each, 20 with -short.
 func TestTrainContextModelFrom(t *testing.T) {
 	dir := t.TempDir()
 	easy, hard := filepath.Join(dir, "easy.txt"), filepath.Join(dir, "hard.txt")
+	n := "40"
+	if testing.Short() {
+		n = "20"
+	}
 	for _, g := range []struct{ file, scramble, seed string }{{easy, "1:3", "4"}, {hard, "3:6", "5"}} {
-		if _, _, err := runPHS(t, "generate", "rubiks", "-scramble", g.scramble, "-n", "40", "-seed", g.seed, "-out", g.file); err != nil {
+		if _, _, err := runPHS(t, "generate", "rubiks", "-scramble", g.scramble, "-n", n, "-seed", g.seed, "-out", g.file); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -383,11 +390,11 @@ func TestContextTrainFlags(t *testing.T) {
 // (-cm-bits 8: its snapshots in the compact form), with a learner and one
 // "phs worker" process, which learns the kind of learner from the run.
 func TestContextModelOverNATS(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
 	for _, bits := range []string{"0", "8"} {
-		t.Run("bits="+bits, func(t *testing.T) { testContextModelOverNATS(t, bits) })
+		t.Run("bits="+bits, func(t *testing.T) {
+			t.Parallel() // the processes wait more than they work
+			testContextModelOverNATS(t, bits)
+		})
 	}
 }
 

@@ -194,6 +194,15 @@ func trainingSet(t *testing.T, dir string) string {
 	return wit
 }
 
+// smallNetwork returns, with -short, the flags of a network smaller than
+// the library's, for the tests of the command's wiring that train one.
+func smallNetwork() []string {
+	if testing.Short() {
+		return []string{"-filters", "8", "-hidden", "16"}
+	}
+	return nil
+}
+
 // TestSqrtLTSIsLevinTS checks that phs solve with sqrtlts:levin (√LTS
 // with the constant rerooter of weight 0 and the Levin cost) finds what
 // levints finds, with as many expansions and generated nodes, on
@@ -238,7 +247,7 @@ func TestTrainTestSqrtLTS(t *testing.T) {
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")
-	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "sqrtlts:lh:1", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
+	if _, errOut, err := runPHS(t, append([]string{"train", "-domain", "witness", "-alg", "sqrtlts:lh:1", "-iterations", "1", "-budget", "50", "-dir", run}, append(smallNetwork(), wit)...)...); err != nil {
 		t.Fatalf("train: %v\n%s", err, errOut)
 	}
 	if cfg := checkpointConfig(t, run); !strings.Contains(cfg, `"algorithm": "sqrtlts:lh:1"`) || !strings.Contains(cfg, `"heads": "both"`) {
@@ -261,7 +270,7 @@ func TestTrainTestSqrtLTS(t *testing.T) {
 		}
 	}
 	levin := filepath.Join(dir, "levin")
-	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "sqrtlts:l", "-iterations", "1", "-budget", "10", "-dir", levin, wit); err != nil {
+	if _, errOut, err := runPHS(t, append([]string{"train", "-domain", "witness", "-alg", "sqrtlts:l", "-iterations", "1", "-budget", "10", "-dir", levin}, append(smallNetwork(), wit)...)...); err != nil {
 		t.Fatalf("train: %v\n%s", err, errOut)
 	}
 	if _, _, err := runPHS(t, "solve", "-domain", "witness", "-model", levin, "-alg", "sqrtlts:h", wit); err == nil || !strings.Contains(err.Error(), "heuristic") {
@@ -275,7 +284,7 @@ func TestTrainTestPlot(t *testing.T) {
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")
-	if _, errOut, err := runPHS(t, "train", "-domain", "witness", "-alg", "levints", "-iterations", "1", "-budget", "50", "-dir", run, wit); err != nil {
+	if _, errOut, err := runPHS(t, append([]string{"train", "-domain", "witness", "-alg", "levints", "-iterations", "1", "-budget", "50", "-dir", run}, append(smallNetwork(), wit)...)...); err != nil {
 		t.Fatalf("train: %v\n%s", err, errOut)
 	}
 	if _, _, err := runPHS(t, "train", "-domain", "witness", "-dir", run, wit); err == nil || !strings.Contains(err.Error(), "-resume") {

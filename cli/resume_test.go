@@ -52,6 +52,9 @@ func testTrainMoved(t *testing.T, learner string, extra ...string) {
 		}
 	}
 	flags := append([]string{"-domain", "witness", "-learner", learner, "-alg", "levints", "-budget", "50", "-update-every", "16", "-workers", "2"}, extra...)
+	if learner == "network" {
+		flags = append(flags, smallNetwork()...)
+	}
 
 	ref := filepath.Join(root, "ref")
 	train(append(flags, "-iterations", "3", "-dir", ref, wit)...)

@@ -27,6 +27,15 @@ import (
 	"github.com/phs-go/phs/search/searchtest"
 )
 
+// TestMain shortens the first wait of a worker's read of the snapshot,
+// 5 s, to 1 s: the read of a snapshot that the learner replaces as it is
+// read never ends (see worker.refresh), and would hold a test up for the
+// whole wait. A read that times out is tried again with twice the wait.
+func TestMain(m *testing.M) {
+	fetchWait = time.Second
+	os.Exit(m.Run())
+}
+
 // A testServer is an embedded server of the tests, with the keys of the
 // learner's user and of the workers'.
 type testServer struct {
@@ -89,13 +98,18 @@ func connectAs(t *testing.T, s *testServer, kp nkeys.KeyPair, opts ...nats.Optio
 
 // A syncBuffer is a log that several goroutines write.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // closed at the next write
 }
 
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.written != nil {
+		close(b.written)
+		b.written = nil
+	}
 	return b.b.Write(p)
 }
 
@@ -103,6 +117,16 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// next returns the log and a channel closed at its next write.
+func (b *syncBuffer) next() (string, <-chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.written == nil {
+		b.written = make(chan struct{})
+	}
+	return b.b.String(), b.written
 }
 
 // run is the run of the tests: mazes, a small PHS_h network and the
@@ -142,7 +166,9 @@ func TestTrain(t *testing.T) {
 	ctx := context.Background()
 	var log syncBuffer
 	logger := slog.New(slog.NewTextHandler(&log, nil))
-	l, err := NewLearner(ctx, connect(t, s), spec, []File{{"mazes.txt", []byte("the mazes")}}, Options{AckWait: 2 * time.Second, Logger: logger})
+	// AckWait 1 s: the job the dead worker holds goes to another one after
+	// 1 s.
+	l, err := NewLearner(ctx, connect(t, s), spec, []File{{"mazes.txt", []byte("the mazes")}}, Options{AckWait: time.Second, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

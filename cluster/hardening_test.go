@@ -41,13 +41,18 @@ func waitFor(t *testing.T, log *syncBuffer, want string, n ...int) {
 	if len(n) > 0 {
 		times = n[0]
 	}
-	for range 300 {
-		if strings.Count(log.String(), want) >= times {
+	timeout := time.After(30 * time.Second)
+	for {
+		s, written := log.next()
+		if strings.Count(s, want) >= times {
 			return
 		}
-		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-written:
+		case <-timeout:
+			t.Fatalf("the log lacks %q:\n%s", want, log.String())
+		}
 	}
-	t.Fatalf("the log lacks %q:\n%s", want, log.String())
 }
 
 // TestForeignMessages checks that jobs of another run or session, or of
@@ -142,7 +147,8 @@ func TestReportChecks(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var log syncBuffer
-	l, err := NewLearner(ctx, connect(t, s), spec, []File{{"mazes.txt", nil}}, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	debug := &slog.HandlerOptions{Level: slog.LevelDebug} // which logs the second report of the job
+	l, err := NewLearner(ctx, connect(t, s), spec, []File{{"mazes.txt", nil}}, Options{Logger: slog.New(slog.NewTextHandler(&log, debug))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,10 +202,13 @@ func TestReportChecks(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatalf("no report passed on:\n%s", log.String())
 	}
+	// The second report of the job, the last one, is dropped; then nothing
+	// is left to pass on.
+	waitFor(t, &log, "report of a job already reported dropped")
 	select {
 	case got := <-l.Reports():
 		t.Errorf("the learner passed on a second report of the job: %+v", got)
-	case <-time.After(500 * time.Millisecond):
+	default:
 	}
 	for _, want := range []string{"9000000000000000000 expansions for a budget of 100", "-1 expansions", "-1 evaluations",
 		"the job is", "snapshot version 2; the learner published up to 1", "snapshot version -9000000000000000000",

@@ -57,12 +57,13 @@ func totalExpansions[S comparable](t *testing.T, tasks []search.Task[S], ev sear
 
 // TestSlidingTile trains a context model on 3x3 puzzles through
 // bootstrap.Train and tests it on others: it solves them with fewer
-// expansions than the uniform policy.
+// expansions than the uniform policy. With -short, it trains on 30
+// puzzles, 10 per update, and tests on 10.
 func TestSlidingTile(t *testing.T) {
+	train, test, perUpdate := stpTasks(60, 1), stpTasks(30, 2), 20
 	if testing.Short() {
-		t.Skip("trains for a few seconds")
+		train, test, perUpdate = train[:30], test[:10], 10
 	}
-	train, test := stpTasks(60, 1), stpTasks(30, 2)
 	l, err := cm.LayoutOf(train[0].Problem)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +72,7 @@ func TestSlidingTile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := bootstrap.Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 500, BatchSize: 1}, ProblemsPerUpdate: 20, Limits: bootstrap.Limits{MaxIterations: 6}}
+	cfg := bootstrap.Config{Algorithm: search.LevinTS(), Options: search.Options{Budget: 500, BatchSize: 1}, ProblemsPerUpdate: perUpdate, Limits: bootstrap.Limits{MaxIterations: 6}}
 	metrics, err := bootstrap.Train(context.Background(), t.TempDir(), train, lr, cfg, bootstrap.Env{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -114,10 +115,12 @@ func train[S comparable](t *testing.T, tasks, test []search.Task[S], b int64) (*
 
 // TestWitness trains a context model on generated 3x3 puzzles and tests
 // it on others: it solves them with a third fewer expansions than the
-// uniform policy, or more of them.
+// uniform policy, or more of them. On 100 puzzles and 50, half as many
+// with -short.
 func TestWitness(t *testing.T) {
+	n := 100
 	if testing.Short() {
-		t.Skip("trains for a few seconds")
+		n = 50
 	}
 	tasks := func(n int, seed uint64) []search.Task[witness.State] {
 		var ts []search.Task[witness.State]
@@ -126,7 +129,7 @@ func TestWitness(t *testing.T) {
 		}
 		return ts
 	}
-	_, exp, solved := train(t, tasks(100, 1), tasks(50, 2), 200)
+	_, exp, solved := train(t, tasks(n, 1), tasks(n/2, 2), 200)
 	t.Logf("test: %d solved in %d expansions, uniform %d in %d", solved[0], exp[0], solved[1], exp[1])
 	if solved[0] < solved[1] || solved[0] == solved[1] && 3*exp[0] > 2*exp[1] {
 		t.Errorf("the context model is no better than the uniform policy")
@@ -135,10 +138,12 @@ func TestWitness(t *testing.T) {
 
 // TestRubiks trains a context model on scrambles of 1 to 5 turns and
 // tests it on others: it solves them with a third fewer expansions than
-// the uniform policy, or more of them.
+// the uniform policy, or more of them. On 60 scrambles and 30, half as
+// many with -short.
 func TestRubiks(t *testing.T) {
+	n := 60
 	if testing.Short() {
-		t.Skip("trains for a few seconds")
+		n = 30
 	}
 	tasks := func(n int, seed uint64) []search.Task[rubiks.State] {
 		rng := rand.New(rand.NewPCG(seed, 1))
@@ -148,7 +153,7 @@ func TestRubiks(t *testing.T) {
 		}
 		return ts
 	}
-	_, exp, solved := train(t, tasks(60, 1), tasks(30, 2), 2000)
+	_, exp, solved := train(t, tasks(n, 1), tasks(n/2, 2), 2000)
 	t.Logf("test: %d solved in %d expansions, uniform %d in %d", solved[0], exp[0], solved[1], exp[1])
 	if solved[0] < solved[1] || solved[0] == solved[1] && 3*exp[0] > 2*exp[1] {
 		t.Errorf("the context model is no better than the uniform policy")

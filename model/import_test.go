@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/phs-go/phs/internal/race"
 )
 
 // TestImportChild, in a process started by TestImportHasNoEffect, prints
@@ -27,9 +29,6 @@ func TestImportChild(t *testing.T) {
 // (and so package nn) leaves the process as it was: it does not stop on a
 // bad PHS_BLAS, loads no library and leaves the environment untouched.
 func TestImportHasNoEffect(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc/self/maps")
 	}
@@ -39,6 +38,7 @@ func TestImportHasNoEffect(t *testing.T) {
 			base = append(base, kv)
 		}
 	}
+	base = race.NoExitSleep(base)
 	for _, extra := range [][]string{{"PHS_BLAS=bogus"}, {"PHS_BLAS=openblas", "PHS_OPENBLAS_LIB=/nonexistent/libopenblas.so.0"}, nil} {
 		env := append(append(base[:len(base):len(base)], extra...), "MODEL_TEST_IMPORT_CHILD=1")
 		cmd := exec.Command(os.Args[0], "-test.run=^TestImportChild$", "-test.v")

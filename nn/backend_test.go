@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/phs-go/phs/internal/race"
 )
 
 const bogusLib = "/nonexistent/phs-test/libopenblas.so.0"
@@ -99,7 +101,7 @@ func childEnv(extra ...string) []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, extra...)
+	return race.NoExitSleep(append(env, extra...))
 }
 
 // runChild runs TestBackendChild in a new process of the test binary, with
@@ -131,9 +133,6 @@ func TestBackendChild(t *testing.T) {
 // environment: nothing when it is initialised; the first product falls
 // back to gonum if PHS_BLAS cannot be honoured, and UseEnv says why.
 func TestBackendEnv(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
 	wantLoad := "nn: PHS_BLAS=openblas: cannot load OpenBLAS: "
 	if hasLoader {
 		wantLoad += bogusLib

@@ -88,9 +88,6 @@ func TestOpenBLASOneThread(t *testing.T) {
 // set to SkylakeX while OpenBLAS loads exactly when the CPU has AVX-512
 // and the environment does not set it.
 func TestOpenBLASCoreType(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts processes")
-	}
 	needOpenBLAS(t)
 	const note = "OPENBLAS_CORETYPE=SkylakeX set by phs"
 	out, err := runChild(t, childEnv())

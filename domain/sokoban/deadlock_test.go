@@ -151,11 +151,16 @@ func randomLevel(r *rand.Rand, maxBoxes int) string {
 // TestPruneDeadlocksSafe checks PruneDeadlocks against brute force on
 // random small levels: the shortest solution is unchanged, and every push
 // that the pruned level refuses leads to a state from which breadth-first
-// search of the unpruned level finds no solution.
+// search of the unpruned level finds no solution. On 1000 levels, 400 with
+// -short.
 func TestPruneDeadlocksSafe(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
+	n := 1000
+	if testing.Short() {
+		n = 400
+	}
 	levels, refused, unmatched, bySubsets := 0, 0, 0, 0
-	for levels < 1000 {
+	for levels < n {
 		text := randomLevel(r, 3)
 		if text == "" {
 			continue
@@ -269,11 +274,15 @@ func assignable(q *Problem, boxes []int, taken []bool) bool {
 // cells and of the player on a free cell, the table says solvable exactly
 // when forward search from there, the other boxes gone, brings the k boxes
 // onto goals. k goes up to the level's boxes, past what PruneDeadlocks
-// builds.
+// builds. On 150 levels, 50 with -short.
 func TestSolvableSubsets(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
+	n := 150
+	if testing.Short() {
+		n = 50
+	}
 	counts := map[bool]int{}
-	for levels := 0; levels < 150; {
+	for levels := 0; levels < n; {
 		text := randomLevel(r, 3)
 		if text == "" {
 			continue
@@ -347,11 +356,16 @@ func subSolvedBFS(q *Problem, s State) bool {
 // against breadth-first search of the sub-levels on random placements of
 // up to 4 boxes in random small levels: a push of a box onto cell b is
 // refused exactly when some set of at most maxSubset boxes, b among them
-// and fewer than all, cannot be brought onto goals alone.
+// and fewer than all, cannot be brought onto goals alone. Until 300
+// placements of 4 boxes are refused and 300 not, 100 with -short.
 func TestSubsetDeadlocked(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
+	n := 300
+	if testing.Short() {
+		n = 100
+	}
 	counts := map[bool]int{}
-	for counts[true] < 300 || counts[false] < 300 {
+	for counts[true] < n || counts[false] < n {
 		text := randomLevel(r, 4)
 		if text == "" {
 			continue

@@ -140,9 +140,6 @@ func appendInt(b []byte, i int) []byte {
 // TestGenerateDistribution compares generated 4x4 puzzles with the paper's
 // training set: how often each exit and each number of colours occurs.
 func TestGenerateDistribution(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
-	}
 	const n = 20000
 	rng := rand.New(rand.NewPCG(11, 12))
 	var corner, colours [5]int
