@@ -222,8 +222,9 @@ const sqrtCands = 4
 // 56 + 12·sqrtCands bytes (104).
 type sqrtNode struct {
 	// logT is the log of the sum of 1/pi(n') over the nodes n' of the
-	// path from the root to the node, both included; logTParent is the
-	// parent's (−Inf for the root).
+	// path from the root to the node, both included, set when the node
+	// is evaluated (sqrtCosts); logTParent is the parent's (−Inf for the
+	// root).
 	logT, logTParent float64
 	// logW is the log of the node's weight once expanded (−Inf if 0).
 	logW  float64
@@ -301,9 +302,22 @@ func (*sqrtStrategy[S]) expanded(e *bestFirst[S], i int32) error {
 	return nil
 }
 
+// evaluate evaluates the pending nodes and computes their costs, all
+// at once: the logs and exponentials of one node wait on each other, not
+// on those of the next.
+func (*sqrtStrategy[S]) evaluate(e *bestFirst[S]) ([]float64, error) {
+	lo, hi := int32(e.pending), int32(e.n)
+	h, err := e.evaluate(lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	e.sqrtCosts(lo, hi)
+	return h, nil
+}
+
 func (*sqrtStrategy[S]) priority(e *bestFirst[S], i int32, _, _, h float64) float64 {
 	e.sq.ext[i>>chunkBits][i&(chunkSize-1)].h = max(h, 0) // sqrtGenerated made it
-	return e.sqrtCost(i)
+	return e.sq.costs[i-int32(e.pending)]
 }
 
 // flushed starts the rerooter after the root's evaluation, and tells it
@@ -324,11 +338,13 @@ type sqrtState[S comparable] struct {
 	ext [][]sqrtNode // in chunks parallel to the arena
 	rr  rerooter[S]
 	// The rerooters, one of which rr points to.
-	cr      constantRerooter[S]
-	hr      heuristicRerooter[S]
-	lr      clusterRerooter[S]
-	sr      sumRerooter[S]
-	dr      domainRerooter[S]
+	cr constantRerooter[S]
+	hr heuristicRerooter[S]
+	lr clusterRerooter[S]
+	sr sumRerooter[S]
+	dr domainRerooter[S]
+	// costs holds the costs of the nodes of the batch under evaluation.
+	costs   []float64
 	batches int // batch evaluations so far, the root's the 0th
 	// rooted is false until the rerooter's init.
 	rooted bool
@@ -357,14 +373,44 @@ func (e *bestFirst[S]) sqrtGenerated(i int32) {
 	}
 	px := e.ext(n.parent)
 	x.logPi, x.depth = n.logPi, n.depth()
-	x.logTParent = px.logT
-	x.logT = logAddExp(px.logT, -n.logPi)
+	x.logTParent = px.logT // and logT with the batch's costs
 	x.logW = math.Inf(-1)
 	x.reroot, x.cand, x.candB, x.restB = px.reroot, px.cand, px.candB, px.restB
 	if !math.IsInf(px.logW, -1) {
 		x.reroot = n.parent
 		x.addCand(n.parent, px.logPi-px.logW)
 	}
+}
+
+// sqrtCosts sets logT of nodes lo to hi−1, evaluated, and their costs in
+// e.sq.costs: each step for every node before the next, the term of each
+// node's first candidate, which the cost needs but for a few nodes,
+// first.
+func (e *bestFirst[S]) sqrtCosts(lo, hi int32) {
+	q := &e.sq
+	q.costs = q.costs[:0]
+	for i := lo; i < hi; i++ {
+		if x := e.ext(i); x.depth > 0 {
+			x.logT = logAddExp(x.logTParent, -x.logPi)
+		}
+	}
+	for i := lo; i < hi; i++ {
+		q.costs = append(q.costs, e.sqrtFirstTerm(e.ext(i)))
+	}
+	for i := lo; i < hi; i++ {
+		c := &q.costs[i-lo]
+		*c = e.sqrtCostFrom(e.ext(i), *c)
+	}
+}
+
+// sqrtFirstTerm returns the term of the first candidate of the node of
+// part x, NaN if it has none.
+func (e *bestFirst[S]) sqrtFirstTerm(x *sqrtNode) float64 {
+	k := x.cand[0]
+	if k < 0 || x.depth == 0 {
+		return math.NaN()
+	}
+	return e.sqrtTerm(x, e.ext(k), k)
 }
 
 // logAddExp returns log(exp(a)+exp(b)) for a, b > −Inf.
@@ -375,8 +421,14 @@ func logAddExp(a, b float64) float64 {
 	return a + math.Log1p(math.Exp(b-a))
 }
 
-// sqrtCost returns √LTS's cost of node i (see SqrtLTS), whose ancestors are
-// all expanded.
+// sqrtCost returns √LTS's cost of node i (see SqrtLTS), evaluated.
+func (e *bestFirst[S]) sqrtCost(i int32) float64 {
+	x := e.ext(i)
+	return e.sqrtCostFrom(x, e.sqrtFirstTerm(x))
+}
+
+// sqrtCostFrom returns √LTS's cost of the node of part x, evaluated,
+// whose first candidate's term is t0 (sqrtFirstTerm).
 //
 // The term of ancestor n_k is log(λ_k/pi(n|n_k)) − log w_k, λ_k the
 // slenderness, which lies in [1, d−d_k+1] (for the root too: S(n; root)
@@ -388,15 +440,14 @@ func logAddExp(a, b float64) float64 {
 // (sqrtCandCost), if that settles it, and otherwise those of the walk up
 // the path (sqrtWalk). Both give the same float64: the min of the same
 // values.
-func (e *bestFirst[S]) sqrtCost(i int32) float64 {
-	x := e.ext(i)
+func (e *bestFirst[S]) sqrtCostFrom(x *sqrtNode, t0 float64) float64 {
 	d := x.depth
 	if d == 0 {
 		return 0
 	}
 	bound := math.Inf(1)
 	if x.reroot > 0 { // more than one ancestor of non-zero weight
-		c, ok := e.sqrtCandCost(x)
+		c, ok := e.sqrtCandCost(x, t0)
 		// If the candidates settle it, log pi(n) is finite and candB[0]
 		// the least B_k, and the bound as computed below is at least
 		// candB[0] − log pi(n) + 0.69·⌊log2(d+1)⌋: log(d+1) ≥
@@ -410,7 +461,7 @@ func (e *bestFirst[S]) sqrtCost(i int32) float64 {
 		if ok {
 			return min(bound, c)
 		}
-	} else if c, ok := e.sqrtCandCost(x); ok {
+	} else if c, ok := e.sqrtCandCost(x, t0); ok {
 		return c
 	}
 	return e.sqrtWalk(x, bound)
@@ -423,10 +474,10 @@ const (
 	sqrtMaxSlack = 0x1p-8
 )
 
-// sqrtCandCost returns the least term of x's candidate ancestors, and
-// whether that is the least term of all of x's ancestors of non-zero
-// weight: whether every other ancestor n_j, whose term is at least b_j ≥
-// restB − log pi(n), has a term above it.
+// sqrtCandCost returns the least term of x's candidate ancestors, the
+// first's t0 (sqrtFirstTerm), and whether that is the least term of all
+// of x's ancestors of non-zero weight: whether every other ancestor n_j,
+// whose term is at least b_j ≥ restB − log pi(n), has a term above it.
 //
 // If so, the min of the result and of any bound is the cost sqrtWalk
 // returns from that bound, bit for bit, if every term t_k computed is at
@@ -442,7 +493,7 @@ const (
 // false, for the walk, when log pi(n) is not finite or when
 // (d+2)²·2^−44·(|log pi(n)| + d + 6) exceeds 2^−8, where the first-order
 // bound might not hold.
-func (e *bestFirst[S]) sqrtCandCost(x *sqrtNode) (float64, bool) {
+func (e *bestFirst[S]) sqrtCandCost(x *sqrtNode, t0 float64) (float64, bool) {
 	p := x.logPi
 	d := float64(x.depth) + 2
 	kappa, y := d*d*sqrtSlack, math.Abs(p)+d+4
@@ -460,7 +511,10 @@ func (e *bestFirst[S]) sqrtCandCost(x *sqrtNode) (float64, bool) {
 		}
 		xk := e.ext(k)
 		b := xk.logPi - x.logPi - xk.logW
-		t := e.sqrtTerm(x, xk, k)
+		t := t0
+		if j > 0 {
+			t = e.sqrtTerm(x, xk, k)
+		}
 		if !(t >= b) {
 			return 0, false
 		}

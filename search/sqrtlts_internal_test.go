@@ -67,7 +67,7 @@ func TestSqrtCost(t *testing.T) {
 		e.alg = alg
 		var path []int32
 		checked, rerooted := 0, 0
-		for i := int32(1); i < int32(e.n); i++ {
+		for i := int32(1); i < int32(e.pending); i++ {
 			path = path[:0]
 			for j := i; j >= 0; j = e.node(j).parent {
 				path = append(path, j)
@@ -271,7 +271,7 @@ func TestSqrtCandidates(t *testing.T) {
 			e := &s.bf
 			e.alg = alg
 			maxDepth := uint32(0)
-			for i := int32(1); i < int32(e.n); i++ {
+			for i := int32(1); i < int32(e.pending); i++ {
 				xi := e.ext(i)
 				maxDepth = max(maxDepth, xi.depth)
 				// The candidates: the B_k of the ancestors of non-zero
@@ -325,7 +325,7 @@ func TestSqrtCandidates(t *testing.T) {
 					continue
 				}
 				others++
-				_, ok := e.sqrtCandCost(&x)
+				_, ok := e.sqrtCandCost(&x, e.sqrtFirstTerm(&x))
 				if ok {
 					settled++
 				} else if arg >= 0 && !slices.Contains(x.cand[:], arg) {
