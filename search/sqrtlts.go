@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/phs-go/phs/search/internal/louvain"
 )
@@ -101,9 +100,9 @@ const DefaultAlpha = 1.0
 // algorithms; √LTS reads the heuristic only through its rerooter.
 //
 // A node's cost takes O(1) from its 4 best candidate ancestors, or O(1) per
-// ancestor of non-zero weight when their bound fails. A node holds 104
-// bytes more than for the other algorithms, 128 with the clustering
-// rerooters, which Options.MaxMemory counts (not their graph's edges to
+// ancestor of non-zero weight when their bound fails. Options.MaxMemory
+// counts 104 bytes a node more than for the other algorithms, 128 with the
+// clustering rerooters, more than a node holds (not the graph's edges to
 // repeated states, 24 bytes each, nor its pieces of the tree, about 80
 // bytes each). docs/ALGORITHMS.md gives the derivation. It panics if r is
 // no Rerooter; NewSolver checks param.
@@ -215,11 +214,18 @@ func (a Algorithm) sqrtLTSString() string {
 }
 
 // sqrtCands is the number K of candidate ancestors a node of √LTS keeps
-// (see sqrtNode): 12 bytes each.
+// (see sqrtNode).
 const sqrtCands = 4
 
-// A sqrtNode is what √LTS keeps of a node besides its arena entry:
-// 56 + 12·sqrtCands bytes (104).
+// sqrtNodeBytes is the memory of a node that Options.MaxMemory counts for
+// √LTS besides that of the other algorithms: more than a sqrtNode (64
+// bytes) and its heuristic value (8), the count of when a sqrtNode held
+// its candidates' B_k (104 bytes), so that searches within a bound on
+// memory stay as they were.
+const sqrtNodeBytes = 104
+
+// A sqrtNode is what √LTS keeps of a node besides its arena entry: 64
+// bytes, a cache line, and the heuristic value apart (sqrtState.h).
 type sqrtNode struct {
 	// logT is the log of the sum of 1/pi(n') over the nodes n' of the
 	// path from the root to the node, both included, set when the node
@@ -229,14 +235,13 @@ type sqrtNode struct {
 	// logW is the log of the node's weight once expanded (−Inf if 0).
 	logW  float64
 	logPi float64 // the arena entry's, here for the walk up the path
-	h     float64 // the evaluator's, clipped at 0
 	// cand holds the candidate ancestors: the indices of the sqrtCands
 	// proper ancestors n_k of non-zero weight with the least B_k =
-	// log pi(n_k) − log w_k, candB their B_k, in increasing order (−1
-	// and +Inf past the last). restB is the least B_k of the others
-	// (+Inf if none). Every B_k is in candB or went into restB: their
-	// min is the min over all of them, NaN if one is NaN.
-	candB [sqrtCands]float64
+	// log pi(n_k) − log w_k, in increasing order of B_k (−1 past the
+	// last); their B_k are computed from their sqrtNodes (candB).
+	// restB is the least B_k of the others (+Inf if none). Every B_k is
+	// that of a candidate or went into restB: their min is the min over
+	// all of them, NaN if one is NaN.
 	restB float64
 	cand  [sqrtCands]int32
 	// reroot is the nearest proper ancestor of non-zero weight, −1 for
@@ -245,27 +250,47 @@ type sqrtNode struct {
 	depth  uint32
 }
 
-// addCand adds ancestor k, of non-zero weight and with b = B_k, to x's
+// A sqrtFamily is what the children of a node share of their sqrtNodes:
+// their candidates, with their B_k (+Inf past the last), restB and
+// reroot.
+type sqrtFamily struct {
+	candB  [sqrtCands]float64
+	restB  float64
+	cand   [sqrtCands]int32
+	reroot int32
+}
+
+// addCand adds ancestor k, of non-zero weight and with b = B_k, to f's
 // candidates, or folds it into restB.
-func (x *sqrtNode) addCand(k int32, b float64) {
+func (f *sqrtFamily) addCand(k int32, b float64) {
 	j := sqrtCands - 1
-	if !(b < x.candB[j]) {
-		x.restB = min(x.restB, b)
+	if !(b < f.candB[j]) {
+		f.restB = min(f.restB, b)
 		return
 	}
-	x.restB = min(x.restB, x.candB[j])
-	for ; j > 0 && b < x.candB[j-1]; j-- {
-		x.candB[j], x.cand[j] = x.candB[j-1], x.cand[j-1]
+	f.restB = min(f.restB, f.candB[j])
+	for ; j > 0 && b < f.candB[j-1]; j-- {
+		f.candB[j], f.cand[j] = f.candB[j-1], f.cand[j-1]
 	}
-	x.candB[j], x.cand[j] = b, k
+	f.candB[j], f.cand[j] = b, k
+}
+
+// candB returns B_k of x's j-th candidate, +Inf if it has none.
+func (e *bestFirst[S]) candB(x *sqrtNode, j int) float64 {
+	k := x.cand[j]
+	if k < 0 {
+		return math.Inf(1)
+	}
+	xk := e.ext(k)
+	return xk.logPi - xk.logW
 }
 
 // minB returns the least B_k over x's proper ancestors of non-zero
 // weight (+Inf for the root).
-func (x *sqrtNode) minB() float64 {
+func (e *bestFirst[S]) minB(x *sqrtNode) float64 {
 	m := x.restB
-	for _, b := range x.candB {
-		m = min(m, b)
+	for j := range x.cand {
+		m = min(m, e.candB(x, j))
 	}
 	return m
 }
@@ -278,7 +303,7 @@ type sqrtStrategy[S comparable] struct{ baseStrategy[S] }
 func (r *sqrtStrategy[S]) start(e *bestFirst[S]) int {
 	e.setRerooter(e.alg)
 	e.sq.batches, e.sq.rooted = 0, false
-	b := r.baseStrategy.start(e) + int(unsafe.Sizeof(sqrtNode{}))
+	b := r.baseStrategy.start(e) + sqrtNodeBytes
 	if e.alg.rr == ClusterRerooter || e.alg.rr == ClusterHeuristicRerooter {
 		b += clusterNodeBytes
 	}
@@ -316,7 +341,9 @@ func (*sqrtStrategy[S]) evaluate(e *bestFirst[S]) ([]float64, error) {
 }
 
 func (*sqrtStrategy[S]) priority(e *bestFirst[S], i int32, _, _, h float64) float64 {
-	e.sq.ext[i>>chunkBits][i&(chunkSize-1)].h = max(h, 0) // sqrtGenerated made it
+	if e.sq.needH {
+		e.sq.setH(i, max(h, 0))
+	}
 	return e.sq.costs[i-int32(e.pending)]
 }
 
@@ -336,6 +363,12 @@ func (*sqrtStrategy[S]) flushed(e *bestFirst[S]) {
 // sqrtState is the part of the best-first engine that only √LTS uses.
 type sqrtState[S comparable] struct {
 	ext [][]sqrtNode // in chunks parallel to the arena
+	// h holds the heuristic value of each node, clipped at 0, in chunks
+	// parallel to the arena, if needH: the rerooter reads it.
+	h     [][]float64
+	needH bool
+	// fam is the family of the children of the node under expansion.
+	fam sqrtFamily
 	rr  rerooter[S]
 	// The rerooters, one of which rr points to.
 	cr constantRerooter[S]
@@ -350,35 +383,62 @@ type sqrtState[S comparable] struct {
 	rooted bool
 }
 
-// ext returns √LTS's part of node i, growing the chunks as needed.
+// ext returns √LTS's part of node i, generated.
 func (e *bestFirst[S]) ext(i int32) *sqrtNode {
+	return &e.sq.ext[i>>chunkBits][i&(chunkSize-1)]
+}
+
+// setH sets the heuristic value of node i, generated, growing the chunks
+// as needed.
+func (q *sqrtState[S]) setH(i int32, h float64) {
 	c := int(i >> chunkBits)
-	for c >= len(e.sq.ext) {
-		e.sq.ext = append(e.sq.ext, make([]sqrtNode, chunkSize))
+	for c >= len(q.h) {
+		q.h = append(q.h, make([]float64, chunkSize))
 	}
-	return &e.sq.ext[c][i&(chunkSize-1)]
+	q.h[c][i&(chunkSize-1)] = h
+}
+
+// heuristic returns the heuristic value of node i, evaluated, clipped at
+// 0 (needH).
+func (e *bestFirst[S]) heuristic(i int32) float64 {
+	return e.sq.h[i>>chunkBits][i&(chunkSize-1)]
 }
 
 // sqrtGenerated sets √LTS's part of node i, just generated, whose parent
-// is expanded.
+// is expanded, growing the chunks as needed.
 func (e *bestFirst[S]) sqrtGenerated(i int32) {
+	q := &e.sq
+	c := int(i >> chunkBits)
+	for c >= len(q.ext) {
+		q.ext = append(q.ext, make([]sqrtNode, chunkSize))
+	}
+	x := &q.ext[c][i&(chunkSize-1)]
 	n := e.node(i)
-	x := e.ext(i)
 	if n.parent < 0 {
 		*x = sqrtNode{logT: -n.logPi, logTParent: math.Inf(-1), logPi: n.logPi, restB: math.Inf(1), reroot: -1}
 		for j := range x.cand {
-			x.candB[j], x.cand[j] = math.Inf(1), -1
+			x.cand[j] = -1
 		}
 		return
 	}
-	px := e.ext(n.parent)
-	x.logPi, x.depth = n.logPi, n.depth()
-	x.logTParent = px.logT // and logT with the batch's costs
+	f := &q.fam
+	x.logTParent = e.ext(n.parent).logT // and logT with the batch's costs
 	x.logW = math.Inf(-1)
-	x.reroot, x.cand, x.candB, x.restB = px.reroot, px.cand, px.candB, px.restB
-	if !math.IsInf(px.logW, -1) {
-		x.reroot = n.parent
-		x.addCand(n.parent, px.logPi-px.logW)
+	x.logPi, x.depth = n.logPi, n.depth()
+	x.restB, x.cand, x.reroot = f.restB, f.cand, f.reroot
+}
+
+// sqrtFamily sets e.sq.fam to the family of the children of node i, of
+// part x, expanded: x's candidates, and i itself if of non-zero weight.
+func (e *bestFirst[S]) sqrtFamily(i int32, x *sqrtNode) {
+	f := &e.sq.fam
+	f.cand, f.restB, f.reroot = x.cand, x.restB, x.reroot
+	for j := range f.candB {
+		f.candB[j] = e.candB(x, j)
+	}
+	if !math.IsInf(x.logW, -1) {
+		f.reroot = i
+		f.addCand(i, x.logPi-x.logW)
 	}
 }
 
@@ -454,10 +514,10 @@ func (e *bestFirst[S]) sqrtCostFrom(x *sqrtNode, t0 float64) float64 {
 		// ln 2·⌊log2(d+1)⌋, and ln 2 − 0.69 > 0.003 is far above the
 		// rounding of the log. A least term below that is the cost, and
 		// the log is not needed.
-		if ok && x.candB[0]-x.logPi+0.69*float64(bits.Len32(d+1)-1) > c {
+		if ok && e.candB(x, 0)-x.logPi+0.69*float64(bits.Len32(d+1)-1) > c {
 			return c
 		}
-		bound = x.minB() - x.logPi + math.Log(float64(d)+1)
+		bound = e.minB(x) - x.logPi + math.Log(float64(d)+1)
 		if ok {
 			return min(bound, c)
 		}
@@ -506,10 +566,10 @@ func (e *bestFirst[S]) sqrtCandCost(x *sqrtNode, t0 float64) (float64, bool) {
 			break
 		}
 		// The terms of this and the later candidates are at least lb.
-		if lb := x.candB[j] - p; lb-kappa*(math.Abs(lb)+y) >= cost {
+		xk := e.ext(k)
+		if lb := (xk.logPi - xk.logW) - p; lb-kappa*(math.Abs(lb)+y) >= cost {
 			break
 		}
-		xk := e.ext(k)
 		b := xk.logPi - x.logPi - xk.logW
 		t := t0
 		if j > 0 {
@@ -562,19 +622,20 @@ func (e *bestFirst[S]) sqrtTerm(x, xk *sqrtNode, k int32) float64 {
 	}
 }
 
-// sqrtExpanded gives node i, taken from the open list, its weight.
+// sqrtExpanded gives node i, taken from the open list, its weight, and
+// sets the family of its children.
 func (e *bestFirst[S]) sqrtExpanded(i int32) {
 	x := e.ext(i)
-	if i == 0 {
-		x.logW = 0
-		e.sq.rr.expanded(e, i) // its state, for the rerooter
-		return
-	}
 	w := e.sq.rr.expanded(e, i)
-	x.logW = math.Log(w)
-	if !(w >= 0) || math.IsInf(w, 1) {
+	switch {
+	case i == 0:
+		x.logW = 0 // whatever the rerooter says
+	case !(w >= 0) || math.IsInf(w, 1):
 		x.logW = math.Inf(-1) // never as a rerooting point
+	default:
+		x.logW = math.Log(w)
 	}
+	e.sqrtFamily(i, x)
 }
 
 // A rerooter gives √LTS's weights. Its methods are called in this order:
@@ -596,6 +657,7 @@ type rerooter[S comparable] interface {
 func (e *bestFirst[S]) setRerooter(alg Algorithm) {
 	q := &e.sq
 	q.hr.alpha = alg.param
+	q.needH = alg.rr == HeuristicRerooter || alg.rr == ClusterHeuristicRerooter
 	switch alg.rr {
 	case HeuristicRerooter:
 		q.rr = &q.hr
@@ -626,9 +688,9 @@ type heuristicRerooter[S comparable] struct {
 	h0    float64
 }
 
-func (r *heuristicRerooter[S]) init(e *bestFirst[S]) { r.h0 = max(e.ext(0).h, 1) }
+func (r *heuristicRerooter[S]) init(e *bestFirst[S]) { r.h0 = max(e.heuristic(0), 1) }
 func (r *heuristicRerooter[S]) expanded(e *bestFirst[S], i int32) float64 {
-	return math.Exp(-r.alpha * e.ext(i).h / r.h0)
+	return math.Exp(-r.alpha * e.heuristic(i) / r.h0)
 }
 func (*heuristicRerooter[S]) visited(*bestFirst[S], int32, int32, bool) {}
 func (*heuristicRerooter[S]) batchEvaluated(*bestFirst[S])              {}
