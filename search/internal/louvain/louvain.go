@@ -298,13 +298,17 @@ func (g *Graph) place(capacity int32) {
 		x.chunk = g.newChunk(c)
 	}
 	g.promote = g.promote[:0]
-	for v := g.placed; v < len(g.verts); v++ {
-		x := &g.verts[v]
+	verts, last := g.verts, int32(-1) // last: the last chunk appended to changed
+	if n := len(g.changed); n > 0 {
+		last = g.changed[n-1]
+	}
+	for v := g.placed; v < len(verts); v++ {
+		x := &verts[v]
 		if x.parent < 0 {
 			x.chunk = g.newChunk(-1)
 			continue
 		}
-		c := g.verts[x.parent].chunk
+		c := verts[x.parent].chunk
 		y := &g.chunks[c]
 		switch {
 		case x.xdeg&hasChildren == 0:
@@ -317,11 +321,12 @@ func (g *Graph) place(capacity int32) {
 		}
 		x.chunk = c
 		y.size++
-		if n := len(g.changed); n == 0 || g.changed[n-1] != c {
+		if c != last {
 			g.changed = append(g.changed, c)
+			last = c
 		}
 	}
-	g.placed = len(g.verts)
+	g.placed = len(verts)
 }
 
 // newChunk opens a chunk, a child of chunk parent (−1 for none), with one
@@ -561,8 +566,8 @@ func (r *ring) pop() int32 {
 // pushNeighbours pushes the neighbours of node i of lg whose label is
 // not best.
 func (r *ring) pushNeighbours(lg *levelGraph, i int32, label []int32, best int32) {
-	for e := lg.off[i]; e < lg.off[i+1]; e++ {
-		if j := lg.adj[e]; label[j] != best {
+	for _, j := range lg.adj[lg.off[i]:lg.off[i+1]] {
+		if label[j] != best {
 			r.push(j)
 		}
 	}
@@ -574,12 +579,15 @@ func (r *ring) pushNeighbours(lg *levelGraph, i int32, label []int32, best int32
 // labels before; the caller clears them after.
 func (lg *levelGraph) gather(i int32, label, acc, touched []int32) []int32 {
 	touched = touched[:0]
-	for e := lg.off[i]; e < lg.off[i+1]; e++ {
-		c := label[lg.adj[e]]
-		if acc[c] == 0 {
+	lo, hi := lg.off[i], lg.off[i+1]
+	adj, w := lg.adj[lo:hi], lg.w[lo:hi]
+	for e, j := range adj {
+		c := label[j]
+		a := &acc[c]
+		if *a == 0 {
 			touched = append(touched, c)
 		}
-		acc[c] += lg.w[e]
+		*a += w[e]
 	}
 	return touched
 }
@@ -594,11 +602,12 @@ func (lg *levelGraph) gather(i int32, label, acc, touched []int32) []int32 {
 func bestMove(a int32, ki float64, touched, acc []int32, tot []float64, gamma, m2 float64, sizes []int32, size, capacity int32) (int32, float64) {
 	kiA, totA := acc[a], tot[a]-ki
 	best, bestGain := a, 1e-9*gamma*ki/m2
+	gk := gamma * ki // (γ·ki)·x, as the gain computes it
 	for _, c := range touched {
 		if c == a || sizes != nil && sizes[c]+size > capacity {
 			continue
 		}
-		if gain := float64(acc[c]-kiA) - gamma*ki*(tot[c]-totA)/m2; gain > bestGain {
+		if gain := float64(acc[c]-kiA) - gk*(tot[c]-totA)/m2; gain > bestGain {
 			best, bestGain = c, gain
 		}
 	}
