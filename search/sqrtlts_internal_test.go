@@ -228,6 +228,7 @@ func refSqrtCost[S comparable](e *bestFirst[S], i int32) (float64, int32) {
 // for some nodes whose cost is the term of an ancestor that is not a
 // candidate.
 func TestSqrtCandidates(t *testing.T) {
+	t.Parallel()
 	algs := []Algorithm{
 		SqrtLTS(HeuristicRerooter, 1, false), SqrtLTS(HeuristicRerooter, 1, true),
 		SqrtLTS(HeuristicRerooter, 0.2, false), SqrtLTS(HeuristicRerooter, 300, false),

@@ -186,6 +186,7 @@ func sameSearch[S comparable](t *testing.T, name string, p search.Problem[S], a,
 // 4 sliding-tile puzzles and 4 pancake stacks (2 of each with -short),
 // with several batch sizes, goal tests and budgets.
 func TestSqrtLTSConstantIsLevinTS(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(33, 1))
 	n := 4
 	if testing.Short() {
