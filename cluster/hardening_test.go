@@ -108,7 +108,7 @@ func TestForeignMessages(t *testing.T) {
 	cfg.Options.Budget = 8
 	metrics, err := bootstrap.Train(ctx, t.TempDir(), tasks, learner(t, m), cfg, bootstrap.Env{Workers: 2, Pool: l})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v\nlearner:\n%s\nworkers:\n%s", err, llog.String(), wlog.String())
 	}
 	if metrics[0].Attempted != len(tasks) {
 		t.Errorf("%d attempted, want %d", metrics[0].Attempted, len(tasks))

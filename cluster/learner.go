@@ -548,9 +548,9 @@ func (l *Learner) stalled(ctx context.Context) bool {
 // objects that are missing or differ from the learner's (the spec, the
 // snapshot and, if files, the problem files), logging each; it submits
 // again the outstanding jobs if jobs or reports may have been lost. A
-// step that fails is logged, and the others are still taken: the server
-// may refuse a consumer of a stream made again a moment ago, and the
-// object store is none of its business. The next repair tries again.
+// step that fails is logged and the others are still taken (the server
+// may refuse the consumer of a stream made again a moment ago, and the
+// object store does not depend on either); the next repair tries again.
 func (l *Learner) repair(ctx context.Context, files bool) {
 	l.repairMu.Lock()
 	defer l.repairMu.Unlock()
