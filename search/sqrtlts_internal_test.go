@@ -340,13 +340,11 @@ func wantCandidates[S comparable](e *bestFirst[S], i int32) ([sqrtCands]float64,
 			nan = true
 			continue
 		}
-		j := len(least)
-		for ; j > 0 && b < least[j-1]; j-- {
-			if j < len(least) {
+		if b < least[sqrtCands] {
+			j := sqrtCands
+			for ; j > 0 && b < least[j-1]; j-- {
 				least[j] = least[j-1]
 			}
-		}
-		if j < len(least) {
 			least[j] = b
 		}
 	}
