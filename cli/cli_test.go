@@ -241,6 +241,7 @@ func solveTotals(t *testing.T, args ...string) (solved int, expanded, generated 
 // heuristic, level #4 of the fixture takes 60 moves without it and 58
 // with it, and the same expansions.
 func TestShorten(t *testing.T) {
+	t.Parallel()
 	levels := boxobanLevels(t, 12)
 	lengths := func(args ...string) (lens []int, expansions int64) {
 		t.Helper()
@@ -279,6 +280,7 @@ func TestShorten(t *testing.T) {
 // moves shorter in all, and records whose expansions are the search's and
 // reorder_expansions'.
 func TestReorder(t *testing.T) {
+	t.Parallel()
 	levels := boxobanLevels(t, 12)
 	type record struct {
 		Problem           string `json:"problem"`
@@ -329,6 +331,7 @@ func TestReorder(t *testing.T) {
 // network of another domain that claims it is refused. What pruning does
 // to searches is tested in package sokoban (TestPruneDeadlocksShortens).
 func TestPruneDeadlocks(t *testing.T) {
+	t.Parallel()
 	levels := boxobanLevels(t, 3)
 	solve := func(args ...string) int64 {
 		t.Helper()
@@ -404,6 +407,7 @@ func checkpointConfig(t *testing.T, dir string) string {
 // nor its meta notes; and the same of -mix. What a temperature and a mix
 // do to a search is tested in package search (TestTemperature).
 func TestTemperature(t *testing.T) {
+	t.Parallel()
 	// The first level of the fixture, whose searches at budget 500 differ
 	// at the shipped model's temperature and at 1.
 	levels := boxobanLevels(t, 1)
@@ -522,6 +526,7 @@ func TestModelOfAnotherDomain(t *testing.T) {
 // again on -resume; a run stopped by a limit says why and how to go on;
 // run.json spells durations.
 func TestTrainRunDirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")
 	for _, args := range [][]string{
@@ -649,6 +654,7 @@ func TestGenerateOutput(t *testing.T) {
 // TestSolveProgress checks that progress records inside a long search
 // count its expansions.
 func TestSolveProgress(t *testing.T) {
+	t.Parallel()
 	hard := writeFile(t, "hard.txt", "24 23 22 21 20 19 18 17 16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1 0\n")
 	_, errOut, err := runPHS(t, "solve", "-domain", "stp", "-alg", "astar", "-model", "none", "-budget", "300000", "-workers", "1", "-progress", "5ms", "-log", "json", hard)
 	if err != nil {
@@ -675,6 +681,7 @@ func TestSolveProgress(t *testing.T) {
 // configuration of the run's checkpoint, and that run.json holds only
 // what the checkpoint does not.
 func TestResumeReadsCheckpoint(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")
@@ -747,6 +754,7 @@ func TestTrainAsync(t *testing.T) {
 // records it in run.json, and refuses a network made for another
 // algorithm, a missing model and a change on -resume.
 func TestTrainInit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	first := filepath.Join(dir, "first")
@@ -825,6 +833,7 @@ func withoutPruning(t *testing.T, dir string) string {
 // config.json records the weight, and that a search with the network and
 // no -w searches at w = 3, not at the flag's default.
 func TestTrainRecordsW(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")
@@ -971,6 +980,7 @@ func TestTrainResNet(t *testing.T) {
 // that it is done without a limit to raise, and phs plot -valid draws the
 // validation problems solved.
 func TestTrainValidation(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	valid := filepath.Join(dir, "v.txt")
@@ -978,7 +988,7 @@ func TestTrainValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := filepath.Join(dir, "run")
-	_, errOut, err := runPHS(t, "train", "-domain", "witness", "-learner", "context", "-budget", "20", "-valid", valid, "-valid-target", "0.9", "-iterations", "20", "-dir", run, wit)
+	_, errOut, err := runPHS(t, "train", "-domain", "witness", "-learner", "context", "-budget", "320", "-valid", valid, "-valid-target", "0.9", "-iterations", "20", "-dir", run, wit)
 	if err != nil {
 		t.Fatalf("train: %v\n%s", err, errOut)
 	}

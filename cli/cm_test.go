@@ -85,6 +85,7 @@ func witnessTasks(t *testing.T, file string) []search.Task[witness.State] {
 // resumes the run, and solves and tests with the run, its checkpoint and
 // a table file, whose solutions replay.
 func TestTrainContextModel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")
@@ -202,6 +203,7 @@ func TestResumeWithoutLearnerFiles(t *testing.T) {
 // to 4 turns for one iteration and solves them with it: every solution
 // replays, with fewer expansions than LevinTS without a model.
 func TestTrainContextModelRubiks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cubes, run := filepath.Join(dir, "cubes.txt"), filepath.Join(dir, "run")
 	if _, _, err := runPHS(t, "generate", "rubiks", "-scramble", "1:4", "-n", "30", "-seed", "3", "-out", cubes); err != nil {
@@ -264,6 +266,7 @@ func TestTrainContextModelRubiks(t *testing.T) {
 // a fresh model's; and a table of another domain is refused. 40 cubes of
 // each, 20 with -short.
 func TestTrainContextModelFrom(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	easy, hard := filepath.Join(dir, "easy.txt"), filepath.Join(dir, "hard.txt")
 	n := "40"
@@ -309,6 +312,7 @@ func TestTrainContextModelFrom(t *testing.T) {
 // model for problems of another domain, board size or context layout,
 // domains without contexts, and algorithms that read a heuristic.
 func TestContextModelMismatch(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")

@@ -26,6 +26,7 @@ const noDigestWarning = "record no SHA-256 of their tensors"
 // (solve, test and train -model, train -resume), and that weights that
 // do not match it are an error that names the file.
 func TestModelDigests(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tiles := "../domain/stp/testdata/puzzles_5x5_test-first40.txt"
 	wit := "../domain/witness/testdata/puzzles_4x4_test-first40.txt"

@@ -41,6 +41,7 @@ func jsonRecords(t *testing.T, stderr, msg string) []map[string]any {
 // TestTestRoundsAndProgress checks that phs test stops after 10 rounds by
 // default, and that it logs progress, its times in seconds.
 func TestTestRoundsAndProgress(t *testing.T) {
+	t.Parallel()
 	hard := writeFile(t, "hard.txt", reversed)
 	out, _, err := runPHS(t, "test", "-domain", "stp", "-model", "none", "-alg", "astar", "-budget", "1", "-progress", "0", hard)
 	if err != nil {
@@ -159,6 +160,7 @@ func TestGenerateBounds(t *testing.T) {
 // TestTrainKeepsCheckpointInterval checks that -checkpoint is kept in
 // run.json for -resume.
 func TestTrainKeepsCheckpointInterval(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")

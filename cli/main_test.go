@@ -244,6 +244,7 @@ func TestSqrtLTSIsLevinTS(t *testing.T) {
 // train, tests it with phs test, solves with another rerooter on it, and
 // refuses a rerooter that reads h with a policy-only network.
 func TestTrainTestSqrtLTS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")
@@ -281,6 +282,7 @@ func TestTrainTestSqrtLTS(t *testing.T) {
 // TestTrainTestPlot trains a tiny model, interrupts nothing, resumes a
 // finished run with a larger iteration limit, tests it and plots.
 func TestTrainTestPlot(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	run := filepath.Join(dir, "run")
@@ -391,6 +393,7 @@ func TestShippedModelFallback(t *testing.T) {
 // TestTrainInterrupted checks what an interrupted training run reports:
 // how to go on, and exit status 130; and that it can go on.
 func TestTrainInterrupted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wit := trainingSet(t, dir)
 	runDir := filepath.Join(dir, "run")

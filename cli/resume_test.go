@@ -27,6 +27,7 @@ import (
 // run's problems. The context model is exact or quantised (-cm-bits 8,
 // its checkpoint's table in the compact form).
 func TestTrainMoved(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, learner string
 		flags         []string

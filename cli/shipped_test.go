@@ -51,6 +51,7 @@ func witnessNetwork(t *testing.T, edit func(*model.Config)) string {
 // unless -batch says otherwise; and far fewer
 // expansions than LevinTS without a model.
 func TestShippedContextModel(t *testing.T) {
+	t.Parallel()
 	table := filepath.Join("..", "models", "witness", cm.TableFile)
 	records := func(cmd, file string, args ...string) []report.Record {
 		t.Helper()

@@ -15,6 +15,7 @@ import (
 // distance is consistent), in batches of 32, against the distances of a
 // breadth-first search from the goal.
 func TestAStarOptimal(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(8, 8))
 	ps := make([]*stp.Problem[stp.State], 100)
 	for i := range ps {

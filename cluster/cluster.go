@@ -53,6 +53,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/search"
@@ -102,6 +103,18 @@ const (
 	// maxName bounds a worker's name.
 	maxName = 256
 )
+
+// pullOptions are the options of the learner's and the workers' pull
+// requests for reports and jobs: each waits for messages for 5 s, with a
+// heartbeat from the server every 500 ms (the least it allows). A pull
+// request sent while its consumer is missing (deleted by a client, and not
+// yet made again by the learner) gets no answer but "no responders", which
+// the iterator ignores: it fails only when two heartbeats are missing, and
+// the reader asks again. With the default heartbeat, half the expiry, that
+// took 5 s.
+func pullOptions() []jetstream.PullMessagesOpt {
+	return []jetstream.PullMessagesOpt{jetstream.PullExpiry(5 * time.Second), jetstream.PullHeartbeat(500 * time.Millisecond)}
+}
 
 // A Spec describes a run to the workers that join it.
 type Spec struct {

@@ -31,6 +31,14 @@ import (
 // 5 s, to 1 s: the read of a snapshot that the learner replaces as it is
 // read never ends (see worker.refresh), and would hold a test up for the
 // whole wait. A read that times out is tried again with twice the wait.
+//
+// The tests, which mostly wait, run in parallel, each with its own
+// server, but for TestRepair and TestWorkerRoles, which run alone: they
+// delete streams that the learner makes again at once, while the server
+// still removes the deleted stream's files in the background, and under
+// the race detector, among the other tests, the server once crashed in the
+// remaking (nats-server v2.15.2: newFileStoreWithCreatedAndMode, failing,
+// unlocks its nil *fileStore).
 func TestMain(m *testing.M) {
 	fetchWait = time.Second
 	os.Exit(m.Run())
@@ -161,6 +169,7 @@ func learner(t *testing.T, m *model.Model) bootstrap.Learner[int32] {
 // that every problem is counted once per iteration, that the malformed
 // messages are logged, and that the workers stop when training is over.
 func TestTrain(t *testing.T) {
+	t.Parallel()
 	s := serve(t)
 	tasks, m, spec := run(t)
 	ctx := context.Background()
@@ -274,6 +283,7 @@ func TestTrain(t *testing.T) {
 // search settings (though of the same version) or with other problems is
 // refused, with the reason on both sides.
 func TestRefused(t *testing.T) {
+	t.Parallel()
 	s := serve(t)
 	tasks, _, spec := run(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -332,6 +342,7 @@ func TestRefused(t *testing.T) {
 // without the public key of a user nkey, the same key for both, and a bad
 // address.
 func TestServeNeedsKeys(t *testing.T) {
+	t.Parallel()
 	learner, worker := publicKey(t, newUser(t)), publicKey(t, newUser(t))
 	seed, _ := newUser(t).Seed()
 	for _, opts := range []ServerOptions{
@@ -356,6 +367,7 @@ func TestServeNeedsKeys(t *testing.T) {
 // every search option away from its default: the workers must search as
 // the learner's process does, with the same expansions.
 func TestOptionsReachWorkers(t *testing.T) {
+	t.Parallel()
 	s := serve(t)
 	tasks, m, spec := run(t)
 	spec.Options = search.Options{BatchSize: 4, Renormalize: true, Temperature: 2, GoalTest: search.GoalTestExpansion, NodeLoss: 2,
@@ -464,6 +476,7 @@ func decodeTally(b []byte) (bootstrap.Snapshot[int32], error) {
 // workers search with the snapshots that its decoder reads, and the run
 // learns from them.
 func TestAnyLearner(t *testing.T) {
+	t.Parallel()
 	s := serve(t)
 	tasks, _, spec := run(t)
 	spec.Algorithm, spec.Learner = search.LevinTS(), "tally"
@@ -511,6 +524,7 @@ func TestAnyLearner(t *testing.T) {
 // times out within its wait instead of hanging, and the worker reads the
 // snapshot that replaced it.
 func TestFetchReplacedSnapshot(t *testing.T) {
+	t.Parallel()
 	s := serve(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -60,6 +60,7 @@ func waitFor(t *testing.T, log *syncBuffer, want string, n ...int) {
 // run and reports of another run are dropped with a warning, and that the run goes on: no worker stops, workers started
 // after them too, until the learner ends the run.
 func TestForeignMessages(t *testing.T) {
+	t.Parallel()
 	s := serve(t)
 	tasks, m, spec := run(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -107,7 +108,7 @@ func TestForeignMessages(t *testing.T) {
 	cfg.Options.Budget = 8
 	metrics, err := bootstrap.Train(ctx, t.TempDir(), tasks, learner(t, m), cfg, bootstrap.Env{Workers: 2, Pool: l})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v\nlearner:\n%s\nworkers:\n%s", err, llog.String(), wlog.String())
 	}
 	if metrics[0].Attempted != len(tasks) {
 		t.Errorf("%d attempted, want %d", metrics[0].Attempted, len(tasks))
@@ -142,6 +143,7 @@ func TestForeignMessages(t *testing.T) {
 // its budget and fit its reason to stop, and submits again the job of a
 // report it rejects. The reports come from a worker.
 func TestReportChecks(t *testing.T) {
+	t.Parallel()
 	s := serve(t)
 	_, m, spec := run(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -260,6 +262,7 @@ func (p *sabotaged) Publish(ctx context.Context, v int64, snap encoding.BinaryMa
 // object store are deleted while it runs goes on: the learner logs what
 // it waits for and makes them again.
 func TestRepair(t *testing.T) {
+	// Not in parallel: see TestMain.
 	s := serve(t)
 	tasks, m, spec := run(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
@@ -302,6 +305,7 @@ func TestRepair(t *testing.T) {
 // TestStallLogged checks that a learner whose jobs nobody takes says what
 // it waits for.
 func TestStallLogged(t *testing.T) {
+	t.Parallel()
 	s := serve(t)
 	_, _, spec := run(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -322,6 +326,7 @@ func TestStallLogged(t *testing.T) {
 // TestLimits checks the bounds of the run's messages, streams and object
 // store: a client cannot fill the server's disk or memory with them.
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	s := serve(t)
 	_, _, spec := run(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -374,6 +379,7 @@ func TestLimits(t *testing.T) {
 // with the learner started after it, in its new session, and stops with
 // it.
 func TestLearnerRestart(t *testing.T) {
+	t.Parallel()
 	s := serve(t)
 	tasks, m, spec := run(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -419,6 +425,7 @@ func TestLearnerRestart(t *testing.T) {
 // run missing says so, and that the learner puts it back at once, not
 // after StallAfter.
 func TestTroubleHeard(t *testing.T) {
+	t.Parallel()
 	s := serve(t)
 	_, _, spec := run(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

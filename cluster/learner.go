@@ -403,7 +403,7 @@ func (l *Learner) reportsIterator(ctx context.Context) (jetstream.MessagesContex
 	if err != nil {
 		return nil, err
 	}
-	return c.Messages(jetstream.PullMaxBytes(4*MaxMessage), jetstream.PullExpiry(5*time.Second))
+	return c.Messages(append(pullOptions(), jetstream.PullMaxBytes(4*MaxMessage))...)
 }
 
 // accept decodes and checks the report b, and returns it if it is that of
@@ -547,7 +547,10 @@ func (l *Learner) stalled(ctx context.Context) bool {
 // the run that are missing (deleted by a client), and puts again the
 // objects that are missing or differ from the learner's (the spec, the
 // snapshot and, if files, the problem files), logging each; it submits
-// again the outstanding jobs if jobs or reports may have been lost.
+// again the outstanding jobs if jobs or reports may have been lost. A
+// step that fails is logged and the others are still taken (the server
+// may refuse the consumer of a stream made again a moment ago, and the
+// object store does not depend on either); the next repair tries again.
 func (l *Learner) repair(ctx context.Context, files bool) {
 	l.repairMu.Lock()
 	defer l.repairMu.Unlock()
@@ -557,7 +560,6 @@ func (l *Learner) repair(ctx context.Context, files bool) {
 			l.log.Warn("the stream is missing; making it again", "stream", sc.Name)
 			if _, err := l.makeStream(ctx, sc); err != nil {
 				l.log.Warn("repair", "err", err)
-				return
 			}
 			lost = true
 		}
@@ -571,7 +573,6 @@ func (l *Learner) repair(ctx context.Context, files bool) {
 	if lost {
 		if err := l.makeConsumers(ctx); err != nil {
 			l.log.Warn("repair", "err", err)
-			return
 		}
 	}
 	if obs, err := l.js.ObjectStore(ctx, bucketName); errors.Is(err, jetstream.ErrBucketNotFound) {

@@ -399,7 +399,7 @@ func (w *worker[S]) run(ctx context.Context) error {
 			w.pause(ctx)
 			continue
 		}
-		it, err := cons.Messages(jetstream.PullMaxMessages(1), jetstream.PullExpiry(5*time.Second))
+		it, err := cons.Messages(append(pullOptions(), jetstream.PullMaxMessages(1))...)
 		if err != nil {
 			w.opts.Logger.Warn("reading jobs", "err", err)
 			w.pause(ctx)

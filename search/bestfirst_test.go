@@ -397,8 +397,12 @@ func TestNewSolverOptions(t *testing.T) {
 // TestEngineAllocs checks that a warm engine allocates only the solution:
 // the trajectory and its three slices, however long the search; √LTS
 // too, but with the clustering rerooter, which allocates at each
-// clustering.
+// clustering. Each search is measured over 5 runs, 2 with -short.
 func TestEngineAllocs(t *testing.T) {
+	runs := 5
+	if testing.Short() {
+		runs = 2
+	}
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(3, 4))
 	m, _ := randomMaze(rng, 30, 30)
@@ -440,7 +444,7 @@ func TestEngineAllocs(t *testing.T) {
 			if solved {
 				want = 4
 			}
-			if a := testing.AllocsPerRun(5, func() { run() }); a > want {
+			if a := testing.AllocsPerRun(runs, func() { run() }); a > want {
 				t.Errorf("%v: %.0f allocations per search of %d expansions with a warm engine, want %.0f", alg, a, exp, want)
 			}
 		}

@@ -177,6 +177,7 @@ func fingerprint(res search.Result[board]) string {
 // (go test -run TestGolden -update): the same expansions, nodes generated
 // and evaluated, and solution. With -short it checks every seventh search.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	names, run := goldenCases()
 	got := make([]string, len(names))
 	for i := range names {

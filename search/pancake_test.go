@@ -92,6 +92,7 @@ func TestAStarPancakeDuplicate(t *testing.T) {
 // by default, one node at a time and in batches. With -short, of every
 // eighth stack and of the one 9 flips from the sorted one.
 func TestAStarPancakesOptimal(t *testing.T) {
+	t.Parallel()
 	for _, batch := range []int{1, 32} {
 		s, err := search.NewSolver[stack](search.AStar(), search.DomainHeuristic[stack]{}, search.Options{BatchSize: batch})
 		if err != nil {

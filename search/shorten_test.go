@@ -57,6 +57,7 @@ func graphBFS[S comparable](p search.Problem[S], expanded map[S]bool, goal S) in
 // path over them, which solves the maze, and that it changes nothing else
 // of the search.
 func TestShorten(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	algs := []search.Algorithm{search.GBFS(), search.WAStar(3), search.PHSStar(), search.PHSh(), search.LevinTS(), search.AStar()}
 	for _, name := range []string{"sqrtlts", "sqrtlts:h:10"} {

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"cmp"
 	"context"
 	"math"
 	"math/rand/v2"
@@ -229,6 +228,7 @@ func refSqrtCost[S comparable](e *bestFirst[S], i int32) (float64, int32) {
 // for some nodes whose cost is the term of an ancestor that is not a
 // candidate.
 func TestSqrtCandidates(t *testing.T) {
+	t.Parallel()
 	algs := []Algorithm{
 		SqrtLTS(HeuristicRerooter, 1, false), SqrtLTS(HeuristicRerooter, 1, true),
 		SqrtLTS(HeuristicRerooter, 0.2, false), SqrtLTS(HeuristicRerooter, 300, false),
@@ -255,7 +255,6 @@ func TestSqrtCandidates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 33))
 	var nodes, settled, others, walkedForOther, notFinite, bounded int
 	var x sqrtNode
-	var bs []float64
 	for _, pr := range problems {
 		for _, alg := range algs {
 			ev := pr.ev
@@ -274,32 +273,7 @@ func TestSqrtCandidates(t *testing.T) {
 			for i := int32(1); i < int32(e.pending); i++ {
 				xi := e.ext(i)
 				maxDepth = max(maxDepth, xi.depth)
-				// The candidates: the B_k of the ancestors of non-zero
-				// weight, sorted, NaN last.
-				bs = bs[:0]
-				for k := e.node(i).parent; k >= 0; k = e.node(k).parent {
-					if xk := e.ext(k); !math.IsInf(xk.logW, -1) {
-						bs = append(bs, xk.logPi-xk.logW)
-					}
-				}
-				slices.SortStableFunc(bs, func(a, b float64) int {
-					return cmp.Compare(a, b) // NaN first
-				})
-				for len(bs) > 0 && bs[0] != bs[0] {
-					bs = append(bs[1:], bs[0])
-				}
-				var wantB [sqrtCands]float64
-				wantRest := math.Inf(1)
-				for j := range wantB {
-					wantB[j] = math.Inf(1)
-				}
-				for j, b := range bs {
-					if j < sqrtCands && b == b {
-						wantB[j] = b
-					} else {
-						wantRest = min(wantRest, b)
-					}
-				}
+				wantB, wantRest := wantCandidates(e, i)
 				var candB [sqrtCands]float64
 				for j := range candB {
 					candB[j] = e.candB(xi, j)
@@ -348,6 +322,41 @@ func TestSqrtCandidates(t *testing.T) {
 		t.Errorf("the candidates settle %d nodes of %d, %d walked for the term of another, %d not finite, %d of cost the bound",
 			settled, others, walkedForOther, notFinite, bounded)
 	}
+}
+
+// wantCandidates returns what node i's candidates must be: the least
+// sqrtCands B_k of its ancestors of non-zero weight that are not NaN, in
+// increasing order (+Inf for the missing), and the least B_k of the
+// others, NaN if one is NaN.
+func wantCandidates[S comparable](e *bestFirst[S], i int32) ([sqrtCands]float64, float64) {
+	var least [sqrtCands + 1]float64 // the least B_k, in increasing order
+	for j := range least {
+		least[j] = math.Inf(1)
+	}
+	nan := false
+	for k := e.node(i).parent; k >= 0; k = e.node(k).parent {
+		xk := e.ext(k)
+		if math.IsInf(xk.logW, -1) {
+			continue
+		}
+		b := xk.logPi - xk.logW
+		if b != b {
+			nan = true
+			continue
+		}
+		if b < least[sqrtCands] {
+			j := sqrtCands
+			for ; j > 0 && b < least[j-1]; j-- {
+				least[j] = least[j-1]
+			}
+			least[j] = b
+		}
+	}
+	rest := least[sqrtCands]
+	if nan {
+		rest = math.NaN()
+	}
+	return [sqrtCands]float64(least[:sqrtCands]), rest
 }
 
 // sameFloats reports whether a and b hold the same float64s, NaN equal to

@@ -182,11 +182,16 @@ func sameSearch[S comparable](t *testing.T, name string, p search.Problem[S], a,
 }
 
 // TestSqrtLTSConstantIsLevinTS checks that √LTS with the constant rerooter
-// of weight 0 and the Levin cost is LevinTS, node for node, on mazes,
-// sliding-tile puzzles and pancake stacks, with several batch sizes, goal
-// tests and budgets.
+// of weight 0 and the Levin cost is LevinTS, node for node, on 10 mazes,
+// 4 sliding-tile puzzles and 4 pancake stacks (2 of each with -short),
+// with several batch sizes, goal tests and budgets.
 func TestSqrtLTSConstantIsLevinTS(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(33, 1))
+	n := 4
+	if testing.Short() {
+		n = 2
+	}
 	sq := search.SqrtLTS(search.ConstantRerooter, 0, true)
 	optss := []search.Options{
 		{}, {BatchSize: 1}, {BatchSize: 5, GoalTest: search.GoalTestExpansion},
@@ -198,14 +203,14 @@ func TestSqrtLTSConstantIsLevinTS(t *testing.T) {
 			sameSearch[int32](t, "maze", m, search.LevinTS(), sq, o)
 		}
 	}
-	for range 4 {
+	for range n {
 		p := scrambled(rng, 40)
 		for _, o := range optss {
 			o.Budget = 3000
 			sameSearch[board](t, "tiles", p, search.LevinTS(), sq, o)
 		}
 	}
-	for range 4 {
+	for range n {
 		var s stack
 		for i, j := range rng.Perm(8) {
 			s[i] = uint8(j)

@@ -60,6 +60,7 @@ func (e tempered) Evaluate(p search.Problem[int32], states []int32, logPi, h []f
 // it, for every algorithm that reads a policy. On 40 random mazes, 15
 // with -short.
 func TestTemperature(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	sq, err := search.Parse("sqrtlts:h:1")
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 // TestAStarOptimal checks that A* with the Manhattan distance, with the
 // search package's default options, returns shortest solutions, against
 // breadth-first search from the goal: every arrangement of the 2x3 puzzle,
-// and 3,000 random 8-puzzles (300 of them also with LargeState), one
-// node at a time and in batches of 32.
+// and 3,000 random 8-puzzles (300 of them also with LargeState; with
+// -short, 300 and 100), one node at a time and in batches of 32.
 func TestAStarOptimal(t *testing.T) {
 	g23, _ := New[State](2, 3, identity(6), "")
 	g33, _ := New[State](3, 3, identity(9), "")
@@ -29,15 +29,15 @@ func TestAStarOptimal(t *testing.T) {
 		t.Fatalf("%d arrangements of 2x3, want 360", len(small))
 	}
 	rng := rand.New(rand.NewPCG(33, 3))
-	n := 3000
+	n, nLarge := 3000, 300
 	if testing.Short() {
-		n = 300
+		n, nLarge = 300, 100
 	}
 	var large []*Problem[LargeState]
 	for i := range n {
 		p := GenerateRandom[State](rng, 3, 3)
 		small = append(small, p)
-		if i < 300 {
+		if i < nLarge {
 			q, err := New[LargeState](3, 3, p.Tiles(p.Root()), "")
 			if err != nil {
 				t.Fatal(err)
