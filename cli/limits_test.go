@@ -101,28 +101,6 @@ func TestInterruptedSummary(t *testing.T) {
 	}
 }
 
-// TestNoModelDefaults checks each shipped domain's algorithm without a
-// model.
-func TestNoModelDefaults(t *testing.T) {
-	sok := writeFile(t, "levels.txt", sokobanFixture)
-	tiles := writeFile(t, "tiles.txt", stpFixture)
-	for _, tc := range []struct{ domain, file, alg string }{
-		{"sokoban", sok, "gbfs"},
-		{"stp", tiles, "gbfs"},
-		{"witness", "../examples/witness-4x4.txt", "astar"},
-	} {
-		out, errOut, err := runPHS(t, "solve", "-domain", tc.domain, "-model", "none", "-progress", "0", tc.file)
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", tc.domain, err, errOut)
-		}
-		for _, r := range decodeRecords(t, out) {
-			if r.Algorithm != tc.alg || !r.Solved {
-				t.Errorf("%s: %+v, want solved by %s", tc.domain, r, tc.alg)
-			}
-		}
-	}
-}
-
 // countingGenerator generates STP puzzles and cancels a context on its
 // third problem.
 type countingGenerator struct {

@@ -134,8 +134,6 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"solve", "-domain", "sokoban"}, true, "no problem files"},
 		{[]string{"solve", "-domain", "sokoban", bad}, false, "bad.txt:3"},
 		{[]string{"solve", "-domain", "sokoban", "missing.txt"}, false, "missing.txt"},
-		// The shipped model takes 10x10 levels; these are smaller.
-		{[]string{"solve", "-domain", "sokoban", sok}, false, "levels.txt#0: shipped sokoban network: model: the model takes inputs of 4x10x10, the problems give 4x4x6 (-model none goes without it)"},
 		{[]string{"solve", "-domain", "witness", "-model", witNet, "-alg", "phsh", "../examples/witness-4x4.txt"}, false, "phsh needs a heuristic"},
 		{[]string{"solve", "-domain", "witness", "-model", witNet, "-alg", "gbfs", "../examples/witness-4x4.txt"}, false, "gbfs needs a heuristic"},
 		{[]string{"generate", "witness", "-size", "4by4"}, true, "bad -size"},

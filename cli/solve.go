@@ -32,12 +32,15 @@ type searchConfig struct {
 	opts search.Options
 
 	// Set by setup.
-	d          domain
-	log        *slog.Logger
-	algorithm  search.Algorithm
-	model      *model.Model
-	table      *cm.Table // a context model, instead of model
-	modelName  string
+	d         domain
+	log       *slog.Logger
+	algorithm search.Algorithm
+	model     *model.Model
+	table     *cm.Table // a context model, instead of model
+	modelName string
+	// flagOpts are opts as the flags set them, before the model's
+	// defaults: the options of a search without the model.
+	flagOpts   search.Options
 	workers    int
 	expansions atomic.Int64 // of all the searches, for progress
 }
@@ -221,9 +224,10 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 			return usagef("%s: -alg %s: %s reads %s, and the %s %s (levints reads its policy alone)", cmd, alg, alg.Name(), reads, cfg.modelName, gives)
 		}
 	}
-	if cfg.model == nil && cfg.table == nil && model.HeadsFor(alg)&model.Heuristic != 0 && !caps.heuristic && !cfg.noHeuristic {
+	if cfg.model == nil && cfg.table == nil && model.HeadsFor(alg)&model.Heuristic != 0 && !caps.heuristic && !cfg.noHeuristic && (cfg.alg != "" || !caps.noModelH) {
 		return usagef("%s: %s reads a heuristic, and the %s domain has none (-no-heuristic searches with h = 0)", cmd, alg.Name(), cfg.domain)
 	}
+	cfg.flagOpts = cfg.opts
 	if cfg.opts.Temperature == 0 && cfg.model != nil && alg.NeedsPolicy() {
 		cfg.opts.Temperature = cfg.model.Config().Search.Temperature // 0 (1) if it has none
 	}
@@ -269,7 +273,9 @@ func loadModel(path string) (*model.Model, error) {
 
 // newSolvers returns one solver per worker with the algorithm, the model
 // or the domain's heuristic, and the options of cfg with the given budget.
-func newSolvers[S comparable](cfg *searchConfig, budget int64) ([]*search.Solver[S], error) {
+// noModel, if not nil, returns the evaluator of the domain's default
+// search without a model (NoModelHeuristic).
+func newSolvers[S comparable](cfg *searchConfig, budget int64, noModel func() search.Evaluator[S]) ([]*search.Solver[S], error) {
 	solvers := make([]*search.Solver[S], cfg.workers)
 	opts := cfg.opts
 	opts.Budget = budget
@@ -280,7 +286,11 @@ func newSolvers[S comparable](cfg *searchConfig, budget int64) ([]*search.Solver
 			ev = model.NewEvaluator[S](cfg.model)
 		case cfg.table != nil:
 			ev = cm.NewEvaluator[S](cfg.table)
-		case cfg.noHeuristic || !cfg.d.caps().heuristic:
+		case cfg.noHeuristic:
+			ev = search.Uniform[S]{}
+		case noModel != nil && cfg.alg == "":
+			ev = noModel()
+		case !cfg.d.caps().heuristic:
 			ev = search.Uniform[S]{}
 		default:
 			ev = search.DomainHeuristic[S]{}
@@ -293,6 +303,64 @@ func newSolvers[S comparable](cfg *searchConfig, budget int64) ([]*search.Solver
 		solvers[i] = s
 	}
 	return solvers, nil
+}
+
+// fitDefaultModel makes cfg search without the domain's default model (no
+// -model), as -model none does, if that model takes none of the tasks (a
+// board of a size it was not trained for), and says so on the log. A model
+// that takes some of them stays: checkTasks then names the first it cannot
+// take.
+func fitDefaultModel[S comparable](cfg *searchConfig, tasks []search.Task[S]) error {
+	if cfg.modelPath != "" {
+		return nil
+	}
+	var ev interface{ Check(search.Problem[S]) error }
+	switch {
+	case cfg.model != nil:
+		ev = model.NewEvaluator[S](cfg.model)
+	case cfg.table != nil:
+		ev = cm.NewEvaluator[S](cfg.table)
+	default:
+		return nil
+	}
+	var first error
+	for _, t := range tasks {
+		err := ev.Check(t.Problem)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = fmt.Errorf("%s: %w", t.ID, err)
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	cfg.log.Warn(fmt.Sprintf("the %s takes none of the problems (%v); searching without a model, as -model none", cfg.modelName, first))
+	return cfg.dropModel()
+}
+
+// dropModel makes cfg search without its model: with the options as the
+// flags set them, and with the domain's no-model algorithm unless -alg
+// is given.
+func (cfg *searchConfig) dropModel() error {
+	cfg.model, cfg.table, cfg.modelName = nil, nil, ""
+	cfg.opts.Temperature, cfg.opts.Mix, cfg.opts.BatchSize = cfg.flagOpts.Temperature, cfg.flagOpts.Mix, cfg.flagOpts.BatchSize
+	caps := cfg.d.caps()
+	if cfg.alg == "" {
+		alg := withParams(caps.noModelAlg, cfg.w, cfg.c)
+		switch {
+		case cfg.w.set && alg.Name() != search.WAStar(1).Name():
+			return usagef("-w %s: %s, the %s domain's algorithm without a model, has no weight (wastar has)", cfg.w.String(), alg.Name(), cfg.domain)
+		case cfg.c.set && !alg.IsPUCT():
+			return usagef("-c %s: %s, the %s domain's algorithm without a model, has no exploration constant (puct has)", cfg.c.String(), alg.Name(), cfg.domain)
+		}
+		cfg.algorithm = alg
+	}
+	if model.HeadsFor(cfg.algorithm)&model.Heuristic != 0 && !caps.heuristic && !cfg.noHeuristic && (cfg.alg != "" || !caps.noModelH) {
+		return usagef("%s reads a heuristic, and the %s domain has none (-no-heuristic searches with h = 0)", cfg.algorithm.Name(), cfg.domain)
+	}
+	return nil
 }
 
 // checkTasks checks every task against the solvers before anything is
@@ -313,6 +381,28 @@ func checkTasks[S comparable](cfg *searchConfig, solvers []*search.Solver[S], ta
 	return nil
 }
 
+// heuristicEvaluator is an Evaluator with a uniform policy and the
+// heuristic h of the problems, of type P.
+type heuristicEvaluator[P any, S comparable] struct {
+	h func(P, S) float64
+}
+
+func (e heuristicEvaluator[P, S]) Evaluate(p search.Problem[S], states []S, logPi, h []float64) error {
+	q, ok := p.(P)
+	if !ok {
+		return fmt.Errorf("NoModelHeuristic: the problem is a %T, not a %T", p, *new(P))
+	}
+	A := p.NumActions()
+	l := -math.Log(float64(A))
+	for i := range logPi[:len(states)*A] {
+		logPi[i] = l
+	}
+	for i, s := range states {
+		h[i] = e.h(q, s)
+	}
+	return nil
+}
+
 // sameFile reports whether paths a and b name the same existing file, or
 // the same path.
 func sameFile(a, b string) bool {
@@ -327,9 +417,12 @@ func sameFile(a, b string) bool {
 }
 
 // solveTasks solves every task once and writes the records, the renderings
-// and the summary table.
-func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, tasks []search.Task[S], stdout, stderr io.Writer) error {
-	solvers, err := newSolvers[S](cfg, cfg.opts.Budget)
+// and the summary table; noModel is as newSolvers says.
+func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, noModel func() search.Evaluator[S], tasks []search.Task[S], stdout, stderr io.Writer) error {
+	if err := fitDefaultModel(cfg, tasks); err != nil {
+		return err
+	}
+	solvers, err := newSolvers(cfg, cfg.opts.Budget, noModel)
 	if err != nil {
 		return err
 	}

@@ -66,9 +66,13 @@ func (cfg *testConfig) bootstrapTestConfig() bootstrap.TestConfig {
 
 // testTasks runs the Bootstrap test procedure on tasks and writes one
 // record per problem: those solved in a round when the round ends, the
-// unsolved ones at the end. It logs progress every -progress.
-func testTasks[S comparable](ctx context.Context, cfg *testConfig, tasks []search.Task[S], stdout, stderr io.Writer) error {
-	solvers, err := newSolvers[S](&cfg.searchConfig, cfg.opts.Budget)
+// unsolved ones at the end. It logs progress every -progress. noModel is
+// as newSolvers says.
+func testTasks[S comparable](ctx context.Context, cfg *testConfig, noModel func() search.Evaluator[S], tasks []search.Task[S], stdout, stderr io.Writer) error {
+	if err := fitDefaultModel(&cfg.searchConfig, tasks); err != nil {
+		return err
+	}
+	solvers, err := newSolvers(&cfg.searchConfig, cfg.opts.Budget, noModel)
 	if err != nil {
 		return err
 	}

@@ -81,3 +81,19 @@ func BenchmarkWrite(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEstimate evaluates Estimate along a walk, after the pattern
+// databases are built.
+func BenchmarkEstimate(b *testing.B) {
+	cornerTable()
+	edgeTable()
+	s := mustParse(b, exampleCube)
+	p := &Problem{start: s}
+	h := 0.0
+	b.ReportAllocs()
+	for b.Loop() {
+		h += p.Estimate(s)
+		s, _ = Apply(s, int((s.corners^s.edges>>7)%NumActions))
+	}
+	_ = h
+}

@@ -49,9 +49,7 @@ func bound(s State) int {
 // cornerDistance returns the number of quarter turns that solve the
 // corners of s.
 func cornerDistance(s State) int {
-	t := cornerTable()
-	i := cornerIndex(s)
-	return int(t[i>>4] >> (4 * (i & 15)) & 15)
+	return nibble(cornerTable(), cornerIndex(s))
 }
 
 // cornerIndex returns the index of the corners of s in the pattern
@@ -144,57 +142,7 @@ func buildCornerTable() []uint64 {
 		}
 	}
 
-	// Entries of 15 stand for arrangements not yet reached.
-	const unseen = 15
-	t := make([]uint64, numCorners/16)
-	for i := range t {
-		t[i] = ^uint64(0)
-	}
-	get := func(i int) int { return int(t[i>>4] >> (4 * (i & 15)) & 15) }
-	set := func(i, d int) { t[i>>4] ^= uint64(unseen^d) << (4 * (i & 15)) } // from unseen to d
-	set(cornerIndex(solved), 0)
-	seen, frontier := 1, 1
-	for d := 0; seen < numCorners; d++ {
-		// Forwards from the arrangements at distance d while they are
-		// fewer than the unseen ones, then backwards from the unseen ones.
-		forward := frontier < numCorners-seen
-		want := unseen
-		if forward {
-			want = d
-		}
-		frontier = 0
-		for w, x := range t {
-			if !hasNibble(x, want) {
-				continue
-			}
-			for k := range 16 {
-				if int(x>>(4*k)&15) != want {
-					continue
-				}
-				i := w<<4 | k
-				pm, tm := &permMove[i/numCornerTwist], &twistMove[i%numCornerTwist]
-				if forward {
-					for a := range NumActions {
-						j := int(pm[a])*numCornerTwist + int(tm[a])
-						if get(j) == unseen {
-							set(j, d+1)
-							frontier++
-						}
-					}
-					continue
-				}
-				for a := range NumActions {
-					if get(int(pm[a])*numCornerTwist+int(tm[a])) == d {
-						set(i, d+1)
-						frontier++
-						break
-					}
-				}
-			}
-		}
-		seen += frontier
-	}
-	return t
+	return breadthFirst(numCorners, cornerIndex(solved), &tableMoves{perm: permMove, twist: twistMove})
 }
 
 // hasNibble reports whether one of the 16 nibbles of x is v, 0 ≤ v < 16.

@@ -237,3 +237,18 @@ func BenchmarkCornerTableBuild(b *testing.B) {
 	}
 	b.ReportMetric(float64(8*len(tab)), "table-bytes")
 }
+
+// BenchmarkEdgeTableBuild builds the edge pattern database of Estimate
+// again, beside the shared one: its time is what the first Estimate call
+// costs, besides the corner one's.
+func BenchmarkEdgeTableBuild(b *testing.B) {
+	b.ReportAllocs()
+	var tab []uint64
+	for b.Loop() {
+		tab = buildEdgeTable(halfEdges)
+	}
+	if !slices.Equal(tab, edgeTable()) {
+		b.Fatal("two builds differ")
+	}
+	b.ReportMetric(float64(8*len(tab)), "table-bytes")
+}

@@ -14,7 +14,8 @@
 // Problem.Heuristic), search.Encoder[State] with the colours of the
 // facelets on the unfolded cube (see Problem.Encode), and the contexts of
 // a context model (package cm: ContextLayout, Contexts), the pairs of
-// cubie slots.
+// cubie slots. Problem.Estimate, not a bound, adds edge pattern databases
+// to guide searches that need no bound, such as WA*.
 package rubiks
 
 import (
