@@ -57,6 +57,9 @@ type State struct {
 	// part of it spent in rounds.
 	Seconds      float64 `json:"seconds"`
 	TrainSeconds float64 `json:"train_seconds"`
+	// CPUSeconds is the CPU time of the run's process, every session
+	// counted (0 where the system does not tell it).
+	CPUSeconds float64 `json:"cpu_seconds"`
 	// NextValid is the run's time, in seconds, from which the next
 	// validation is due.
 	NextValid float64 `json:"next_valid_seconds,omitempty"`
@@ -75,8 +78,10 @@ type Row struct {
 	Steps   int     `json:"steps"`
 	States  int64   `json:"states"`
 	Seconds float64 `json:"seconds"` // the run's time, every session counted
-	// TrainSeconds is the part of Seconds spent in rounds.
+	// TrainSeconds is the part of Seconds spent in rounds; CPUSeconds
+	// the CPU time of the run, every session counted: its core-time.
 	TrainSeconds float64 `json:"train_seconds"`
+	CPUSeconds   float64 `json:"cpu_seconds"`
 	// The mean losses of the rounds since the last row.
 	PolicyLoss    float64 `json:"policy_loss"`
 	HeuristicLoss float64 `json:"heuristic_loss"`
@@ -156,6 +161,7 @@ func startRun(ctx context.Context, dir, from, valid string, s Settings, m *model
 		return err
 	}
 	l.st.NextValid = time.Duration(s.ValidEvery).Seconds()
+	l.begin()
 	if err := r.save(l); err != nil { // round 0: resumable at once
 		return err
 	}
@@ -198,7 +204,7 @@ func resumeRun(ctx context.Context, dir string, limit time.Duration, rounds int,
 	if roundsSet {
 		l.rounds = rounds
 	}
-	l.start, l.base = time.Now(), l.st.Seconds
+	l.begin()
 	if why := l.finished(); why != "" {
 		return fmt.Errorf("-resume %s: %w: %s (the run stands at round %d, %s)", dir, ErrFinished, why, l.st.Round, time.Duration(l.st.Seconds*float64(time.Second)).Round(time.Second))
 	}
@@ -332,6 +338,7 @@ func (r *runDir) validation(l *loop, cubes []*rubiks.Problem) error {
 func (r *runDir) save(l *loop) error {
 	st := &l.st
 	st.TimeLimit, st.Rounds = Duration(l.limit), l.rounds
+	st.Seconds, st.CPUSeconds = l.elapsed().Seconds(), l.baseCPU+(cpuTime()-l.startCPU).Seconds()
 	var err error
 	if st.RNG, err = l.rng.MarshalBinary(); err != nil {
 		return err
@@ -376,7 +383,7 @@ func (r *runDir) save(l *loop) error {
 		return nil
 	}
 	row := l.row
-	row.Round, row.Steps, row.States, row.Seconds, row.TrainSeconds = st.Round, st.Steps, st.States, st.Seconds, st.TrainSeconds
+	row.Round, row.Steps, row.States, row.Seconds, row.TrainSeconds, row.CPUSeconds = st.Round, st.Steps, st.States, st.Seconds, st.TrainSeconds, st.CPUSeconds
 	row.PolicyLoss /= float64(row.lossRounds)
 	row.HeuristicLoss /= float64(row.lossRounds)
 	r.rows = append(r.rows, row)
@@ -384,7 +391,7 @@ func (r *runDir) save(l *loop) error {
 }
 
 // metricsColumns are the columns of MetricsCSV, Row's JSON names.
-var metricsColumns = []string{"round", "steps", "states", "seconds", "train_seconds", "policy_loss", "heuristic_loss",
+var metricsColumns = []string{"round", "steps", "states", "seconds", "train_seconds", "cpu_seconds", "policy_loss", "heuristic_loss",
 	"valid_cubes", "valid_solved", "valid_length", "valid_expansions", "valid_seconds"}
 
 // writeMetrics writes the rows of r to MetricsJSONL and MetricsCSV, each
@@ -402,9 +409,9 @@ func (r *runDir) writeMetrics() error {
 		}
 		j.Write(append(b, '\n'))
 		rec := []string{strconv.Itoa(row.Round), strconv.Itoa(row.Steps), strconv.FormatInt(row.States, 10),
-			f(row.Seconds, 1), f(row.TrainSeconds, 1), g(row.PolicyLoss), g(row.HeuristicLoss), "", "", "", "", ""}
+			f(row.Seconds, 1), f(row.TrainSeconds, 1), f(row.CPUSeconds, 1), g(row.PolicyLoss), g(row.HeuristicLoss), "", "", "", "", ""}
 		if v := row.Validation; v != nil {
-			copy(rec[7:], []string{strconv.Itoa(v.Cubes), strconv.Itoa(v.Solved), f(v.Length, 2), f(v.Expansions, 1), f(v.Seconds, 1)})
+			copy(rec[8:], []string{strconv.Itoa(v.Cubes), strconv.Itoa(v.Solved), f(v.Length, 2), f(v.Expansions, 1), f(v.Seconds, 1)})
 		}
 		w.Write(rec)
 	}

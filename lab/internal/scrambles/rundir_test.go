@@ -53,7 +53,7 @@ func checkpointFiles(t *testing.T, dir string) map[string][]byte {
 	if err := json.Unmarshal(b, &st); err != nil {
 		t.Fatal(err)
 	}
-	st.Seconds, st.TrainSeconds, st.NextValid, st.TimeLimit, st.Rounds = 0, 0, 0, 0, 0
+	st.Seconds, st.TrainSeconds, st.CPUSeconds, st.NextValid, st.TimeLimit, st.Rounds = 0, 0, 0, 0, 0, 0
 	files[StateFile], _ = json.Marshal(st)
 	return files
 }
@@ -122,6 +122,9 @@ func TestRunDir(t *testing.T) {
 		t.Fatalf("%d rows of metrics; want 6:\n%s", len(rows), b)
 	}
 	for i, r := range rows {
+		if i > 0 && (r.Seconds < rows[i-1].Seconds || r.CPUSeconds < rows[i-1].CPUSeconds) {
+			t.Errorf("row %d: %g s, %g s of CPU; want no less than the row before's %g s, %g s", i, r.Seconds, r.CPUSeconds, rows[i-1].Seconds, rows[i-1].CPUSeconds)
+		}
 		if r.Round != i+1 || r.Steps != 2*(i+1) {
 			t.Errorf("row %d: round %d, %d steps; want %d, %d", i, r.Round, r.Steps, i+1, 2*(i+1))
 		}

@@ -279,9 +279,18 @@ type loop struct {
 	validate func(ctx context.Context, l *loop) (*Validation, error)
 	// row holds the losses since the last checkpoint.
 	row Row
-	// start is when this session began, at st.Seconds of the run.
-	start time.Time
-	base  float64
+	// start is when this session began, at st.Seconds of the run; startCPU
+	// the process's CPU time then, at st.CPUSeconds.
+	start    time.Time
+	base     float64
+	startCPU time.Duration
+	baseCPU  float64
+}
+
+// begin starts the session's clocks at the run's times of l.st.
+func (l *loop) begin() {
+	l.start, l.base = time.Now(), l.st.Seconds
+	l.startCPU, l.baseCPU = cpuTime(), l.st.CPUSeconds
 }
 
 // elapsed returns the run's time so far, every session counted.
@@ -303,7 +312,7 @@ func (l *loop) finished() string {
 // run trains rounds until ctx is done or a limit is reached; it saves
 // after every -save, after a validation and when it stops.
 func (l *loop) run(ctx context.Context) error {
-	l.start, l.base = time.Now(), l.st.Seconds
+	l.begin()
 	saved := time.Now()
 	rng := rand.New(l.rng)
 	scr := make([][]int, l.s.Step)
@@ -351,7 +360,6 @@ func (l *loop) run(ctx context.Context) error {
 			}
 		}
 		if why != "" || validated || time.Since(saved) >= time.Duration(l.s.Save) {
-			l.st.Seconds = l.elapsed().Seconds()
 			if err := l.save(l); err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"time"
 )
 
 // lock takes the advisory lock of the file name, which it creates if
@@ -25,4 +26,13 @@ func lock(name string) (unlock func(), err error) {
 		return nil, fmt.Errorf("lock %s: %w", name, err)
 	}
 	return func() { f.Close() }, nil
+}
+
+// cpuTime returns the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
