@@ -29,7 +29,9 @@
 // any path, exactly as if the run had not stopped (runDir says what it
 // holds): -time is then the run's total time, every session counted, and
 // the run stops at it, at -rounds, or on SIGINT or SIGTERM, with a
-// checkpoint. With -valid, the run solves the cubes of FILE (copied into
+// checkpoint. (-threads, which a resumption may change, changes the
+// rounding of a step's sums: a run resumes bit for bit with the same.)
+// With -valid, the run solves the cubes of FILE (copied into
 // DIR) every -valid-every of its time, each with one search of the
 // network, -valid-alg within -valid-budget expansions, and records the
 // cubes solved, their mean length and the mean expansions in its metrics.
