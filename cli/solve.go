@@ -99,6 +99,9 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 	if cfg.reorder && !caps.reorders {
 		return usagef("%s: -reorder: the %s domain does not reorder solutions", cmd, cfg.domain)
 	}
+	if cfg.noFloor && !caps.floor {
+		return usagef("%s: -no-floor: the %s domain does not floor a network's heuristic", cmd, cfg.domain)
+	}
 	switch cfg.modelPath {
 	case "none":
 	case "":
@@ -272,7 +275,8 @@ func loadModel(path string) (*model.Model, error) {
 }
 
 // newSolvers returns one solver per worker with the algorithm, the model
-// or the domain's heuristic, and the options of cfg with the given budget.
+// (its heuristic floored where the domain says so: NetworkFloor) or the
+// domain's heuristic, and the options of cfg with the given budget.
 // noModel, if not nil, returns the evaluator of the domain's default
 // search without a model (NoModelHeuristic).
 func newSolvers[S comparable](cfg *searchConfig, budget int64, noModel func() search.Evaluator[S]) ([]*search.Solver[S], error) {
@@ -284,6 +288,9 @@ func newSolvers[S comparable](cfg *searchConfig, budget int64, noModel func() se
 		switch {
 		case cfg.model != nil:
 			ev = model.NewEvaluator[S](cfg.model)
+			if cfg.d.caps().floor && !cfg.noFloor && model.HeadsFor(cfg.algorithm)&model.Heuristic != 0 {
+				ev = search.HeuristicFloor[S]{Evaluator: ev}
+			}
 		case cfg.table != nil:
 			ev = cm.NewEvaluator[S](cfg.table)
 		case cfg.noHeuristic:

@@ -16,11 +16,13 @@ import (
 
 	"github.com/phs-go/phs/cli"
 	"github.com/phs-go/phs/cm"
+	"github.com/phs-go/phs/lab/internal/scrambles"
 	"github.com/phs-go/phs/model"
 )
 
 // TestRuns checks each run in progress, runs/NAME (README.md, "Runs in
-// progress"): its run.json names its problem files relative to the run
+// progress"), a run of "phs train" or of cmd/scrambles (checkScramblesRun).
+// A run of phs train: its run.json names its problem files relative to the run
 // directory, it has a checkpoint, and, where its problem files are found
 // (always with PHS_DATA set, as in CI), it resumes: a copy of it, given
 // its files anew, is resumed by "phs train -resume" to a time limit it
@@ -46,6 +48,10 @@ func TestRuns(t *testing.T) {
 
 // checkRun checks the run in progress in dir, as TestRuns says.
 func checkRun(t *testing.T, dir string) {
+	if _, err := os.Stat(filepath.Join(dir, scrambles.SettingsFile)); err == nil {
+		checkScramblesRun(t, dir)
+		return
+	}
 	b, err := os.ReadFile(filepath.Join(dir, "run.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +109,29 @@ func checkRun(t *testing.T, dir string) {
 		t.Errorf("%s: resumed, and did not stop at its time limit:\n%s", dir, stderr.String())
 	}
 	if !bytes.Equal(before, paramsData(t, filepath.Join(cp, "checkpoint"))) {
+		t.Errorf("%s: its parameters (checkpoint/) changed on a resumption that stopped at once", dir)
+	}
+}
+
+// checkScramblesRun checks the run of cmd/scrambles in dir (its
+// scrambles.json, lab/rubiks-curriculum/README.md): a copy of it is
+// resumed to a time limit it has already passed, which loads and checks
+// its settings, its checkpoint (network, optimiser, target network,
+// generator) and its validation cubes and metrics, and stops before any
+// training or search, its parameters unchanged. It needs no data set.
+func checkScramblesRun(t *testing.T, dir string) {
+	before := paramsData(t, filepath.Join(dir, scrambles.CheckpointDir))
+	cp := t.TempDir()
+	if err := os.CopyFS(cp, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(cp, scrambles.LockFile))
+	var stderr bytes.Buffer
+	err := scrambles.Run(context.Background(), []string{"-resume", cp, "-time", "1ns"}, &stderr)
+	if !errors.Is(err, scrambles.ErrFinished) || !strings.Contains(err.Error(), "the time limit") {
+		t.Fatalf("%s: scrambles -resume -time 1ns: %v, want it already finished at its time limit\n%s", dir, err, stderr.String())
+	}
+	if !bytes.Equal(before, paramsData(t, filepath.Join(cp, scrambles.CheckpointDir))) {
 		t.Errorf("%s: its parameters (checkpoint/) changed on a resumption that stopped at once", dir)
 	}
 }

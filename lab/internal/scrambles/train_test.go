@@ -1,4 +1,4 @@
-package main
+package scrambles
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func TestUnscramble(t *testing.T) {
 func TestRun(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "net")
 	args := []string{"-out", out, "-units", "16", "-blocks", "1", "-min", "1", "-max", "2", "-n", "64", "-step", "8", "-lr", "3e-3", "-rounds", "150"}
-	if err := run(context.Background(), args, io.Discard); err != nil {
+	if err := Run(context.Background(), args, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	m, err := model.Load(out)
@@ -86,7 +86,7 @@ func TestRun(t *testing.T) {
 		}
 	}
 
-	if err := run(context.Background(), []string{"-out", out, "-model", out, "-davi", "-greedy", "-sync", "2", "-n", "8", "-step", "4", "-rounds", "2"}, io.Discard); err != nil {
+	if err := Run(context.Background(), []string{"-out", out, "-model", out, "-davi", "-greedy", "-sync", "2", "-n", "8", "-step", "4", "-rounds", "2"}, io.Discard); err != nil {
 		t.Fatalf("-davi: %v", err)
 	}
 	if _, err := model.Load(out); err != nil {
@@ -97,7 +97,7 @@ func TestRun(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{}, "-out is required"},
+		{[]string{}, "want one of -out, -dir and -resume"},
 		{[]string{"-out", out, "-min", "0"}, "-min 0"},
 		{[]string{"-out", out, "-min", "5", "-max", "4"}, "-min 5 -max 4"},
 		{[]string{"-out", out, "-n", "4", "-step", "8"}, "-n 4 -step 8"},
@@ -111,7 +111,7 @@ func TestRun(t *testing.T) {
 		{[]string{"-out", out, "-alg", "nope"}, "nope"},
 		{[]string{"-out", out, "extra"}, "unexpected arguments"},
 	} {
-		err := run(context.Background(), tc.args, io.Discard)
+		err := Run(context.Background(), tc.args, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run(%q) = %v; want an error with %q", tc.args, err, tc.want)
 		}
@@ -119,9 +119,10 @@ func TestRun(t *testing.T) {
 }
 
 // TestBellman checks the targets of -davi against the target network's h
-// of each child evaluated on its own: min over the turns of 1 + max(h, 0),
-// 1 next to the solved cube and 0 at it; and the turns of -greedy: one of
-// that minimum, the undoing turn next to the solved cube.
+// of each child evaluated on its own: min over the turns of 1 + max(h, 0)
+// (with -floor, 1 + max(h, 0, the child's rubiks.Problem.Heuristic), but
+// with -short), 1 next to the solved cube and 0 at it; and the turns of
+// -greedy: one of that minimum, the undoing turn next to the solved cube.
 func TestBellman(t *testing.T) {
 	// A network whose h of the solved cube is positive, so that the
 	// solved child's 0 makes a difference.
@@ -140,7 +141,19 @@ func TestBellman(t *testing.T) {
 			m = net
 		}
 	}
-	tr := newTrainer(m, 1, 1, 1, 1e-3, true, false)
+	for _, floor := range []bool{false, true} {
+		if floor && testing.Short() {
+			continue // the floor's pattern database takes 3 s to build
+		}
+		checkBellman(t, m, floor)
+	}
+}
+
+// checkBellman checks the targets of a trainer of m with -floor or not,
+// as TestBellman says.
+func checkBellman(t *testing.T, m *model.Model, floor bool) {
+	logPi, h := make([]float64, rubiks.NumActions), make([]float64, 1)
+	tr := newTrainer(model.NewTrainer(m, model.TrainConfig{LearningRate: 1e-3}), 1, 1, true, false, floor)
 	rng := rand.New(rand.NewPCG(3, 4))
 	states, undo := unscramble(rubiks.Scramble(rng, 12, 12))
 	states, undo = append(states, rubiks.Solved()), append(undo, 0)
@@ -157,6 +170,9 @@ func TestBellman(t *testing.T) {
 				t.Fatal(err)
 			}
 			hc := max(h[0], 0)
+			if floor {
+				hc = max(hc, tr.cube.Heuristic(c))
+			}
 			if c == rubiks.Solved() {
 				hc = 0
 			}
