@@ -35,15 +35,21 @@ func BenchmarkApplyWalk(b *testing.B) {
 // after the pattern database is built.
 func BenchmarkHeuristic(b *testing.B) {
 	cornerTable()
+	benchWalk(b, (*Problem).Heuristic)
+}
+
+// benchWalk times h of the cubes along a pseudo-random walk from
+// exampleCube.
+func benchWalk(b *testing.B, h func(*Problem, State) float64) {
 	s := mustParse(b, exampleCube)
 	p := &Problem{start: s}
-	h := 0.0
+	sum := 0.0
 	b.ReportAllocs()
 	for b.Loop() {
-		h += p.Heuristic(s)
+		sum += h(p, s)
 		s, _ = Apply(s, int((s.corners^s.edges>>7)%NumActions))
 	}
-	_ = h
+	_ = sum
 }
 
 func BenchmarkEncode(b *testing.B) {
@@ -87,13 +93,5 @@ func BenchmarkWrite(b *testing.B) {
 func BenchmarkEstimate(b *testing.B) {
 	cornerTable()
 	edgeTable()
-	s := mustParse(b, exampleCube)
-	p := &Problem{start: s}
-	h := 0.0
-	b.ReportAllocs()
-	for b.Loop() {
-		h += p.Estimate(s)
-		s, _ = Apply(s, int((s.corners^s.edges>>7)%NumActions))
-	}
-	_ = h
+	benchWalk(b, (*Problem).Estimate)
 }
