@@ -136,6 +136,8 @@ func TestBadFlagValues(t *testing.T) {
 		{append(train, "-temperature", "-1"), "-temperature -1"},
 		{append(train, "-temperature", "NaN"), "-temperature NaN"},
 		{append(train, "-alg", "astar", "-temperature", "2"), "astar reads no policy"},
+		{append(train, "-alg", "levints", "-floor"), "-floor: levints reads no heuristic"},
+		{append(train, "-learner", "context", "-floor"), "-floor"},
 		{append(train, "-goal-test", "expanded"), "-goal-test"},
 		{append(train, "-alg", "puct", "-goal-test", "generation"), "-goal-test generation"},
 		{append(train, "-lr", "NaN"), "-lr NaN"},

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,7 +38,9 @@ func parseMeasuredLines(r io.Reader, file string) ([]measuredLine, error) {
 // network's heuristic to the problems' own: GBFS with a network whose h
 // is 0 everywhere heads straight for the target, as with the problems'
 // heuristic, and wanders without the floor (-no-floor); that -no-floor is
-// refused in a domain without a floor; that NewDomain refuses the option
+// refused in a domain without a floor; that a network trained with -floor
+// floors its heuristic in any domain (model.Config.Floor), unless
+// -no-floor; that NewDomain refuses the option
 // for problems without a heuristic; and that the cube has the floor.
 func TestNetworkFloor(t *testing.T) {
 	d := NewDomain[int]("mline", parseMeasuredLines, NetworkFloor())
@@ -85,6 +88,35 @@ func TestNetworkFloor(t *testing.T) {
 	if _, err := run(plain, "-no-floor"); exitCode(err) != 2 || !strings.Contains(err.Error(), "does not floor") {
 		t.Errorf("-no-floor without a floor: %v, want a usage error", err)
 	}
+
+	// A network trained with -floor floors its heuristic in any domain,
+	// in training as in searches, unless -no-floor.
+	run2 := filepath.Join(t.TempDir(), "run")
+	var errOut strings.Builder
+	if err := Run(context.Background(), []string{"train", "-domain", "mline", "-alg", "gbfs", "-floor", "-iterations", "1", "-budget", "1000", "-progress", "0", "-dir", run2, file}, io.Discard, &errOut, plain); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if cfg := checkpointConfig(t, run2); !strings.Contains(cfg, `"floor": true`) {
+		t.Errorf("the network of a run with -floor does not say so:\n%s", cfg)
+	}
+	floored := filepath.Join(t.TempDir(), "floored")
+	cfg.Floor = true
+	fm, err := model.New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm.CopyWeightsFrom(m)
+	if err := model.Save(floored, fm); err != nil {
+		t.Fatal(err)
+	}
+	dir = floored
+	if recs, err = run(plain); err != nil || len(recs) != 2 || !recs[1].Solved || recs[1].Expansions > int64(recs[1].Length) {
+		t.Errorf("a floored network: %+v, %v; want solved by gbfs in one expansion per step", recs, err)
+	}
+	if recs, err = run(plain, "-no-floor"); err != nil || len(recs) != 2 || recs[1].Solved && recs[1].Expansions <= int64(recs[1].Length) {
+		t.Errorf("a floored network, -no-floor: %+v, %v; want the blind search of h = 0 for the target -20", recs, err)
+	}
+
 	found := false
 	for _, d := range Shipped() {
 		if d.Name() == "rubiks" {

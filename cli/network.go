@@ -30,6 +30,7 @@ var networkKind = LearnerKind{
 type networkSettings struct {
 	learner network.LearnerConfig
 	arch    model.Config // Arch, Units, Blocks, Filters and Hidden
+	floor   bool         // model.Config.Floor
 	fs      *flag.FlagSet
 }
 
@@ -43,6 +44,7 @@ func (s *networkSettings) register(fs *flag.FlagSet) {
 	fs.Float64Var(&s.learner.L2, "l2", 0, "L2 regularisation weight")
 	fs.IntVar(&s.learner.Passes, "passes", 0, "passes over an update's trajectories (0: the library's, 10)")
 	fs.IntVar(&s.learner.StepTrajectories, "step-trajectories", 0, "trajectories per optimiser step (0: the library's, 1: one step per trajectory, the paper)")
+	fs.BoolVar(&s.floor, "floor", false, "floor the network's heuristic at the problems' own, a lower bound such as stp's Manhattan distance or rubiks's pattern database: the searches of training, and those with the network saved, read max(h of the network, h of the problem)")
 	registerArch(fs, &s.arch)
 }
 
@@ -78,6 +80,9 @@ func (s *networkSettings) Defaults(search.Algorithm, *search.Options) {}
 // Check refuses the architecture flags with -model, whose network has
 // its own.
 func (s *networkSettings) Check(run *LearnerRun) error {
+	if s.floor && model.HeadsFor(run.Algorithm)&model.Heuristic == 0 {
+		return fmt.Errorf("-floor: %s reads no heuristic", run.Algorithm)
+	}
 	if run.Model == "" {
 		return nil
 	}
@@ -138,7 +143,7 @@ func (networkLearner[S]) New(settings LearnerSettings, run *LearnerRun, tasks []
 		return nil, fmt.Errorf("%s problems have no network encoding", run.Domain)
 	}
 	want := model.ConfigFor(run.Domain, run.Algorithm, enc)
-	want.PruneDeadlocks, want.Search = run.PruneDeadlocks, run.Options
+	want.PruneDeadlocks, want.Search, want.Floor = run.PruneDeadlocks, run.Options, s.floor
 	want.Search.Timeout, want.Search.MaxMemory = 0, 0 // the machine's
 	var net *model.Model
 	var err error
@@ -150,6 +155,9 @@ func (networkLearner[S]) New(settings LearnerSettings, run *LearnerRun, tasks []
 		}
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := model.NewEvaluator[S](net).Check(tasks[0].Problem); err != nil {
 		return nil, err
 	}
 	l, err := network.NewLearner[S](net, s.learner, run.Threads)
@@ -180,8 +188,8 @@ func (networkLearner[S]) Decode(b []byte) (bootstrap.Snapshot[S], error) {
 // initModel returns the model of -model at path, a model or run directory,
 // after checking that it is a network for want's domain and algorithm,
 // with its heads, losses and input and output shapes; its layers' sizes
-// may differ from want's. The model returned has want's PruneDeadlocks
-// and Search, not its own (a temperature chosen for that network need not
+// may differ from want's. The model returned has want's PruneDeadlocks,
+// Floor and Search, not its own (a temperature chosen for that network need not
 // suit the new one), and no Meta, which describes that network.
 // It warns on log of files without a digest.
 func initModel(path string, want model.Config, log *slog.Logger) (*model.Model, error) {
@@ -207,8 +215,8 @@ func initModel(path string, want model.Config, log *slog.Logger) (*model.Model, 
 			return nil, fmt.Errorf("-model %s: a network with %s %v; the run needs %v", path, f.name, f.got, f.want)
 		}
 	}
-	if got.PruneDeadlocks != want.PruneDeadlocks || got.Search != want.Search || got.Meta != nil {
-		got.PruneDeadlocks, got.Search, got.Meta = want.PruneDeadlocks, want.Search, nil
+	if got.PruneDeadlocks != want.PruneDeadlocks || got.Floor != want.Floor || got.Search != want.Search || got.Meta != nil {
+		got.PruneDeadlocks, got.Floor, got.Search, got.Meta = want.PruneDeadlocks, want.Floor, want.Search, nil
 		n, err := model.New(got, 0)
 		if err != nil {
 			return nil, fmt.Errorf("-model %s: %w", path, err)

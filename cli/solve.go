@@ -99,9 +99,6 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 	if cfg.reorder && !caps.reorders {
 		return usagef("%s: -reorder: the %s domain does not reorder solutions", cmd, cfg.domain)
 	}
-	if cfg.noFloor && !caps.floor {
-		return usagef("%s: -no-floor: the %s domain does not floor a network's heuristic", cmd, cfg.domain)
-	}
 	switch cfg.modelPath {
 	case "none":
 	case "":
@@ -161,6 +158,17 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 			return fmt.Errorf("%s: %s was trained with deadlocks pruned, which the %s domain cannot", cmd, cfg.modelName, cfg.domain)
 		}
 		cfg.pruneDeadlocks = true
+	}
+	if cfg.noFloor {
+		floors := cfg.model != nil && cfg.model.Config().Floor
+		if !caps.floor && !floors {
+			return usagef("%s: -no-floor: the %s domain does not floor a network's heuristic, nor does the model", cmd, cfg.domain)
+		}
+		if floors {
+			if cfg.model, err = unfloored(cfg.model); err != nil {
+				return fmt.Errorf("%s: %s: %w", cmd, cfg.modelName, err)
+			}
+		}
 	}
 	var alg search.Algorithm
 	switch {
@@ -274,6 +282,19 @@ func loadModel(path string) (*model.Model, error) {
 	return model.Load(path)
 }
 
+// unfloored returns a copy of m whose heuristic is the network's alone
+// (-no-floor), not floored at the problems' (model.Config.Floor).
+func unfloored(m *model.Model) (*model.Model, error) {
+	c := m.Config()
+	c.Floor = false
+	n, err := model.New(c, 0)
+	if err != nil {
+		return nil, err
+	}
+	n.CopyWeightsFrom(m)
+	return n, nil
+}
+
 // newSolvers returns one solver per worker with the algorithm, the model
 // (its heuristic floored where the domain says so: NetworkFloor) or the
 // domain's heuristic, and the options of cfg with the given budget.
@@ -288,7 +309,7 @@ func newSolvers[S comparable](cfg *searchConfig, budget int64, noModel func() se
 		switch {
 		case cfg.model != nil:
 			ev = model.NewEvaluator[S](cfg.model)
-			if cfg.d.caps().floor && !cfg.noFloor && model.HeadsFor(cfg.algorithm)&model.Heuristic != 0 {
+			if cfg.d.caps().floor && !cfg.noFloor && !cfg.model.Config().Floor && model.HeadsFor(cfg.algorithm)&model.Heuristic != 0 {
 				ev = search.HeuristicFloor[S]{Evaluator: ev}
 			}
 		case cfg.table != nil:

@@ -33,7 +33,8 @@ func (e *Evaluator[S]) SetModel(m *Model) {
 }
 
 // Check returns an error unless p is a search.Encoder[S] whose input shape
-// and number of actions are the model's.
+// and number of actions are the model's and, if the model floors its
+// heuristic (Config.Floor), a search.Heuristic[S].
 func (e *Evaluator[S]) Check(p search.Problem[S]) error {
 	enc, ok := p.(search.Encoder[S])
 	if !ok {
@@ -46,6 +47,9 @@ func (e *Evaluator[S]) Check(p search.Problem[S]) error {
 	}
 	if A := p.NumActions(); A != cfg.Actions {
 		return fmt.Errorf("model: the problem has %d actions, the model %d", A, cfg.Actions)
+	}
+	if _, ok := p.(search.Heuristic[S]); cfg.Floor && !ok {
+		return errors.New("model: the network floors its heuristic at the problem's, and the problem has none (no Heuristic method)")
 	}
 	return nil
 }
@@ -82,6 +86,12 @@ func (e *Evaluator[S]) Evaluate(p search.Problem[S], states []S, logPi, h []floa
 	if cfg.Heads&Heuristic != 0 {
 		for i, v := range e.ws.hout[:n] {
 			h[i] = float64(v)
+		}
+		if cfg.Floor {
+			hp := p.(search.Heuristic[S])
+			for i, s := range states {
+				h[i] = max(h[i], hp.Heuristic(s))
+			}
 		}
 	} else {
 		clear(h[:n])

@@ -255,6 +255,14 @@ type Config struct {
 	// their deadlocks pruned (phs -prune-deadlocks, Sokoban): searches
 	// with it prune them too.
 	PruneDeadlocks bool `json:"prune_deadlocks,omitempty"`
+	// Floor says that the network's heuristic is read floored at the
+	// problem's own (search.Heuristic), which must be a lower bound on
+	// the cost to the goal, such as the Manhattan distance or a pattern
+	// database: its Evaluator gives max(h of the network, h of the
+	// problem) (search.HeuristicFloor), in training (phs train -floor) as
+	// in the searches with it. It needs a heuristic head, and problems
+	// that implement search.Heuristic (Evaluator.Check).
+	Floor bool `json:"floor,omitempty"`
 	// Search holds the search options the network was trained and tuned
 	// with (phs train records its run's, less the machine's limits
 	// Timeout and MaxMemory). Searches with the network take its
@@ -362,6 +370,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("a temperature (%g) without a policy head", c.Search.Temperature)
 	case !hasPolicy && c.Search.Mix != 0:
 		return fmt.Errorf("a mix (%g) without a policy head", c.Search.Mix)
+	case !hasHeuristic && c.Floor:
+		return errors.New("a floor without a heuristic head")
 	}
 	if err := c.Search.Validate(c.Algorithm); err != nil {
 		return fmt.Errorf("search options: %w", err)

@@ -295,7 +295,7 @@ func TestLearnsPolicy(t *testing.T) {
 func TestSaveLoad(t *testing.T) {
 	dir := t.TempDir()
 	cfg := tinyConfig(t, "phsh")
-	cfg.Search.Temperature = 2.5
+	cfg.Search.Temperature, cfg.Floor = 2.5, true
 	m, _ := New(cfg, 9)
 	ss := samples(t, 3, 10)
 	tr := NewTrainer(m, TrainConfig{})
@@ -324,7 +324,7 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m3.Config().Heads != Both || m3.Config().Algorithm != search.PHSh() || m3.Config().Search.Temperature != 2.5 {
+	if m3.Config().Heads != Both || m3.Config().Algorithm != search.PHSh() || m3.Config().Search.Temperature != 2.5 || !m3.Config().Floor {
 		t.Errorf("config %+v", m3.Config())
 	}
 	if err := m3.Check("stp", 9, 3, 3); err != nil {
@@ -415,6 +415,61 @@ func TestEvaluator(t *testing.T) {
 	}
 }
 
+// An encodedOnly problem is an Encoder without a heuristic.
+type encodedOnly struct{ search.Encoder[stp.State] }
+
+// TestEvaluatorFloor checks that a network with Config.Floor gives the
+// larger of its heuristic and the problem's, bit for bit that of
+// search.HeuristicFloor over the same network without it, and that its
+// Check refuses a problem without a heuristic.
+func TestEvaluatorFloor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 13))
+	p := stp.GenerateRandom[stp.State](rng, 3, 3)
+	states := []stp.State{p.Root()}
+	for range 30 {
+		s := states[len(states)-1]
+		for a := range 4 {
+			if c, ok := p.Apply(s, a); ok && c != s {
+				s = c
+			}
+		}
+		states = append(states, s)
+	}
+	cfg := tinyConfig(t, "astar")
+	plain, _ := New(cfg, 14)
+	cfg.Floor = true
+	floored, _ := New(cfg, 14)
+	floored.CopyWeightsFrom(plain)
+	n := len(states)
+	logPi, h, want, netH := make([]float64, 4*n), make([]float64, n), make([]float64, n), make([]float64, n)
+	if err := NewEvaluator[stp.State](floored).Evaluate(p, states, logPi, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := (search.HeuristicFloor[stp.State]{Evaluator: NewEvaluator[stp.State](plain)}).Evaluate(p, states, logPi, want); err != nil {
+		t.Fatal(err)
+	}
+	NewEvaluator[stp.State](plain).Evaluate(p, states, logPi, netH)
+	raised := 0
+	for i, s := range states {
+		if h[i] != want[i] || h[i] < p.Heuristic(s) || h[i] < netH[i] {
+			t.Errorf("state %d: h %g, want max(network %g, problem %g)", i, h[i], netH[i], p.Heuristic(s))
+		}
+		if h[i] > netH[i] {
+			raised++
+		}
+	}
+	if raised == 0 {
+		t.Error("the floor raised no state's heuristic: the test shows nothing")
+	}
+	ev := NewEvaluator[stp.State](floored)
+	if err := ev.Check(encodedOnly{p}); err == nil || !strings.Contains(err.Error(), "floors") {
+		t.Errorf("Check of a problem without a heuristic: %v, want an error about the floor", err)
+	}
+	if err := NewEvaluator[stp.State](plain).Check(encodedOnly{p}); err != nil {
+		t.Errorf("Check of a problem without a heuristic, without the floor: %v", err)
+	}
+}
+
 func TestHeadsFor(t *testing.T) {
 	for alg, want := range map[search.Algorithm]Heads{search.PHSStar(): Both, search.PHSh(): Both, search.PUCT(1): Both,
 		search.PHSSafe(): Both, search.LevinTS(): Policy, search.AStar(): Heuristic, search.WAStar(1.5): Heuristic, search.GBFS(): Heuristic} {
@@ -465,6 +520,7 @@ func TestConfigErrors(t *testing.T) {
 		{"heuristic loss as policy loss", func(c *Config) { c.PolicyLoss = SquaredError }, "policy loss squared-error"},
 		{"policy loss without policy", func(c *Config) { c.Heads = Heuristic }, "without a policy head"},
 		{"heuristic loss without heuristic", func(c *Config) { c.Heads = Policy }, "without a heuristic head"},
+		{"floor without heuristic", func(c *Config) { c.Heads, c.HeuristicLoss, c.Floor = Policy, 0, true }, "floor without a heuristic head"},
 		{"levin heuristic", func(c *Config) { c.HeuristicLoss = Levin }, "heuristic loss levin"},
 		{"huge hidden", func(c *Config) { c.Hidden = 100000000 }, "hidden 100000000"},
 		{"huge input", func(c *Config) { c.Height, c.Width = 5000, 5000 }, "input shape"},
