@@ -56,8 +56,9 @@ func (e *Evaluator[S]) Check(p search.Problem[S]) error {
 
 // Evaluate encodes the states with p, which must pass Check, and runs the
 // network on them. A network without a policy gives a uniform one; one
-// without a heuristic gives 0. (Evaluate checks p too: a few comparisons
-// against a network pass.)
+// without a heuristic gives 0; one that floors it (Config.Floor) gives
+// the larger of its own and p's. (Evaluate checks p too: a few
+// comparisons against a network pass.)
 func (e *Evaluator[S]) Evaluate(p search.Problem[S], states []S, logPi, h []float64) error {
 	if err := e.Check(p); err != nil {
 		return err
