@@ -91,7 +91,7 @@ func TestModelDigests(t *testing.T) {
 		t.Fatal(err)
 	}
 	table := filepath.Join(dir, "table.safetensors")
-	if err := cm.WriteCompactTable(table, w.Table); err != nil {
+	if err := cm.WriteCompactTable(table, w.Table, 8); err != nil {
 		t.Fatal(err)
 	}
 	writeTo(t, table, string(stripDigest(t, readBytes(t, table))))

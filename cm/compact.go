@@ -25,31 +25,36 @@ const (
 )
 
 // WriteCompactTable writes t to the file name in the compact form of a
-// table (docs/MODEL_FORMAT.md), replacing it atomically (compressed if
-// name ends in GzipSuffix): a trained model
-// for test searches in A bytes a row and the varint of its code (1 to 10
-// bytes, the difference to the previous code of its mutex set), where
-// WriteTable takes 4A + 12. ReadTable and ReadTableFS read it back as a
-// table of the same layout, εlow and contexts, its rows sorted by context
-// (mutex set, then code), whose policy is t's up to the quantisation of
-// its parameters:
+// table (docs/MODEL_FORMAT.md), with its parameters quantised to bits
+// bits, 8 to 16, replacing it atomically (compressed if name ends in
+// GzipSuffix): a trained model for test searches in A bytes a row (2A
+// above 8 bits) and the varint of its code (1 to 10 bytes, the
+// difference to the previous code of its mutex set), where WriteTable
+// takes 4A + 12. Fewer bits compress better. ReadTable and ReadTableFS
+// read it back as a table of the same layout, εlow and contexts, its
+// rows sorted by context (mutex set, then code), whose policy is t's up
+// to the quantisation of its parameters:
 //
 // Each row of t is shifted so that its largest β is 0, which changes no
 // policy (the softmax of a sum of rows is the same when one row is
 // shifted on every action) and keeps it in the box [ln εlow, 0]. Mutex
-// set i has a scale s_i, the smallest shifted β of its rows over −255,
-// rounded up to a float32, and each shifted β is written as the q in
-// 0..255 whose −q·s_i is nearest to it. The β read back, −q·s_i, or ln
-// εlow when that is below it, is within s_i/2 of the shifted β (to a
-// float64 rounding), and s_i/2 ≤ |ln εlow|/510·(1 + 2⁻²³): 0.0181 for
-// εlow 1e-4. So in a state whose known contexts are in the mutex sets K
-// (one row each), each log-probability of the policy, mixed or not, is
-// within Σ_{i∈K} s_i of t's.
+// set i has a scale s_i, the smallest shifted β of its rows over
+// −(2^bits − 1), rounded up to a float32, and each shifted β is written
+// as the q in 0..2^bits − 1 whose −q·s_i is nearest to it. The β read
+// back, −q·s_i, or ln εlow when that is below it, is within s_i/2 of the
+// shifted β (to a float64 rounding), and s_i/2 ≤ |ln εlow|/(2(2^bits −
+// 1))·(1 + 2⁻²³): for εlow 1e-4, 0.0181 with 8 bits, 0.0045 with 10,
+// 0.0011 with 12. So in a state whose known contexts are in the mutex
+// sets K (one row each), each log-probability of the policy, mixed or
+// not, is within Σ_{i∈K} s_i of t's.
 //
 // A learner started from the table read back (NewLearnerFrom) starts from
 // the shifted, quantised parameters.
-func WriteCompactTable(name string, t *Table) error {
-	b, err := marshalCompact(t, 8, false, nil)
+func WriteCompactTable(name string, t *Table, bits int) error {
+	if bits < 8 || bits > 16 {
+		return fmt.Errorf("cm: WriteCompactTable: %d bits; want 8 to 16", bits)
+	}
+	b, err := marshalCompact(t, bits, false, nil)
 	if err == nil {
 		err = writeFile(name, b)
 	}
@@ -59,8 +64,8 @@ func WriteCompactTable(name string, t *Table) error {
 	return nil
 }
 
-// marshalCompact returns t in the compact form, with q of bits bits (8 or
-// 16: beta_q U8 or U16) and meta added to the metadata, which holds the
+// marshalCompact returns t in the compact form, with q of bits bits (8
+// to 16: beta_q U8 for 8, U16 above) and meta added to the metadata, which holds the
 // SHA-256 of the tensors ("sha256"). Without exact,
 // it shifts and rounds t's parameters as WriteCompactTable says; with
 // exact, it writes them as they are, the scale of each mutex set that of
@@ -141,16 +146,13 @@ func marshalCompact(t *Table, bits int, exact bool, meta map[string]string) ([]b
 	return safetensors.Encode(ts, m)
 }
 
-// quantTop returns the largest q of a quantisation of bits bits, 8 or 16:
+// quantTop returns the largest q of a quantisation of bits bits, 8 to 16:
 // 2^bits − 1. It panics for other bits.
 func quantTop(bits int) float64 {
-	switch bits {
-	case 8:
-		return math.MaxUint8
-	case 16:
-		return math.MaxUint16
+	if bits < 8 || bits > 16 {
+		panic(fmt.Sprintf("cm: a quantisation of %d bits", bits))
 	}
-	panic(fmt.Sprintf("cm: a quantisation of %d bits", bits))
+	return float64(int(1)<<bits - 1)
 }
 
 // compactScale returns the scale of a mutex set whose smallest (shifted)

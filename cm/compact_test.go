@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -58,8 +59,9 @@ func fileScales(t *testing.T, b []byte) []float32 {
 // want as WriteCompactTable promises: the same layout, εlow and contexts,
 // rows sorted by context, each β in the box and within half its set's
 // scale of want's row shifted to a largest β of 0, each scale at most
-// |ln εlow|/255 rounded up to a float32; and that it returns the scales.
-func checkCompact(t *testing.T, got, want *Table, b []byte) []float32 {
+// |ln εlow|/(2^bits − 1) rounded up to a float32; and that it returns the
+// scales.
+func checkCompact(t *testing.T, got, want *Table, b []byte, bits int) []float32 {
 	t.Helper()
 	if !got.layout.equal(want.layout) || got.logLow != want.logLow || got.Rows() != want.Rows() {
 		t.Fatalf("table of %d rows, layout %v, ln εlow %g; want %d rows, %v, %g", got.Rows(), got.layout, got.logLow, want.Rows(), want.layout, want.logLow)
@@ -67,7 +69,7 @@ func checkCompact(t *testing.T, got, want *Table, b []byte) []float32 {
 	scales := fileScales(t, b)
 	lo, hi := want.Bounds()
 	for i, s := range scales {
-		if top := float32(-lo / 255); !(s >= 0 && s <= math.Nextafter32(top, float32(math.Inf(1)))) {
+		if top := float32(-lo / quantTop(bits)); !(s >= 0 && s <= math.Nextafter32(top, float32(math.Inf(1)))) {
 			t.Fatalf("mutex set %d: scale %g, want one in [0, %g]", i, s, top)
 		}
 	}
@@ -137,15 +139,25 @@ func checkPolicies(t *testing.T, got, want *Table, scales []float32, states int,
 // them back with ReadTable: the same contexts, sorted; parameters within
 // the bound of WriteCompactTable; policies within the sum of the known
 // contexts' scales, in the states of grids and in random states of
-// sparse tables (half their contexts known); at most A bytes a row, its
-// varint and a few hundred for the header, where F32 takes 4A + 12.
+// sparse tables (half their contexts known); at most A bytes a row (2A
+// above 8 bits), its varint and a few hundred for the header, where F32
+// takes 4A + 12; for 8, 12 and 16 bits.
 func TestCompactRoundTrip(t *testing.T) {
+	for _, bits := range []int{8, 12, 16} {
+		t.Run(fmt.Sprint(bits, "bits"), func(t *testing.T) { testCompactRoundTrip(t, bits) })
+	}
+	if err := WriteCompactTable(filepath.Join(t.TempDir(), "t.safetensors"), sparseTable(t, rand.New(rand.NewPCG(1, 1)), 5, DefaultEpsLow), 7); err == nil || !strings.Contains(err.Error(), "7 bits") {
+		t.Errorf("7 bits: %v, want an error", err)
+	}
+}
+
+func testCompactRoundTrip(t *testing.T, bits int) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	dir := t.TempDir()
 	name := filepath.Join(dir, "compact.safetensors")
 	read := func(tb *Table) (*Table, []byte) {
 		t.Helper()
-		if err := WriteCompactTable(name, tb); err != nil {
+		if err := WriteCompactTable(name, tb, bits); err != nil {
 			t.Fatal(err)
 		}
 		got, err := ReadTable(name)
@@ -162,7 +174,7 @@ func TestCompactRoundTrip(t *testing.T) {
 		p := task.Problem.(*grid)
 		tb := randomTable(t, p, rng)
 		got, b := read(tb)
-		scales := checkCompact(t, got, tb, b)
+		scales := checkCompact(t, got, tb, b, bits)
 		s := int32(0)
 		checkPolicies(t, got, tb, scales, p.W*p.H, func(codes []uint64) {
 			p.Contexts(s, -1, s, codes)
@@ -178,7 +190,7 @@ func TestCompactRoundTrip(t *testing.T) {
 		for _, n := range []int{0, 1, 50, 3000} {
 			tb := sparseTable(t, rng, n, eps)
 			got, b := read(tb)
-			scales := checkCompact(t, got, tb, b)
+			scales := checkCompact(t, got, tb, b, bits)
 			checkPolicies(t, got, tb, scales, 500, func(codes []uint64) {
 				for set := range codes {
 					codes[set] = rng.Uint64N(tb.layout.Sizes[set])
@@ -189,12 +201,15 @@ func TestCompactRoundTrip(t *testing.T) {
 				}
 			})
 			R, A := tb.Rows(), tb.layout.Actions
-			if limit := R*A + 10*R + 1000; len(b) > limit {
+			if limit := R*A*(1+bits/9) + 10*R + 1000; len(b) > limit {
 				t.Errorf("εlow %g, %d rows: %d bytes, more than %d", eps, R, len(b), limit)
 			}
 		}
 	}
 }
+
+// writeCompact8 writes t in the compact form of 8 bits.
+func writeCompact8(name string, t *Table) error { return WriteCompactTable(name, t, 8) }
 
 // TestCompactBounds checks that a row of the bounds of the box reads back
 // exactly, and that a constant row reads back as 0, for several εlow.
@@ -480,7 +495,7 @@ func TestCompactGolden(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		write func(string, *Table) error
-	}{{"f32", WriteTable}, {"compact", WriteCompactTable}} {
+	}{{"f32", WriteTable}, {"compact", writeCompact8}} {
 		file := filepath.Join(dir, "table-"+c.name+".safetensors")
 		outputs := filepath.Join(dir, "table-"+c.name+".json")
 		if *update {

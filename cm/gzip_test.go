@@ -19,7 +19,7 @@ import (
 func TestGzipTable(t *testing.T) {
 	dir := t.TempDir()
 	tb := sparseTable(t, rand.New(rand.NewPCG(5, 6)), 2000, DefaultEpsLow)
-	for name, write := range map[string]func(string, *Table) error{"f32": WriteTable, "compact": WriteCompactTable} {
+	for name, write := range map[string]func(string, *Table) error{"f32": WriteTable, "compact": writeCompact8} {
 		plain := filepath.Join(dir, name+".safetensors")
 		gz := plain + GzipSuffix
 		for _, file := range []string{plain, gz} {

@@ -268,7 +268,7 @@ func TestQuantisedLearner(t *testing.T) {
 		}
 	}
 	name := filepath.Join(t.TempDir(), "compact.safetensors")
-	if err := WriteCompactTable(name, exact.Table()); err != nil {
+	if err := WriteCompactTable(name, exact.Table(), 8); err != nil {
 		t.Fatal(err)
 	}
 	read, err := ReadTable(name)

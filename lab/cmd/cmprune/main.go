@@ -2,7 +2,7 @@
 // parameters spread by at most -tol (cm.Table.Prune), to ship a smaller
 // model:
 //
-//	cmprune [-flush [-threads N]] [-compact] -tol 0.1 -out model.safetensors RUN
+//	cmprune [-flush [-threads N]] [-compact [-bits 8]] -tol 0.1 -out model.safetensors RUN
 //
 // RUN is a context model's table file, or a run or checkpoint directory
 // that holds one (table.safetensors, compressed or not). An -out that
@@ -20,10 +20,10 @@
 //
 // It writes the table as cm.WriteTable does (β as float32, 4A + 12 bytes
 // a row of A actions), or with -compact in the compact form of
-// cm.WriteCompactTable (β quantised to 8 bits, its rows sorted by
-// context, about A + 2 bytes a row): -tol 0 -compact converts a table to
-// the compact form, dropping only the rows that change no policy. RUN
-// may be in either form.
+// cm.WriteCompactTable (β quantised to -bits bits, 8 to 16, its rows
+// sorted by context, about A + 2 bytes a row for 8 bits, 2A + 2 above):
+// -tol 0 -compact converts a table to the compact form, dropping only the
+// rows that change no policy. RUN may be in either form.
 package main
 
 import (
@@ -61,7 +61,8 @@ func run(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "the pruned table's file (required)")
 	flush := fs.Bool("flush", false, "optimise over the run's pending solutions first (RUN: a run or checkpoint directory)")
 	threads := fs.Int("threads", 1, fmt.Sprintf("-flush: the optimisation's threads, 1 to %d", cm.MaxThreads))
-	compact := fs.Bool("compact", false, "write the compact form (cm.WriteCompactTable: β in 8 bits) instead of float32")
+	compact := fs.Bool("compact", false, "write the compact form (cm.WriteCompactTable: β in -bits bits) instead of float32")
+	bits := fs.Int("bits", 8, "-compact: the bits of each parameter, 8 to 16")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -72,6 +73,8 @@ func run(args []string, stdout io.Writer) error {
 		return usageError{errors.New("-out: required")}
 	case !(*tol >= 0):
 		return usageError{fmt.Errorf("-tol %g: want a number ≥ 0", *tol)}
+	case *bits < 8 || *bits > 16:
+		return usageError{fmt.Errorf("-bits %d: want 8 to 16", *bits)}
 	case *threads < 1 || *threads > cm.MaxThreads:
 		return usageError{fmt.Errorf("-threads %d: want 1 to %d", *threads, cm.MaxThreads)}
 	}
@@ -108,7 +111,8 @@ func run(args []string, stdout io.Writer) error {
 	p := t.Prune(*tol)
 	write, form := cm.WriteTable, "float32"
 	if *compact {
-		write, form = cm.WriteCompactTable, "compact"
+		write = func(name string, t *cm.Table) error { return cm.WriteCompactTable(name, t, *bits) }
+		form = fmt.Sprintf("compact, %d bits", *bits)
 	}
 	if err := write(*out, p); err != nil {
 		return err

@@ -51,8 +51,10 @@ func TestPrune(t *testing.T) {
 }
 
 // TestCompact writes a trained table in the compact form with -compact,
-// from its float32 file, and back to float32 without -compact: the rows
-// of -tol 0 each time, in fewer bytes in the compact form.
+// of 8 and of 12 bits, from its float32 file, and back to float32
+// without -compact: the rows of -tol 0 each time, in fewer bytes in the
+// compact form of 8 bits than in float32, and in fewer with 8 bits than
+// with 12.
 func TestCompact(t *testing.T) {
 	tb := trainedLearner(t).Table().Prune(0)
 	if tb.Rows() == 0 {
@@ -64,13 +66,15 @@ func TestCompact(t *testing.T) {
 		t.Fatal(err)
 	}
 	compact, back := filepath.Join(dir, "compact.safetensors"), filepath.Join(dir, "back.safetensors")
+	compact12 := filepath.Join(dir, "compact12.safetensors.gz")
 	for _, c := range []struct {
 		args []string
 		file string
 		form string
 	}{
-		{[]string{"-compact", "-tol", "0", "-out", compact, in}, compact, "compact"},
+		{[]string{"-compact", "-tol", "0", "-out", compact, in}, compact, "compact, 8 bits"},
 		{[]string{"-out", back, compact}, back, "float32"},
+		{[]string{"-compact", "-bits", "12", "-tol", "0", "-out", compact12, in}, compact12, "compact, 12 bits"},
 	} {
 		var b bytes.Buffer
 		if err := run(c.args, &b); err != nil {
@@ -97,7 +101,29 @@ func TestCompact(t *testing.T) {
 	if b.Size() >= a.Size()/2 {
 		t.Errorf("%d bytes compact, %d in float32", b.Size(), a.Size())
 	}
+	c8 := filepath.Join(dir, "compact8.safetensors.gz")
+	if err := run([]string{"-compact", "-tol", "0", "-out", c8, in}, new(bytes.Buffer)); err != nil {
+		t.Fatal(err)
+	}
+	if b8, b12 := fileSize(t, c8), fileSize(t, compact12); b8 >= b12 {
+		t.Errorf("compressed: %d bytes with 8 bits, %d with 12; want fewer with 8", b8, b12)
+	}
+	for _, bits := range []string{"7", "17"} {
+		var u usageError
+		if err := run([]string{"-compact", "-bits", bits, "-out", c8, in}, new(bytes.Buffer)); !errors.As(err, &u) || !strings.Contains(err.Error(), "-bits "+bits) {
+			t.Errorf("-bits %s: %v; want a usage error", bits, err)
+		}
+	}
 	t.Logf("%d rows: %d bytes compact, %d in float32", tb.Rows(), b.Size(), a.Size())
+}
+
+func fileSize(t *testing.T, name string) int64 {
+	t.Helper()
+	fi, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
 }
 
 // trainedLearner returns a learner for 4x4 Witness puzzles that has
