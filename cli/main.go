@@ -112,9 +112,17 @@ func (e *env) domain(cmd, name string) (domain, error) {
 // With OpenBLAS as the BLAS (package nn), Main runs Go code on one more
 // thread than GOMAXPROCS says, unless the GOMAXPROCS environment variable
 // sets it, so that the BLAS's own threads do not take the Go code's.
+// Unless the GOMEMLIMIT environment variable sets it, Main sets the Go
+// runtime's soft memory limit to 90% of the memory of the machine or of
+// its cgroup (none under a lower ulimit -v or -d).
 func Main(domains ...Domain) {
 	if nn.UseEnv() == nil { // Run reports the error
 		runtime.GOMAXPROCS(procsFor(nn.Backend(), os.Getenv("GOMAXPROCS"), runtime.GOMAXPROCS(0)))
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		if l := softMemoryLimit(); l > 0 {
+			debug.SetMemoryLimit(l)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

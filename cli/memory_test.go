@@ -13,7 +13,8 @@ import (
 // least of MemTotal, the memory limits of the process's cgroup and of its
 // ancestors (v2 memory.max, v1 memory.limit_in_bytes, "max" and v1's
 // huge "unlimited" being no bound), RLIMIT_AS and RLIMIT_DATA (infinity
-// being no bound), or 8 GiB where nothing bounds it.
+// being no bound), or 8 GiB where nothing bounds it; and the soft limit
+// of the runtime that Main sets.
 func TestMemoryLimit(t *testing.T) {
 	const (
 		kB        = 1 << 10
@@ -78,6 +79,26 @@ func TestMemoryLimit(t *testing.T) {
 	} {
 		if got := tc.src.limit(rlimInf); got != tc.want {
 			t.Errorf("%s: limit %d, want %d", tc.name, got, tc.want)
+		}
+	}
+
+	// The soft limit of the runtime: 90% of the machine's or the cgroup's
+	// memory, none where neither is known or an rlimit is lower.
+	cg := fstest.MapFS{"user.slice/run/memory.max": file("4294967296\n")}
+	for _, tc := range []struct {
+		name string
+		src  memorySources
+		want int64
+	}{
+		{"nothing", memorySources{}, 0},
+		{"MemTotal", memorySources{meminfo: []byte(meminfo)}, total / 10 * 9},
+		{"cgroup", memorySources{meminfo: []byte(meminfo), selfCgroup: []byte(cgroupV2), cgroupFS: cg}, 4 * GiB / 10 * 9},
+		{"rlimit above", memorySources{meminfo: []byte(meminfo), rlimits: []uint64{100 * GiB, rlimInf}}, total / 10 * 9},
+		{"rlimit below", memorySources{meminfo: []byte(meminfo), rlimits: []uint64{3 * GiB, rlimInf}}, 0},
+		{"rlimit alone", memorySources{rlimits: []uint64{3 * GiB, rlimInf}}, 0},
+	} {
+		if got := tc.src.softLimit(rlimInf); got != tc.want {
+			t.Errorf("%s: soft limit %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }
