@@ -155,6 +155,8 @@ var Successors = []Successor{
 		Training: []string{"sokoban-ltscm/run"}},
 	{Domain: "sokoban", Method: "the same, deadlocks pruned, solutions shortened and reordered", Dir: "sokoban-ltscm", Model: "sokoban-ltscm/model.safetensors.gz",
 		Test: "test-best", Flags: []string{"-prune-deadlocks", "-shorten", "-reorder"}, Training: []string{"sokoban-ltscm/run"}},
+	{Domain: "stp", Method: "LTS+CM: a context model, LevinTS", Dir: "stp-ltscm", Model: "stp-ltscm/model.safetensors.gz",
+		Training: []string{"stp-ltscm/run"}},
 }
 
 // A Reference is a reference implementation of a successor, trained and

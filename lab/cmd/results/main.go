@@ -39,7 +39,7 @@ const (
 )
 
 // maxPageLines bounds the length of the page.
-const maxPageLines = 300
+const maxPageLines = 310
 
 func main() {
 	root := flag.String("root", "..", "the repository's root (the lab is its lab/ directory)")
