@@ -43,13 +43,11 @@ const (
 // as the q in 0..2^bits − 1 whose −q·s_i is nearest to it. The β read
 // back, −q·s_i, or ln εlow when that is below it, is within s_i/2 of the
 // shifted β (to a float64 rounding), and s_i/2 ≤ |ln εlow|/(2(2^bits −
-// 1))·(1 + 2⁻²³): for εlow 1e-4, 0.0181 with 8 bits, 0.0045 with 10,
-// 0.0011 with 12. So in a state whose known contexts are in the mutex
-// sets K (one row each), each log-probability of the policy, mixed or
-// not, is within Σ_{i∈K} s_i of t's.
-//
-// A learner started from the table read back (NewLearnerFrom) starts from
-// the shifted, quantised parameters.
+// 1))·(1 + 2⁻²³): for εlow 1e-4, 0.0181 with 8 bits, 0.0045 with 10.
+// So in a state whose known contexts are in the mutex sets K (one row
+// each), each log-probability of the policy, mixed or not, is within
+// Σ_{i∈K} s_i of t's. A learner started from the table read back
+// (NewLearnerFrom) starts from the shifted, quantised parameters.
 func WriteCompactTable(name string, t *Table, bits int) error {
 	if bits < 8 || bits > 16 {
 		return fmt.Errorf("cm: WriteCompactTable: %d bits; want 8 to 16", bits)
