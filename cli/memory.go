@@ -51,14 +51,20 @@ type memorySources struct {
 // limit returns the least of the bounds of s, or fallbackMemory for none;
 // infinity is the value of an rlimit without a bound (RLIM_INFINITY).
 func (s memorySources) limit(infinity uint64) int64 {
-	least := s.machine()
+	least := min(s.machine(), s.rlimit(infinity))
+	if least == math.MaxInt64 {
+		return fallbackMemory
+	}
+	return least
+}
+
+// rlimit returns the least of the rlimits of s, math.MaxInt64 for none.
+func (s memorySources) rlimit(infinity uint64) int64 {
+	least := int64(math.MaxInt64)
 	for _, r := range s.rlimits {
 		if r != infinity && r < math.MaxInt64 {
 			least = min(least, int64(r))
 		}
-	}
-	if least == math.MaxInt64 {
-		return fallbackMemory
 	}
 	return least
 }
@@ -90,7 +96,7 @@ func (s memorySources) machine() int64 {
 // pressure); with GOMEMLIMIT at 19 GiB it stayed at 20.2 GB to the end.
 func (s memorySources) softLimit(infinity uint64) int64 {
 	m := s.machine()
-	if m == math.MaxInt64 || s.limit(infinity) < m {
+	if m == math.MaxInt64 || s.rlimit(infinity) < m {
 		return 0
 	}
 	return m / 10 * 9

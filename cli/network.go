@@ -217,12 +217,9 @@ func initModel(path string, want model.Config, log *slog.Logger) (*model.Model, 
 	}
 	if got.PruneDeadlocks != want.PruneDeadlocks || got.Floor != want.Floor || got.Search != want.Search || got.Meta != nil {
 		got.PruneDeadlocks, got.Floor, got.Search, got.Meta = want.PruneDeadlocks, want.Floor, want.Search, nil
-		n, err := model.New(got, 0)
-		if err != nil {
+		if m, err = withConfig(m, got); err != nil {
 			return nil, fmt.Errorf("-model %s: %w", path, err)
 		}
-		n.CopyWeightsFrom(m)
-		m = n
 	}
 	return m, nil
 }

@@ -165,7 +165,9 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 			return usagef("%s: -no-floor: the %s domain does not floor a network's heuristic, nor does the model", cmd, cfg.domain)
 		}
 		if floors {
-			if cfg.model, err = unfloored(cfg.model); err != nil {
+			c := cfg.model.Config()
+			c.Floor = false
+			if cfg.model, err = withConfig(cfg.model, c); err != nil {
 				return fmt.Errorf("%s: %s: %w", cmd, cfg.modelName, err)
 			}
 		}
@@ -282,11 +284,10 @@ func loadModel(path string) (*model.Model, error) {
 	return model.Load(path)
 }
 
-// unfloored returns a copy of m whose heuristic is the network's alone
-// (-no-floor), not floored at the problems' (model.Config.Floor).
-func unfloored(m *model.Model) (*model.Model, error) {
-	c := m.Config()
-	c.Floor = false
+// withConfig returns a copy of m's weights in a network of c, which must
+// have m's layers: how a network takes other settings (-no-floor, the
+// run's settings for -model).
+func withConfig(m *model.Model, c model.Config) (*model.Model, error) {
 	n, err := model.New(c, 0)
 	if err != nil {
 		return nil, err
