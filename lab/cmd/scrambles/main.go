@@ -1,6 +1,7 @@
-// Command scrambles trains a Rubik's cube network without search, on
-// random scrambles read backwards, into a network directory (-out) or a
-// run directory that goes on across sessions (-dir, -resume); see package
+// Command scrambles trains a network of the Rubik's cube or of the
+// sliding-tile puzzle without search, on random scrambles read backwards,
+// into a network directory (-out) or a run directory that goes on across
+// sessions (-dir, -resume); see package
 // github.com/phs-go/phs/lab/internal/scrambles for its flags.
 package main
 

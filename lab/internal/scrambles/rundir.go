@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/phs-go/phs/domain/rubiks"
 	"github.com/phs-go/phs/internal/atomicfile"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
@@ -25,7 +24,7 @@ import (
 // it resumes from any path:
 //
 //   - SettingsFile: the run's Settings, written when it starts;
-//   - ValidFile: its validation cubes, if any, one facelet string a line;
+//   - ValidFile: its validation problems, if any, in the puzzle's format;
 //   - CheckpointDir: the network (config.json, weights.safetensors),
 //     Adam's state (optimizer.safetensors: model.Trainer.Save), the
 //     target network's weights with -davi (TargetFile) and where the run
@@ -102,8 +101,9 @@ type Validation struct {
 	Seconds float64 `json:"valid_seconds"`
 }
 
-// A runDir is an open run directory.
-type runDir struct {
+// A runDir is an open run directory of a puzzle of states S.
+type runDir[S comparable] struct {
+	pz     *puzzle[S]
 	dir    string
 	s      Settings
 	rows   []Row
@@ -112,14 +112,14 @@ type runDir struct {
 
 // startRun starts a run in dir, which must not hold one, with settings s
 // and network m, and trains it to its limits.
-func startRun(ctx context.Context, dir, from, valid string, s Settings, m *model.Model, limit time.Duration, rounds int, stderr io.Writer) error {
+func startRun[S comparable](ctx context.Context, pz *puzzle[S], dir, from, valid string, s Settings, m *model.Model, limit time.Duration, rounds int, stderr io.Writer) error {
 	if _, err := os.Stat(filepath.Join(dir, SettingsFile)); err == nil {
 		return fmt.Errorf("-dir %s holds a run already; go on with it with -resume %s", dir, dir)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	r, err := openRun(dir, s)
+	r, err := openRun(pz, dir, s)
 	if err != nil {
 		return err
 	}
@@ -131,20 +131,19 @@ func startRun(ctx context.Context, dir, from, valid string, s Settings, m *model
 		}
 		r.s = s
 	}
-	var cubes []*rubiks.Problem
+	var ps []search.Problem[S]
 	if valid != "" {
-		ps, err := rubiks.ReadFile(valid)
-		if err != nil {
+		if ps, err = pz.read(valid); err != nil {
 			return fmt.Errorf("-valid: %w", err)
 		}
-		var b strings.Builder
-		for _, p := range ps {
-			fmt.Fprintln(&b, p.Root())
-		}
-		if err := atomicfile.WriteFile(filepath.Join(dir, ValidFile), []byte(b.String())); err != nil {
+		b, err := pz.write(ps)
+		if err != nil {
 			return err
 		}
-		if cubes, err = rubiks.ReadFile(filepath.Join(dir, ValidFile)); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, ValidFile), b); err != nil {
+			return err
+		}
+		if ps, err = pz.read(filepath.Join(dir, ValidFile)); err != nil {
 			return err
 		}
 	}
@@ -155,9 +154,9 @@ func startRun(ctx context.Context, dir, from, valid string, s Settings, m *model
 	if err := atomicfile.WriteFile(filepath.Join(dir, SettingsFile), append(b, '\n')); err != nil {
 		return err
 	}
-	tr := newTrainer(model.NewTrainer(m, model.TrainConfig{LearningRate: s.LR, Threads: s.Threads}), s.Step, s.Sync, s.DAVI, s.Greedy, s.Floor)
-	l := &loop{s: s, tr: tr, rng: newRNG(s.Seed), limit: limit, rounds: rounds, stderr: stderr, save: r.save}
-	if err := r.validation(l, cubes); err != nil {
+	tr := newTrainer(pz, model.NewTrainer(m, model.TrainConfig{LearningRate: s.LR, Threads: s.Threads}), s.Step, s.Sync, s.DAVI, s.Greedy, s.Floor)
+	l := &loop[S]{s: s, tr: tr, rng: newRNG(s.Seed), limit: limit, rounds: rounds, stderr: stderr, save: r.save}
+	if err := r.validation(l, ps); err != nil {
 		return err
 	}
 	l.st.NextValid = time.Duration(s.ValidEvery).Seconds()
@@ -169,27 +168,29 @@ func startRun(ctx context.Context, dir, from, valid string, s Settings, m *model
 	return l.run(ctx)
 }
 
-// resumeRun goes on with the run in dir to the time limit limit (0: the
-// last given) and to rounds rounds (if roundsSet; else the last given),
-// with threads goroutines a step (0: the settings').
-func resumeRun(ctx context.Context, dir string, limit time.Duration, rounds int, roundsSet bool, threads int, stderr io.Writer) error {
+// readSettings returns the settings of the run in dir.
+func readSettings(dir string) (Settings, error) {
 	b, err := os.ReadFile(filepath.Join(dir, SettingsFile))
 	if err != nil {
-		return fmt.Errorf("-resume %s: not a run directory of scrambles: %w", dir, err)
+		return Settings{}, fmt.Errorf("-resume %s: not a run directory of scrambles: %w", dir, err)
 	}
 	var s Settings
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&s); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, SettingsFile), err)
+		return Settings{}, fmt.Errorf("%s: %w", filepath.Join(dir, SettingsFile), err)
 	}
 	if err := s.check(); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, SettingsFile), err)
+		return Settings{}, fmt.Errorf("%s: %w", filepath.Join(dir, SettingsFile), err)
 	}
-	if threads != 0 {
-		s.Threads = threads
-	}
-	r, err := openRun(dir, s)
+	return s, nil
+}
+
+// resumeRun goes on with the run in dir, of puzzle pz and settings s, to
+// the time limit limit (0: the last given) and to rounds rounds (if
+// roundsSet; else the last given).
+func resumeRun[S comparable](ctx context.Context, pz *puzzle[S], dir string, s Settings, limit time.Duration, rounds int, roundsSet bool, stderr io.Writer) error {
+	r, err := openRun(pz, dir, s)
 	if err != nil {
 		return err
 	}
@@ -212,18 +213,18 @@ func resumeRun(ctx context.Context, dir string, limit time.Duration, rounds int,
 	return l.run(ctx)
 }
 
-// openRun locks the run directory dir, of settings s.
-func openRun(dir string, s Settings) (*runDir, error) {
+// openRun locks the run directory dir, of puzzle pz and settings s.
+func openRun[S comparable](pz *puzzle[S], dir string, s Settings) (*runDir[S], error) {
 	unlock, err := lock(filepath.Join(dir, LockFile))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	return &runDir{dir: dir, s: s, unlock: unlock}, nil
+	return &runDir[S]{pz: pz, dir: dir, s: s, unlock: unlock}, nil
 }
 
-// load reads the checkpoint, the validation cubes and the metrics of r,
-// and returns the loop that goes on with them.
-func (r *runDir) load(stderr io.Writer) (*loop, error) {
+// load reads the checkpoint, the validation problems and the metrics of
+// r, and returns the loop that goes on with them.
+func (r *runDir[S]) load(stderr io.Writer) (*loop[S], error) {
 	cp := filepath.Join(r.dir, CheckpointDir)
 	if _, err := os.Stat(cp); errors.Is(err, fs.ErrNotExist) {
 		// A checkpoint stopped between its two renames.
@@ -244,14 +245,14 @@ func (r *runDir) load(stderr io.Writer) (*loop, error) {
 		return nil, err
 	}
 	switch m := t.Model(); {
-	case m.Config().Domain != "rubiks":
-		return nil, fmt.Errorf("%s: a network of %s, not rubiks", cp, m.Config().Domain)
+	case m.Config().Domain != r.pz.domain:
+		return nil, fmt.Errorf("%s: a network of %s, not %s", cp, m.Config().Domain, r.pz.domain)
 	case r.s.DAVI && m.Config().Heads&model.Heuristic == 0:
 		return nil, fmt.Errorf("%s: -davi learns h, and the network has no heuristic head", cp)
 	case t.Steps() != st.Steps:
 		return nil, fmt.Errorf("%s: %d optimiser steps in %s, %d in %s", cp, t.Steps(), model.OptimizerFile, st.Steps, StateFile)
 	}
-	tr := newTrainer(t, r.s.Step, r.s.Sync, r.s.DAVI, r.s.Greedy, r.s.Floor)
+	tr := newTrainer(r.pz, t, r.s.Step, r.s.Sync, r.s.DAVI, r.s.Greedy, r.s.Floor)
 	if r.s.DAVI {
 		b, err := os.ReadFile(filepath.Join(cp, TargetFile))
 		if err == nil {
@@ -265,14 +266,14 @@ func (r *runDir) load(stderr io.Writer) (*loop, error) {
 	if err := rng.UnmarshalBinary(st.RNG); err != nil {
 		return nil, fmt.Errorf("%s: the generator's state: %w", filepath.Join(cp, StateFile), err)
 	}
-	l := &loop{s: r.s, tr: tr, rng: rng, st: st, limit: time.Duration(st.TimeLimit), rounds: st.Rounds, stderr: stderr, save: r.save}
-	var cubes []*rubiks.Problem
+	l := &loop[S]{s: r.s, tr: tr, rng: rng, st: st, limit: time.Duration(st.TimeLimit), rounds: st.Rounds, stderr: stderr, save: r.save}
+	var ps []search.Problem[S]
 	if r.s.Valid {
-		if cubes, err = rubiks.ReadFile(filepath.Join(r.dir, ValidFile)); err != nil {
+		if ps, err = r.pz.read(filepath.Join(r.dir, ValidFile)); err != nil {
 			return nil, err
 		}
 	}
-	if err := r.validation(l, cubes); err != nil {
+	if err := r.validation(l, ps); err != nil {
 		return nil, err
 	}
 	if r.rows, err = readRows(filepath.Join(r.dir, MetricsJSONL), st.Round); err != nil {
@@ -281,10 +282,10 @@ func (r *runDir) load(stderr io.Writer) (*loop, error) {
 	return l, nil
 }
 
-// validation sets l.validate to solve cubes with the network l trains, as
-// r's settings say; it leaves it nil without cubes.
-func (r *runDir) validation(l *loop, cubes []*rubiks.Problem) error {
-	if len(cubes) == 0 {
+// validation sets l.validate to solve the problems ps with the network l
+// trains, as r's settings say; it leaves it nil without problems.
+func (r *runDir[S]) validation(l *loop[S], ps []search.Problem[S]) error {
+	if len(ps) == 0 {
 		return nil
 	}
 	alg, err := search.Parse(r.s.ValidAlg)
@@ -295,25 +296,25 @@ func (r *runDir) validation(l *loop, cubes []*rubiks.Problem) error {
 	if lack := model.HeadsFor(alg) &^ m.Config().Heads; lack != 0 {
 		return fmt.Errorf("-valid-alg %s reads the %v, which the network has not", alg.Name(), lack)
 	}
-	var ev search.Evaluator[rubiks.State] = model.NewEvaluator[rubiks.State](m)
+	var ev search.Evaluator[S] = model.NewEvaluator[S](m)
 	if r.s.ValidFloor {
-		ev = search.HeuristicFloor[rubiks.State]{Evaluator: ev}
+		ev = search.HeuristicFloor[S]{Evaluator: ev}
 	}
 	solver, err := search.NewSolver(alg, ev, search.Options{Budget: r.s.ValidBudget})
 	if err != nil {
 		return fmt.Errorf("-valid-alg %s: %w", alg.Name(), err)
 	}
-	l.validate = func(ctx context.Context, l *loop) (*Validation, error) {
+	l.validate = func(ctx context.Context, l *loop[S]) (*Validation, error) {
 		began := time.Now()
-		v := &Validation{Cubes: len(cubes)}
+		v := &Validation{Cubes: len(ps)}
 		var length, expansions int64
-		for _, c := range cubes {
-			res, err := solver.Solve(ctx, c)
+		for i, p := range ps {
+			res, err := solver.Solve(ctx, p)
 			if ctx.Err() != nil {
 				return nil, nil
 			}
 			if err != nil {
-				return nil, fmt.Errorf("validation: %s: %w", c.ID, err)
+				return nil, fmt.Errorf("validation: %s:%d: %w", ValidFile, i+1, err)
 			}
 			expansions += res.Expansions
 			if res.Solved {
@@ -324,9 +325,9 @@ func (r *runDir) validation(l *loop, cubes []*rubiks.Problem) error {
 		if v.Solved > 0 {
 			v.Length = float64(length) / float64(v.Solved)
 		}
-		v.Expansions = float64(expansions) / float64(len(cubes))
+		v.Expansions = float64(expansions) / float64(len(ps))
 		v.Seconds = time.Since(began).Seconds()
-		fmt.Fprintf(l.stderr, "scrambles: validation at round %d: %d of %d cubes solved, %.1f moves, %.0f expansions, %.0f s\n",
+		fmt.Fprintf(l.stderr, "scrambles: validation at round %d: %d of %d solved, %.1f moves, %.0f expansions, %.0f s\n",
 			l.st.Round, v.Solved, v.Cubes, v.Length, v.Expansions, v.Seconds)
 		return v, nil
 	}
@@ -335,7 +336,7 @@ func (r *runDir) validation(l *loop, cubes []*rubiks.Problem) error {
 
 // save writes a checkpoint of l, and its row of metrics if it trained
 // since the last.
-func (r *runDir) save(l *loop) error {
+func (r *runDir[S]) save(l *loop[S]) error {
 	st := &l.st
 	st.TimeLimit, st.Rounds = Duration(l.limit), l.rounds
 	st.Seconds, st.CPUSeconds = l.elapsed().Seconds(), l.baseCPU+(cpuTime()-l.startCPU).Seconds()
@@ -396,7 +397,7 @@ var metricsColumns = []string{"round", "steps", "states", "seconds", "train_seco
 
 // writeMetrics writes the rows of r to MetricsJSONL and MetricsCSV, each
 // replaced atomically.
-func (r *runDir) writeMetrics() error {
+func (r *runDir[S]) writeMetrics() error {
 	var j, c bytes.Buffer
 	w := csv.NewWriter(&c)
 	w.Write(metricsColumns)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/phs-go/phs/domain/rubiks"
+	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/model"
 )
 
@@ -27,6 +28,26 @@ func validCubes(t *testing.T, n int) string {
 	}
 	name := filepath.Join(t.TempDir(), "valid.txt")
 	if err := os.WriteFile(name, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// validBoards writes n sliding-tile boards of rows×cols cells, 1 to 3
+// moves from the goal, to a file and returns its name.
+func validBoards(t *testing.T, rows, cols, n int) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 7))
+	var ps []*stp.Problem[stp.LargeState]
+	for range n {
+		ps = append(ps, stp.GenerateWalk[stp.LargeState](rng, rows, cols, 1, 3))
+	}
+	var b bytes.Buffer
+	if err := stp.Write(&b, ps); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "valid.txt")
+	if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return name
@@ -64,9 +85,19 @@ func checkpointFiles(t *testing.T, dir string) map[string][]byte {
 // metrics have a row with a validation at every checkpoint; and that a
 // resumption at its limits is ErrFinished and changes nothing.
 func TestRunDir(t *testing.T) {
-	valid := validCubes(t, 3)
-	args := []string{"-units", "16", "-blocks", "1", "-max", "4", "-n", "8", "-step", "4", "-lr", "3e-3", "-davi", "-sync", "3", "-greedy",
-		"-valid", valid, "-valid-every", "1ns", "-valid-budget", "20", "-valid-floor=false", "-seed", "5", "-time", "1h"}
+	common := []string{"-max", "4", "-n", "8", "-step", "4", "-lr", "3e-3", "-davi", "-sync", "3", "-greedy",
+		"-valid-every", "1ns", "-valid-budget", "20", "-valid-floor=false", "-seed", "5", "-time", "1h"}
+	t.Run("rubiks", func(t *testing.T) {
+		checkRunDir(t, append([]string{"-units", "16", "-blocks", "1", "-valid", validCubes(t, 3)}, common...))
+	})
+	t.Run("stp", func(t *testing.T) {
+		checkRunDir(t, append([]string{"-domain", "stp", "-size", "3x4", "-valid", validBoards(t, 3, 4, 3)}, common...))
+	})
+}
+
+// checkRunDir checks a run of the flags args (three validation problems
+// among them) as TestRunDir says.
+func checkRunDir(t *testing.T, args []string) {
 	tmp := t.TempDir()
 	whole := filepath.Join(tmp, "whole")
 	if err := Run(context.Background(), append([]string{"-dir", whole, "-rounds", "6"}, args...), io.Discard); err != nil {
@@ -182,6 +213,8 @@ func TestRunDirErrors(t *testing.T) {
 		{[]string{"-dir", dir, "-save", "x"}, "-save"},
 		{[]string{"-dir", filepath.Join(t.TempDir(), "r"), "-alg", "gbfs", "-units", "8", "-blocks", "1", "-valid", valid, "-valid-alg", "levints"}, "reads the policy"},
 		{[]string{"-dir", filepath.Join(t.TempDir(), "r"), "-valid", filepath.Join(dir, "none")}, "none"},
+		{[]string{"-dir", filepath.Join(t.TempDir(), "r"), "-domain", "stp", "-size", "3x3", "-valid", valid}, "valid.txt"},
+		{[]string{"-dir", filepath.Join(t.TempDir(), "r"), "-domain", "stp", "-size", "3x3", "-valid", validBoards(t, 3, 4, 1)}, "3x4 board; want 3x3"},
 	} {
 		err := Run(context.Background(), tc.args, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -20,7 +20,7 @@ func TestUnscramble(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 200 {
 		sc := rubiks.Scramble(rng, 1, 30)
-		states, actions := unscramble(sc)
+		states, actions := cube().unscramble(sc)
 		if len(states) != len(sc) || len(actions) != len(sc) {
 			t.Fatalf("scramble of %d turns: %d states, %d actions", len(sc), len(states), len(actions))
 		}
@@ -110,6 +110,12 @@ func TestRun(t *testing.T) {
 		{[]string{"-out", out, "-model", filepath.Join(out, "none")}, "none"},
 		{[]string{"-out", out, "-alg", "nope"}, "nope"},
 		{[]string{"-out", out, "extra"}, "unexpected arguments"},
+		{[]string{"-out", out, "-domain", "nope"}, `-domain "nope"`},
+		{[]string{"-out", out, "-domain", "stp"}, "want ROWSxCOLS"},
+		{[]string{"-out", out, "-domain", "stp", "-size", "1x9"}, "-size 1x9"},
+		{[]string{"-out", out, "-domain", "stp", "-size", "3x3", "-units", "8"}, "-units and -blocks"},
+		{[]string{"-out", out, "-size", "3x3"}, "-size 3x3 is for -domain stp"},
+		{[]string{"-out", out, "-domain", "stp", "-size", "3x3", "-model", out}, "a network of rubiks, not stp"},
 	} {
 		err := Run(context.Background(), tc.args, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -119,86 +125,133 @@ func TestRun(t *testing.T) {
 }
 
 // TestBellman checks the targets of -davi against the target network's h
-// of each child evaluated on its own: min over the turns of 1 + max(h, 0)
-// (with -floor, 1 + max(h, 0, the child's rubiks.Problem.Heuristic), but
-// with -short), 1 next to the solved cube and 0 at it; and the turns of
-// -greedy: one of that minimum, the undoing turn next to the solved cube.
+// of each child evaluated on its own: min over the legal moves of
+// 1 + max(h, 0) (with -floor, 1 + max(h, 0, the child's lower bound), but
+// the cube's with -short), 1 next to the goal and 0 at it; and the moves
+// of -greedy: one of that minimum, the undoing move next to the goal. The
+// sliding-tile puzzle's boards have illegal moves.
 func TestBellman(t *testing.T) {
-	// A network whose h of the solved cube is positive, so that the
-	// solved child's 0 makes a difference.
+	pz, err := slidingTiles(3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, floor := range []bool{false, true} {
+		checkBellman(t, pz, floor)
+		if !testing.Short() { // the cube's pattern databases take 3 s to build
+			checkBellman(t, cube(), floor)
+		}
+	}
+}
+
+// checkBellman checks the targets of a trainer of pz with -floor or not,
+// as TestBellman says, on a scramble of 12 moves, with a network whose h
+// of the goal is positive, so that the goal's 0 makes a difference.
+func checkBellman[S comparable](t *testing.T, pz *puzzle[S], floor bool) {
 	var m *model.Model
-	logPi, h := make([]float64, rubiks.NumActions), make([]float64, 1)
+	logPi, h := make([]float64, pz.actions), make([]float64, 1)
 	for seed := uint64(1); m == nil; seed++ {
-		net, err := network("", "gbfs", 16, 1, seed)
+		net, err := network(pz, "", "gbfs", 16, 1, seed)
 		if err != nil {
 			t.Fatal(err)
 		}
-		solved, _ := rubiks.NewState(rubiks.Solved(), "")
-		if err := model.NewEvaluator[rubiks.State](net).Evaluate(solved, []rubiks.State{rubiks.Solved()}, logPi, h); err != nil {
+		if err := model.NewEvaluator[S](net).Evaluate(pz.problem, []S{pz.goal}, logPi, h); err != nil {
 			t.Fatal(err)
 		}
 		if h[0] > 0.01 {
 			m = net
 		}
 	}
-	for _, floor := range []bool{false, true} {
-		if floor && testing.Short() {
-			continue // the floor's pattern database takes 3 s to build
-		}
-		checkBellman(t, m, floor)
-	}
-}
-
-// checkBellman checks the targets of a trainer of m with -floor or not,
-// as TestBellman says.
-func checkBellman(t *testing.T, m *model.Model, floor bool) {
-	logPi, h := make([]float64, rubiks.NumActions), make([]float64, 1)
-	tr := newTrainer(model.NewTrainer(m, model.TrainConfig{LearningRate: 1e-3}), 1, 1, true, false, floor)
+	tr := newTrainer(pz, model.NewTrainer(m, model.TrainConfig{LearningRate: 1e-3}), 1, 1, true, false, floor)
 	rng := rand.New(rand.NewPCG(3, 4))
-	states, undo := unscramble(rubiks.Scramble(rng, 12, 12))
-	states, undo = append(states, rubiks.Solved()), append(undo, 0)
+	states, undo := pz.unscramble(pz.scramble(rng, 12, 12))
+	states, undo = append(states, pz.goal), append(undo, 0)
 	cost, turns := make([]float32, len(states)), slices.Clone(undo)
 	if err := tr.bellman(states, cost, turns); err != nil {
 		t.Fatal(err)
 	}
-	eval := model.NewEvaluator[rubiks.State](m)
+	eval := model.NewEvaluator[S](m)
 	for j, s := range states {
-		want, to := math.Inf(1), make([]float64, rubiks.NumActions)
-		for a := range rubiks.NumActions {
-			c, _ := rubiks.Apply(s, a)
-			if err := eval.Evaluate(tr.cube, []rubiks.State{c}, logPi, h); err != nil {
+		want, to := math.Inf(1), make([]float64, pz.actions)
+		for a := range pz.actions {
+			c, ok := pz.apply(s, a)
+			if !ok {
+				to[a] = math.Inf(1)
+				continue
+			}
+			if err := eval.Evaluate(pz.problem, []S{c}, logPi, h); err != nil {
 				t.Fatal(err)
 			}
 			hc := max(h[0], 0)
 			if floor {
-				hc = max(hc, tr.cube.Heuristic(c))
+				hc = max(hc, pz.problem.Heuristic(c))
 			}
-			if c == rubiks.Solved() {
+			if c == pz.goal {
 				hc = 0
 			}
 			to[a] = 1 + hc
 			want = min(want, to[a])
 		}
 		switch {
-		case s == rubiks.Solved():
+		case s == pz.goal:
 			want = 0
 			if turns[j] != undo[j] {
-				t.Errorf("the solved cube's turn changed from %d to %d", undo[j], turns[j])
+				t.Errorf("the goal's move changed from %d to %d", undo[j], turns[j])
 			}
 		case j == len(states)-2:
 			if want != 1 {
-				t.Fatalf("one turn from the goal, the independent target is %g; want 1", want)
+				t.Fatalf("one move from the goal, the independent target is %g; want 1", want)
 			}
 			if turns[j] != undo[j] {
-				t.Errorf("one turn from the goal: turn %d; want the undoing turn %d", turns[j], undo[j])
+				t.Errorf("one move from the goal: move %d; want the undoing move %d", turns[j], undo[j])
 			}
 		default:
 			if to[turns[j]] > want+1e-5 {
-				t.Errorf("state %d: turn %d to 1 + h = %g; want a turn to the least, %g", j, turns[j], to[turns[j]], want)
+				t.Errorf("state %d: move %d to 1 + h = %g; want a move to the least, %g", j, turns[j], to[turns[j]], want)
 			}
 		}
 		if math.Abs(float64(cost[j])-want) > 1e-5 {
 			t.Errorf("state %d: target %g; want %g", j, cost[j], want)
+		}
+	}
+}
+
+// TestWalk checks the sliding-tile scrambles: lengths in range, legal
+// moves, none undoing the one before, and their states undone back to the
+// goal.
+func TestWalk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, size := range [][2]int{{2, 2}, {2, 3}, {3, 3}, {6, 6}, {7, 7}} {
+		pz, err := slidingTiles(size[0], size[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 50 {
+			sc := pz.scramble(rng, 5, 40)
+			if len(sc) < 5 || len(sc) > 40 {
+				t.Fatalf("%v: a scramble of %d moves; want 5 to 40", size, len(sc))
+			}
+			s := pz.goal
+			for i, a := range sc {
+				var ok bool
+				if s, ok = pz.apply(s, a); !ok {
+					t.Fatalf("%v: scramble %v: move %d is illegal", size, sc, i)
+				}
+				if i > 0 && a == sc[i-1]^1 {
+					t.Fatalf("%v: scramble %v: move %d undoes the one before", size, sc, i)
+				}
+			}
+			states, actions := pz.unscramble(sc)
+			if states[0] != s {
+				t.Fatalf("%v: the trajectory starts elsewhere than the scrambled board", size)
+			}
+			for i, a := range actions {
+				if s, _ = pz.apply(s, a); i+1 < len(states) && s != states[i+1] {
+					t.Fatalf("%v: action %d leads elsewhere than state %d", size, i, i+1)
+				}
+			}
+			if s != pz.goal {
+				t.Fatalf("%v: the trajectory ends away from the goal", size)
+			}
 		}
 	}
 }
