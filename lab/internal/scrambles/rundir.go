@@ -154,7 +154,7 @@ func startRun[S comparable](ctx context.Context, pz *puzzle[S], dir, from, valid
 	if err := atomicfile.WriteFile(filepath.Join(dir, SettingsFile), append(b, '\n')); err != nil {
 		return err
 	}
-	tr := newTrainer(pz, model.NewTrainer(m, model.TrainConfig{LearningRate: s.LR, Threads: s.Threads}), s.Step, s.Sync, s.DAVI, s.Greedy, s.Floor)
+	tr := newTrainer(pz, model.NewTrainer(m, model.TrainConfig{LearningRate: s.LR, Threads: s.Threads}), s)
 	l := &loop[S]{s: s, tr: tr, rng: newRNG(s.Seed), limit: limit, rounds: rounds, stderr: stderr, save: r.save}
 	if err := r.validation(l, ps); err != nil {
 		return err
@@ -252,7 +252,7 @@ func (r *runDir[S]) load(stderr io.Writer) (*loop[S], error) {
 	case t.Steps() != st.Steps:
 		return nil, fmt.Errorf("%s: %d optimiser steps in %s, %d in %s", cp, t.Steps(), model.OptimizerFile, st.Steps, StateFile)
 	}
-	tr := newTrainer(r.pz, t, r.s.Step, r.s.Sync, r.s.DAVI, r.s.Greedy, r.s.Floor)
+	tr := newTrainer(r.pz, t, r.s)
 	if r.s.DAVI {
 		b, err := os.ReadFile(filepath.Join(cp, TargetFile))
 		if err == nil {

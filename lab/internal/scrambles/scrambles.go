@@ -10,11 +10,12 @@
 // of 1 + h of the child, h a target network's that copies the trained
 // weights every -sync steps, floored with -floor at the puzzle's
 // admissible heuristic, the cube's pattern databases or the Manhattan
-// distance; with -greedy too, the policy learns the move that value
+// distance, and capped with -cap at the moves left of the scramble, an
+// upper bound; with -greedy too, the policy learns the move that value
 // iteration picks, not the undoing move). The losses are the model's
 // (model.Trainer), at weight 1 a scramble:
 //
-//	scrambles -out DIR [-domain rubiks | -domain stp -size RxC] [-model DIR | -alg phsstar [-units 256 -blocks 4]] [-min 1] [-max 20] [-n 512] [-step 32] [-lr 1e-3] [-davi [-sync 500] [-greedy] [-floor]] [-time 10m] [-rounds 0] [-seed 1] [-threads 1]
+//	scrambles -out DIR [-domain rubiks | -domain stp -size RxC] [-model DIR | -alg phsstar [-units 256 -blocks 4]] [-min 1] [-max 20] [-n 512] [-step 32] [-lr 1e-3] [-davi [-sync 500] [-greedy] [-floor] [-cap]] [-time 10m] [-rounds 0] [-seed 1] [-threads 1]
 //	scrambles -dir DIR [the same flags] [-valid FILE [-valid-every 15m] [-valid-alg gbfs] [-valid-budget 2000] [-valid-floor=true]]
 //	scrambles -resume DIR [-time TOTAL] [-rounds N] [-threads N]
 //
@@ -84,6 +85,7 @@ type Settings struct {
 	Sync   int  `json:"sync"`
 	Greedy bool `json:"greedy"`
 	Floor  bool `json:"floor"`
+	Cap    bool `json:"cap,omitempty"`
 	// Save is the longest time between two checkpoints; Threads the
 	// goroutines of a step.
 	Save    Duration `json:"save"`
@@ -127,6 +129,8 @@ func (s *Settings) check() error {
 		return errors.New("-greedy needs -davi")
 	case s.Floor && !s.DAVI:
 		return errors.New("-floor needs -davi")
+	case s.Cap && !s.DAVI:
+		return errors.New("-cap needs -davi")
 	case s.Threads < 1 || s.Threads > model.MaxThreads:
 		return fmt.Errorf("-threads %d; want 1 to %d", s.Threads, model.MaxThreads)
 	case s.Units < 1 || s.Blocks < 1:
@@ -195,6 +199,7 @@ func Run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.BoolVar(&s.DAVI, "davi", false, "learn h by approximate value iteration (DeepCubeA's DAVI) against a target network, not the moves left")
 	fs.BoolVar(&s.Greedy, "greedy", false, "with -davi, the policy learns the move to the child of least h by the target network (the undoing move on ties), not the undoing move")
 	fs.BoolVar(&s.Floor, "floor", false, "with -davi, the target network's h of a child is at least the puzzle's admissible heuristic (the cube's pattern databases, the Manhattan distance)")
+	fs.BoolVar(&s.Cap, "cap", false, "with -davi, no target above the moves left of its scramble, the length of a path to the goal")
 	fs.IntVar(&s.Sync, "sync", 500, "with -davi, optimiser steps between two copies of the weights to the target network (≥ 1)")
 	fs.IntVar(&s.Threads, "threads", 1, fmt.Sprintf("goroutines of a step, 1 to %d", model.MaxThreads))
 	fs.StringVar(&o.valid, "valid", "", "with -dir, a file of validation problems (phs generate rubiks or stp), copied into the run directory")
@@ -300,7 +305,7 @@ func run[S comparable](ctx context.Context, o *options, pz *puzzle[S], stderr io
 	if o.dir != "" {
 		return startRun(ctx, pz, o.dir, o.from, o.valid, s, m, o.limit, o.rounds, stderr)
 	}
-	tr := newTrainer(pz, model.NewTrainer(m, model.TrainConfig{LearningRate: s.LR, Threads: s.Threads}), s.Step, s.Sync, s.DAVI, s.Greedy, s.Floor)
+	tr := newTrainer(pz, model.NewTrainer(m, model.TrainConfig{LearningRate: s.LR, Threads: s.Threads}), s)
 	l := &loop[S]{s: s, tr: tr, rng: newRNG(s.Seed), limit: o.limit, rounds: o.rounds, stderr: stderr,
 		save: func(*loop[S]) error { return model.Save(o.out, m) }}
 	if err := l.run(ctx); err != nil {

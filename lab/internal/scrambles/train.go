@@ -16,6 +16,7 @@ type trainer[S comparable] struct {
 	size    int // values of an encoded state
 	davi    bool
 	greedy  bool // with davi, the policy learns bellman's actions
+	cap     bool // with davi, no target above the moves left of its scramble
 	sync    int  // steps between two copies of the weights to target
 	target  *model.Model
 	eval    search.Evaluator[S] // of target, floored or not
@@ -28,18 +29,18 @@ type trainer[S comparable] struct {
 }
 
 // newTrainer returns a trainer that takes tr's steps on scrambles of pz,
-// step of them a step, as the flags of the same names say; with davi,
-// its target network is a copy of tr's model, and floor raises the h of
+// as the settings s say (Step, DAVI, Sync, Greedy, Floor, Cap): with DAVI,
+// its target network is a copy of tr's model, and Floor raises the h of
 // each child of the targets to the puzzle's heuristic, a lower bound.
-func newTrainer[S comparable](pz *puzzle[S], tr *model.Trainer, step, sync int, davi, greedy, floor bool) *trainer[S] {
+func newTrainer[S comparable](pz *puzzle[S], tr *model.Trainer, s Settings) *trainer[S] {
 	m := tr.Model()
 	c := m.Config()
 	t := &trainer[S]{pz: pz, t: tr, size: c.Channels * c.Height * c.Width,
-		davi: davi, greedy: greedy, sync: sync, samples: make([]model.Sample, step)}
-	if davi {
+		davi: s.DAVI, greedy: s.Greedy, cap: s.Cap, sync: s.Sync, samples: make([]model.Sample, s.Step)}
+	if s.DAVI {
 		t.target = m.Clone()
 		t.eval = model.NewEvaluator[S](t.target)
-		if floor {
+		if s.Floor {
 			t.eval = search.HeuristicFloor[S]{Evaluator: t.eval}
 		}
 	}
@@ -50,7 +51,8 @@ func newTrainer[S comparable](pz *puzzle[S], tr *model.Trainer, step, sync int, 
 // backwards: each state's action is the one that undoes the scramble's
 // move into it, its cost-to-go the moves left or, with davi, the
 // smallest of 1 + h over its children by the target network (0 at the
-// goal) and, with greedy, its action the move to that child.
+// goal), with cap at most the moves left, and, with greedy, its action
+// the move to that child.
 func (t *trainer[S]) step(scrambles [][]int) (model.Losses, error) {
 	for i, sc := range scrambles {
 		states, actions := t.pz.unscramble(sc)
@@ -71,6 +73,11 @@ func (t *trainer[S]) step(scrambles [][]int) (model.Losses, error) {
 			}
 			if err := t.bellman(states, smp.CostToGo, turns); err != nil {
 				return model.Losses{}, err
+			}
+			if t.cap {
+				for j := range smp.CostToGo {
+					smp.CostToGo[j] = min(smp.CostToGo[j], float32(k-j))
+				}
 			}
 		}
 	}

@@ -161,7 +161,7 @@ func checkBellman[S comparable](t *testing.T, pz *puzzle[S], floor bool) {
 			m = net
 		}
 	}
-	tr := newTrainer(pz, model.NewTrainer(m, model.TrainConfig{LearningRate: 1e-3}), 1, 1, true, false, floor)
+	tr := newTrainer(pz, model.NewTrainer(m, model.TrainConfig{LearningRate: 1e-3}), Settings{Step: 1, Sync: 1, DAVI: true, Floor: floor})
 	rng := rand.New(rand.NewPCG(3, 4))
 	states, undo := pz.unscramble(pz.scramble(rng, 12, 12))
 	states, undo = append(states, pz.goal), append(undo, 0)
@@ -253,5 +253,51 @@ func TestWalk(t *testing.T) {
 				t.Fatalf("%v: the trajectory ends away from the goal", size)
 			}
 		}
+	}
+}
+
+// TestCap checks -cap: each target is the least of value iteration's and
+// of the moves left of its scramble, which binds on some: the network
+// first learns the moves left of scrambles of 30 moves, too many next to
+// the goal.
+func TestCap(t *testing.T) {
+	pz, err := slidingTiles(3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := network(pz, "", "wastar", 0, 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(8, 9))
+	pre := newTrainer(pz, model.NewTrainer(m, model.TrainConfig{LearningRate: 1e-2}), Settings{Step: 1})
+	for range 50 {
+		if _, err := pre.step([][]int{pz.scramble(rng, 30, 30)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := pz.scramble(rng, 20, 20)
+	capped := newTrainer(pz, model.NewTrainer(m.Clone(), model.TrainConfig{LearningRate: 1e-3}), Settings{Step: 1, Sync: 1000, DAVI: true, Cap: true})
+	if _, err := capped.step([][]int{sc}); err != nil {
+		t.Fatal(err)
+	}
+	plain := newTrainer(pz, model.NewTrainer(m.Clone(), model.TrainConfig{LearningRate: 1e-3}), Settings{Step: 1, Sync: 1000, DAVI: true})
+	states, _ := pz.unscramble(sc)
+	cost := make([]float32, len(states))
+	if err := plain.bellman(states, cost, nil); err != nil {
+		t.Fatal(err)
+	}
+	binds := 0
+	for j, got := range capped.samples[0].CostToGo {
+		left := float32(len(states) - j)
+		if want := min(cost[j], left); got != want {
+			t.Errorf("state %d: target %g; want min(%g, %g)", j, got, cost[j], left)
+		}
+		if left < cost[j] {
+			binds++
+		}
+	}
+	if binds == 0 {
+		t.Errorf("the cap binds on no state; the test tells nothing")
 	}
 }
