@@ -28,16 +28,34 @@ const (
 // (weights_sha256), and the weights to weights.safetensors, one F32
 // tensor per parameter, named and shaped as the parameter (see Params and
 // docs/MODEL_FORMAT.md), each file replaced atomically.
-func Save(dir string, m *Model) error {
+func Save(dir string, m *Model) error { return save(dir, m, safetensors.F32) }
+
+// SaveF16 is Save with the weights in half precision, F16 tensors: half
+// the file, each weight rounded to the nearest binary16 (11 significant
+// bits; below 2^−14 in steps of 2^−24), which Load reads back exactly. A
+// weight of magnitude 65520 or more, beyond the range, is an error.
+func SaveF16(dir string, m *Model) error {
+	for _, p := range m.Params() {
+		for i, v := range p.Data {
+			if h := safetensors.ToF16(v); h&0x7fff == 0x7c00 {
+				return fmt.Errorf("model: parameter %s: value %d, %g, beyond half precision's ±65504", p.Name, i, v)
+			}
+		}
+	}
+	return save(dir, m, safetensors.F16)
+}
+
+// save is Save with the tensors made by enc.
+func save(dir string, m *Model, enc func([]int, []float32) safetensors.Tensor) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
-	ps := params(m, "")
-	cfg, err := configJSON(m.cfg, digest(ps))
+	ts := stored(params(m, ""), enc)
+	cfg, err := configJSON(m.cfg, safetensors.Digest(ts))
 	if err != nil {
 		return err
 	}
-	w, err := encodeSafetensors(ps, nil)
+	w, err := safetensors.Encode(ts, nil)
 	if err != nil {
 		return err
 	}
@@ -241,7 +259,8 @@ func (t *Trainer) Save(dir string) error {
 		ts["m/"+p.Name] = tensor{shape: p.Shape, data: t.opt.M[i]}
 		ts["v/"+p.Name] = tensor{shape: p.Shape, data: t.opt.V[i]}
 	}
-	b, err := encodeSafetensors(ts, map[string]string{"step": strconv.Itoa(t.opt.T), safetensors.DigestKey: digest(ts)})
+	st := stored(ts, safetensors.F32)
+	b, err := safetensors.Encode(st, map[string]string{"step": strconv.Itoa(t.opt.T), safetensors.DigestKey: safetensors.Digest(st)})
 	if err != nil {
 		return err
 	}

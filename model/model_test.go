@@ -581,9 +581,12 @@ func TestSafetensors(t *testing.T) {
 		msg  string
 	}{
 		// Package internal/safetensors tests the checks of the format;
-		// here, those of the model (F32, finite values) and one passed on.
-		{"dtype", append(header(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`), make([]byte, 8)...), `tensor "a": dtype "F64", want F32`},
-		{"unknown dtype", append(header(`{"a":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}}`), make([]byte, 2)...), `dtype "F16"`},
+		// here, those of the model (F32 or F16, finite values) and one
+		// passed on.
+		{"dtype", append(header(`{"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`), make([]byte, 8)...), `tensor "a": dtype "F64", want F32 or F16`},
+		{"unknown dtype", append(header(`{"a":{"dtype":"BF16","shape":[1],"data_offsets":[0,2]}}`), make([]byte, 2)...), `dtype "BF16"`},
+		{"F16 NaN", append(header(`{"w":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}}`), 0, 0x3c, 0x01, 0x7e), `tensor "w": value 1 of 2 is NaN`},
+		{"F16 -Inf", append(header(`{"w":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}}`), 0, 0xfc), `tensor "w": value 0 of 1 is -Inf`},
 		{"truncated data", b[:len(b)-1], "do not fit"},
 		{"NaN", append(header(`{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`), 0, 0, 0x80, 0x3f, 0, 0, 0xc0, 0x7f), `tensor "w": value 1 of 2 is NaN`},
 		{"+Inf", append(header(`{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}`), 0, 0, 0x80, 0x7f), `tensor "w": value 0 of 1 is +Inf`},

@@ -17,24 +17,20 @@ type tensor struct {
 // encodeSafetensors returns the safetensors encoding of tensors, all F32,
 // and meta (see package internal/safetensors).
 func encodeSafetensors(tensors map[string]tensor, meta map[string]string) ([]byte, error) {
-	ts := make(map[string]safetensors.Tensor, len(tensors))
-	for n, t := range tensors {
-		ts[n] = safetensors.F32(t.shape, t.data)
-	}
-	return safetensors.Encode(ts, meta)
+	return safetensors.Encode(stored(tensors, safetensors.F32), meta)
 }
 
-// digest returns the SHA-256 of tensors as a safetensors file holds them
-// (safetensors.Digest).
-func digest(tensors map[string]tensor) string {
+// stored returns tensors as a safetensors file holds them, each made by
+// enc (safetensors.F32 or F16).
+func stored(tensors map[string]tensor, enc func([]int, []float32) safetensors.Tensor) map[string]safetensors.Tensor {
 	ts := make(map[string]safetensors.Tensor, len(tensors))
 	for n, t := range tensors {
-		ts[n] = safetensors.F32(t.shape, t.data)
+		ts[n] = enc(t.shape, t.data)
 	}
-	return safetensors.Digest(ts)
+	return ts
 }
 
-// decodeSafetensors reads a safetensors file of F32 tensors (see
+// decodeSafetensors reads a safetensors file of F32 or F16 tensors (see
 // safetensors.Decode for the checks of the format). Every value must be
 // a finite number: a NaN or an infinity is an error that names its
 // tensor.
@@ -52,10 +48,15 @@ func decodeDigest(b []byte) (map[string]tensor, string, map[string]string, error
 	}
 	tensors := make(map[string]tensor, len(ts))
 	for name, st := range ts {
-		if st.DType != "F32" {
-			return nil, "", nil, fmt.Errorf("safetensors: tensor %q: dtype %q, want F32", name, st.DType)
+		t := tensor{shape: st.Shape}
+		switch st.DType {
+		case "F32":
+			t.data = st.F32s()
+		case "F16":
+			t.data = st.F16s()
+		default:
+			return nil, "", nil, fmt.Errorf("safetensors: tensor %q: dtype %q, want F32 or F16", name, st.DType)
 		}
-		t := tensor{shape: st.Shape, data: st.F32s()}
 		for i, v := range t.data {
 			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
 				return nil, "", nil, fmt.Errorf("safetensors: tensor %q: value %d of %d is %v", name, i, len(t.data), v)

@@ -40,7 +40,7 @@ DEFAULTS = {"conv": {"filters": 32, "kernel": 2, "hidden": 128},
             "resnet": {"units": 128, "blocks": 2, "hidden": 128}}
 
 
-DTYPES = {"F32": "<f4", "F64": "<f8", "I64": "<i8", "U64": "<u8", "I32": "<i4", "U16": "<u2", "U8": "u1"}
+DTYPES = {"F16": "<f2", "F32": "<f4", "F64": "<f8", "I64": "<i8", "U64": "<u8", "I32": "<i4", "U16": "<u2", "U8": "u1"}
 
 
 def read_safetensors(path, sha256=None):
@@ -122,8 +122,10 @@ def load_model(directory):
     out = {}
     for name, shape in shapes.items():
         t = weights[name]
+        if t.dtype == np.float16:  # model.SaveF16's: exactly representable
+            t = t.astype(np.float32)
         if t.dtype != np.float32:
-            raise ValueError(f"{directory}: tensor {name} is {t.dtype}, want float32")
+            raise ValueError(f"{directory}: tensor {name} is {t.dtype}, want float32 or float16")
         if t.shape != shape and len(shape) == 4 and t.shape == (shape[0], int(np.prod(shape[1:]))):
             t = t.reshape(shape)  # the legacy layout
         if t.shape != shape:

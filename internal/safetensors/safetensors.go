@@ -37,7 +37,7 @@ type Tensor struct {
 
 // dtypeSize is the size in bytes of the values of the dtypes read and
 // written.
-var dtypeSize = map[string]int{"F32": 4, "F64": 8, "I64": 8, "U64": 8, "I32": 4, "U16": 2, "U8": 1}
+var dtypeSize = map[string]int{"F16": 2, "F32": 4, "F64": 8, "I64": 8, "U64": 8, "I32": 4, "U16": 2, "U8": 1}
 
 type tensorHeader struct {
 	DType       string   `json:"dtype"`

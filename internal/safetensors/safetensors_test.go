@@ -94,7 +94,7 @@ func TestEncodeErrors(t *testing.T) {
 		t    Tensor
 		msg  string
 	}{
-		{"dtype", Tensor{"F16", []int{1}, make([]byte, 2)}, `dtype "F16"`},
+		{"dtype", Tensor{"BF16", []int{1}, make([]byte, 2)}, `dtype "BF16"`},
 		{"short", Tensor{"F32", []int{2}, make([]byte, 4)}, "4 bytes for shape [2] of F32"},
 		{"long", Tensor{"U8", []int{2}, make([]byte, 3)}, "3 bytes for shape [2] of U8"},
 		{"negative", Tensor{"U8", []int{-1}, nil}, "bytes for shape [-1]"},
@@ -182,7 +182,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"bad JSON", header(`{"a":}  `), "header"},
 		{"trailing JSON", header(`{} {}   `), "header"},
 		{"tensor not an object", header(`{"a":1}`), `tensor "a"`},
-		{"dtype", append(header(`{"a":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}}`), make([]byte, 2)...), `tensor "a": dtype "F16"`},
+		{"dtype", append(header(`{"a":{"dtype":"BF16","shape":[1],"data_offsets":[0,2]}}`), make([]byte, 2)...), `tensor "a": dtype "BF16"`},
 		{"shape", append(header(`{"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}}`), make([]byte, 4)...), "bad shape"},
 		{"shape overflow", header(`{"a":{"dtype":"U8","shape":[65536,65536],"data_offsets":[0,0]}}`), "bad shape"},
 		{"size", append(header(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}}`), make([]byte, 4)...), "do not fit"},
