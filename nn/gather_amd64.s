@@ -41,9 +41,19 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $64
 // For s < n and r < rows, copies the run values at src[s·sampleStride +
 // r·rowStride] to dst[(s·rows+r)·run]: eight values at a time, the last
 // run%8 through a mask, so that nothing outside the runs is read or
-// written. run > 0.
+// written. run > 0. The mask's zeros are stored too, past the run, where
+// the runs after it write (they end at least eight values further): a
+// masked store is slow on some CPUs (microcoded on AMD's), a masked load
+// is not.
 TEXT ·gatherAVX2(SB), NOSPLIT, $0-56
 	RUNS
+	// DX: the end of dst, n·rows·(32·chunks + the tail's bytes) after it.
+	MOVQ  R10, AX
+	SHLQ  $5, AX
+	ADDQ  BX, AX
+	IMULQ R9, AX
+	IMULQ R8, AX
+	LEAQ  (DI)(AX*1), DX
 
 sample:
 	TESTQ R8, R8
@@ -71,6 +81,14 @@ tail:
 	TESTQ      BX, BX
 	JEQ        nextrow
 	VMASKMOVPS (AX), Y15, Y0
+	LEAQ       32(DI), CX
+	CMPQ       CX, DX
+	JHI        last
+	VMOVUPS    Y0, (DI)
+	ADDQ       BX, DI
+	JMP        nextrow
+
+last:
 	VMASKMOVPS Y0, Y15, (DI)
 	ADDQ       BX, DI
 

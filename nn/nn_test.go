@@ -600,16 +600,25 @@ func TestForwardReLU(t *testing.T) {
 	}
 }
 
-// BenchmarkIm2col measures the im2col of the paper's first convolution on
-// a Sokoban batch of 32 (4 channels of 10x10, kernel 2x2).
+// BenchmarkIm2col measures the im2col of the paper's first convolution
+// (kernel 2x2) on batches of 32: Sokoban's 4 channels of 10x10 (runs of 9
+// values), the 5x5 and 6x6 sliding-tile puzzles' 25 of 5x5 and 36 of 6x6
+// (runs of 4 and 5).
 func BenchmarkIm2col(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	l := NewConv2D("c", rng, 4, 10, 10, 32, 2)
-	const n = 32
-	x := randSlice(rng, n*4*10*10)
-	col := make([]float32, l.ColSize(n))
-	for b.Loop() {
-		l.im2col(x, NCHW, n, col)
+	for _, c := range []struct {
+		name   string
+		ch, hw int
+	}{{"sokoban", 4, 10}, {"stp5", 25, 5}, {"stp6", 36, 6}} {
+		b.Run(c.name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			l := NewConv2D("c", rng, c.ch, c.hw, c.hw, 32, 2)
+			const n = 32
+			x := randSlice(rng, n*c.ch*c.hw*c.hw)
+			col := make([]float32, l.ColSize(n))
+			for b.Loop() {
+				l.im2col(x, NCHW, n, col)
+			}
+		})
 	}
 }
 
