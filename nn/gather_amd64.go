@@ -3,7 +3,7 @@
 package nn
 
 //go:noescape
-func gatherAVX2(dst, src *float32, n, rows, run, rowStride, sampleStride int)
+func gatherAVX2(dst, src *float32, n, rows, run, rowStride, sampleStride, srcLen int)
 
 // gather copies, for s < n and r < rows, the run values at
 // src[s·sampleStride + r·rowStride] to dst[(s·rows+r)·run], in AVX2
@@ -13,7 +13,7 @@ func gather(dst, src []float32, n, rows, run, rowStride, sampleStride int) {
 		return
 	}
 	if haveAVX2 {
-		gatherAVX2(&dst[0], &src[0], n, rows, run, rowStride, sampleStride)
+		gatherAVX2(&dst[0], &src[0], n, rows, run, rowStride, sampleStride, len(src))
 		return
 	}
 	gatherGo(dst, src, n, rows, run, rowStride, sampleStride)

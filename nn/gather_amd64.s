@@ -36,24 +36,28 @@ GLOBL lanes<>(SB), RODATA|NOPTR, $64
 	SHLQ $2, BX; \
 	SHRQ $3, R10
 
-// func gatherAVX2(dst, src *float32, n, rows, run, rowStride, sampleStride int)
+// func gatherAVX2(dst, src *float32, n, rows, run, rowStride, sampleStride, srcLen int)
 //
 // For s < n and r < rows, copies the run values at src[s·sampleStride +
 // r·rowStride] to dst[(s·rows+r)·run]: eight values at a time, the last
-// run%8 through a mask, so that nothing outside the runs is read or
-// written. run > 0. The mask's zeros are stored too, past the run, where
-// the runs after it write (they end at least eight values further): a
-// masked store is slow on some CPUs (microcoded on AMD's), a masked load
-// is not.
-TEXT ·gatherAVX2(SB), NOSPLIT, $0-56
+// run%8 as eight too where that stays within src (srcLen values) and
+// within the runs to come in dst, which overwrite what lies past the
+// run, and otherwise through a mask; nothing outside src and the runs is
+// read or written. run > 0. Masked loads and stores are slow on some
+// CPUs (microcoded on AMD's).
+TEXT ·gatherAVX2(SB), NOSPLIT, $8-64
 	RUNS
-	// DX: the end of dst, n·rows·(32·chunks + the tail's bytes) after it.
+	// DX: the end of dst, n·rows·(32·chunks + the tail's bytes) after it;
+	// srcend: the end of src.
 	MOVQ  R10, AX
 	SHLQ  $5, AX
 	ADDQ  BX, AX
 	IMULQ R9, AX
 	IMULQ R8, AX
 	LEAQ  (DI)(AX*1), DX
+	MOVQ  srcLen+56(FP), AX
+	LEAQ  (SI)(AX*4), AX
+	MOVQ  AX, srcend-8(SP)
 
 sample:
 	TESTQ R8, R8
@@ -80,15 +84,25 @@ chunk:
 tail:
 	TESTQ      BX, BX
 	JEQ        nextrow
-	VMASKMOVPS (AX), Y15, Y0
 	LEAQ       32(DI), CX
 	CMPQ       CX, DX
 	JHI        last
+	LEAQ       32(AX), CX
+	CMPQ       CX, srcend-8(SP)
+	JHI        maskedload
+	VMOVUPS    (AX), Y0
+	VMOVUPS    Y0, (DI)
+	ADDQ       BX, DI
+	JMP        nextrow
+
+maskedload:
+	VMASKMOVPS (AX), Y15, Y0
 	VMOVUPS    Y0, (DI)
 	ADDQ       BX, DI
 	JMP        nextrow
 
 last:
+	VMASKMOVPS (AX), Y15, Y0
 	VMASKMOVPS Y0, Y15, (DI)
 	ADDQ       BX, DI
 
