@@ -296,8 +296,10 @@ var domainName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 // sliding-tile puzzle and The Witness, each with its shipped model (package
 // models: a network of PHS* for Sokoban, of WA* for 5x5 puzzles, a context
 // model searched with LevinTS for The Witness), and the Rubik's cube,
-// without one. Without a model (or for problems their model cannot take)
-// they search with WA*, w = 5, for Sokoban; WA*, w = 8, for the
+// without one; a file of larger sliding-tile boards takes the shipped
+// model of its first one's size (models.Named("stp-6x6")), if any.
+// Without a model (or for problems their model cannot take) they search
+// with WA*, w = 5, for Sokoban; WA*, w = 8, for the
 // sliding-tile puzzle; A* for The Witness; and WA*, w = 10, with
 // rubiks.Problem.Estimate for the cube. On validation problems, one core:
 // 200 Boxoban levels, 34.5 moves (optimum 30.7, GBFS 43.5), 10,022
@@ -317,7 +319,11 @@ func Shipped() []Domain {
 		{&stpDomain{
 			small: stpDomainOf[stp.State](InitialBudget(stp.InitialBudget), WithGenerator(&stpGenerator{}), shipped("stp"),
 				NoModelAlgorithm(search.WAStar(stpNoModelW))),
-			large: stpDomainOf[stp.LargeState](NoModelAlgorithm(search.WAStar(stpNoModelW))),
+			large: func(rows, cols int) *domainOf[stp.LargeState] {
+				name := fmt.Sprintf("stp-%dx%d", rows, cols)
+				return stpDomainOf[stp.LargeState](NoModelAlgorithm(search.WAStar(stpNoModelW)),
+					DefaultModel(func() (models.Model, error) { return models.Named(name) }))
+			},
 		}},
 		NewDomain[witness.State]("witness", witness.Parse, ParseFirst(witness.ParseFirst),
 			ProblemID(func(p *witness.Problem) string { return p.ID }),
@@ -533,10 +539,14 @@ func (d *domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec
 
 // stpDomain is the sliding-tile puzzle: its puzzles are
 // stp.Problem[stp.State]s, or stp.Problem[stp.LargeState]s when a file has
-// a board of more than stp.MaxCells cells.
+// a board of more than stp.MaxCells cells. Each size of the latter has its
+// domain, whose default model is the shipped model of that size, if any
+// (models.Named("stp-6x6")).
 type stpDomain struct {
 	small *domainOf[stp.State]
-	large *domainOf[stp.LargeState]
+	// large returns the domain of stp.LargeState puzzles whose first large
+	// board has rows×cols cells.
+	large func(rows, cols int) *domainOf[stp.LargeState]
 }
 
 // stpDomainOf returns the sliding-tile domain of puzzles with state type S.
@@ -549,17 +559,38 @@ func (d *stpDomain) caps() *capabilities { return d.small.caps() }
 
 func (d *stpDomain) checkLearner(name string) error { return d.small.checkLearner(name) }
 
-// pick returns the domain of stp.LargeState puzzles if parse, called with
-// each file index from 0 to n-1, says that a file has a board too large
-// for a stp.State (an error that wraps stp.ErrLarge), and otherwise that
+// pick returns the domain of stp.LargeState puzzles of the size that
+// parse, called with each file index from 0 to n-1, returns for the first
+// file with a board too large for a stp.State (large), and otherwise that
 // of stp.State puzzles.
-func (d *stpDomain) pick(n int, parse func(i int) error) domain {
+func (d *stpDomain) pick(n int, parse func(i int) (rows, cols int, large bool)) domain {
 	for i := range n {
-		if err := parse(i); errors.Is(err, stp.ErrLarge) {
-			return d.large
+		if rows, cols, large := parse(i); large {
+			return d.large(rows, cols)
 		}
 	}
 	return d.small
+}
+
+// largeSize reads the first n puzzles of r, the file called name (all for
+// n ≤ 0), and returns how many it read and, if one of them is too large
+// for a stp.State (large), the size of the first such; 0x0 if the file
+// has an error (load reports it).
+func largeSize(r io.ReadSeeker, name string, n int) (rows, cols, read int, large bool) {
+	small, err := stp.ParseFirst[stp.State](r, name, n)
+	if !errors.Is(err, stp.ErrLarge) {
+		return 0, 0, len(small), false
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return 0, 0, 0, true
+	}
+	ps, err := stp.ParseFirst[stp.LargeState](r, name, n)
+	for _, p := range ps {
+		if err == nil && p.Rows*p.Cols > stp.MaxCells {
+			return p.Rows, p.Cols, len(ps), true
+		}
+	}
+	return 0, 0, len(ps), true
 }
 
 // pickFiles is pick of the first n puzzles of files (all for n ≤ 0; at
@@ -569,18 +600,18 @@ func (d *stpDomain) pickFiles(files []string, n int) domain {
 	if n > 0 && n <= maxProblems {
 		left = n
 	}
-	return d.pick(len(files), func(i int) error {
+	return d.pick(len(files), func(i int) (rows, cols int, large bool) {
 		if left <= 0 {
-			return nil
+			return 0, 0, false
 		}
 		f, err := os.Open(files[i])
 		if err != nil {
-			return err
+			return 0, 0, false // load reports it
 		}
 		defer f.Close()
-		ps, err := stp.ParseFirst[stp.State](f, files[i], left)
-		left -= len(ps)
-		return err
+		rows, cols, read, large := largeSize(f, files[i], left)
+		left -= read
+		return rows, cols, large
 	})
 }
 
@@ -597,9 +628,9 @@ func (d *stpDomain) train(ctx context.Context, cfg *trainConfig, resume bool, st
 }
 
 func (d *stpDomain) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec, files []cluster.File, opts cluster.WorkerOptions) error {
-	parse := func(i int) error {
-		_, err := stp.Parse[stp.State](bytes.NewReader(files[i].Data), files[i].Name)
-		return err
+	parse := func(i int) (rows, cols int, large bool) {
+		rows, cols, _, large = largeSize(bytes.NewReader(files[i].Data), files[i].Name, 0)
+		return rows, cols, large
 	}
 	return d.pick(len(files), parse).work(ctx, nc, spec, files, opts)
 }

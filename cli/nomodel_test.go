@@ -88,8 +88,10 @@ func TestNoModelDefaults(t *testing.T) {
 
 // TestNoShippedModelForSize checks that "phs solve" with no flags searches
 // without a model, with the domain's default, problems of a size that the
-// shipped model does not take (6x6 puzzles, small Sokoban levels), and
-// says so; and keeps the model for a size it takes.
+// shipped model does not take (4x4 puzzles, small Sokoban levels), and
+// says so; that it searches 6x6 puzzles, which have their own default
+// (none shipped yet), without trying the 5x5 model; and keeps the model
+// for a size it takes.
 func TestNoShippedModelForSize(t *testing.T) {
 	walk := "10:40"
 	if !testing.Short() {
@@ -108,10 +110,22 @@ func TestNoShippedModelForSize(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	if !strings.Contains(errOut, "shipped stp network takes none of the problems") || !strings.Contains(errOut, "as -model none") {
-		t.Errorf("no warning that the shipped model is left out:\n%s", errOut)
+	if strings.Contains(errOut, "takes none") {
+		t.Errorf("the 5x5 network was tried on 6x6 puzzles, which have their own default:\n%s", errOut)
 	}
 	replayRecords[stp.LargeState](t, "stp 6x6", decodeRecords(t, out), ps, "wastar")
+
+	// A 4x4 puzzle, of the 5x5 network's state type, leaves it out.
+	four := generate(t, "4x4.txt", "stp", "-size", "4x4", "-n", "2", "-walk", "10:20", "-seed", "4")
+	fs, err := stp.ReadFile[stp.State](four)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err = runPHS(t, "solve", "-domain", "stp", "-workers", "1", "-progress", "0", four)
+	if err != nil || !strings.Contains(errOut, "shipped stp network takes none of the problems") || !strings.Contains(errOut, "as -model none") {
+		t.Fatalf("4x4 puzzles: %v; want a warning that the shipped model is left out:\n%s", err, errOut)
+	}
+	replayRecords[stp.State](t, "stp 4x4", decodeRecords(t, out), fs, "wastar")
 
 	sok := writeFile(t, "levels.txt", sokobanFixture)
 	ls, err := sokoban.ReadFile(sok)

@@ -91,6 +91,11 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 	if err != nil {
 		return err
 	}
+	// A domain of several state types (the sliding-tile puzzle's) takes
+	// that of the files' problems, with its own default model.
+	if p, ok := d.(interface{ pickFiles([]string, int) domain }); ok {
+		d = p.pickFiles(files, cfg.first)
+	}
 	cfg.d = d
 	caps := d.caps()
 	if cfg.pruneDeadlocks && !caps.prunes {

@@ -1,12 +1,18 @@
 package cli
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/phs-go/phs/domain/stp"
+	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/models"
+	"github.com/phs-go/phs/report"
 	"github.com/phs-go/phs/search"
 )
 
@@ -105,10 +111,77 @@ func TestLargeBoards(t *testing.T) {
 			t.Errorf("%s: solved %v, %q: %v", r.Problem, r.Solved, r.Solution, err)
 		}
 	}
-	// The shipped model takes 5x5 puzzles: without -model, 7x7 ones are
-	// searched without it.
+	// No model of 7x7 is shipped: without -model, such puzzles are
+	// searched without one, and the 5x5 model is not tried.
 	out, errOut, err = runPHS(t, "solve", "-domain", "stp", "-progress", "0", files[0])
-	if recs := decodeRecords(t, out); err != nil || len(recs) != 5 || !recs[0].Solved || !strings.Contains(errOut, "7x7.txt#0: model: the model takes inputs of") {
+	if recs := decodeRecords(t, out); err != nil || len(recs) != 5 || !recs[0].Solved || recs[0].Algorithm != "wastar" || strings.Contains(errOut, "takes none") {
 		t.Errorf("7x7 without -model: %v, %+v\n%s", err, recs, errOut)
+	}
+}
+
+// TestDefaultModelBySize checks that the sliding-tile puzzle searches the
+// boards of a file with the default model of their size: a network for
+// 6x6 boards (its algorithm, GBFS, in the records, every solution
+// replayed; floored at the Manhattan distance), none for 7x7 (WA*, the
+// search without a model), and that the loader of a size stops solve and
+// test with its error. The size is that of the file's first board of
+// more than 25 cells.
+func TestDefaultModelBySize(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	boards := func(name string, sizes ...int) (string, []*stp.Problem[stp.LargeState]) {
+		var ps []*stp.Problem[stp.LargeState]
+		for _, n := range sizes {
+			ps = append(ps, stp.GenerateWalk[stp.LargeState](rng, n, n, 10, 20))
+		}
+		var b strings.Builder
+		if err := stp.Write(&b, ps); err != nil {
+			t.Fatal(err)
+		}
+		return writeFile(t, name, b.String()), ps
+	}
+	six, sixes := boards("six.txt", 6, 6)
+	seven, sevens := boards("seven.txt", 7, 7)
+	eight, _ := boards("eight.txt", 3, 8) // a small board first
+	cfg := model.ConfigFor[stp.LargeState]("stp", search.GBFS(), sixes[0])
+	cfg.Floor = true // at least the Manhattan distance: GBFS solves the walks at once
+	net, err := model.New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := errors.New("broken")
+	d := Domain{&stpDomain{
+		small: stpDomainOf[stp.State](NoModelAlgorithm(search.WAStar(stpNoModelW))),
+		large: func(rows, cols int) *domainOf[stp.LargeState] {
+			load := func() (models.Model, error) { return models.Model{}, fmt.Errorf("models: %w", models.ErrNoModel) }
+			switch {
+			case rows == 6 && cols == 6:
+				load = func() (models.Model, error) { return models.Model{Network: net}, nil }
+			case rows == 8 && cols == 8:
+				load = func() (models.Model, error) { return models.Model{}, broken }
+			}
+			return stpDomainOf[stp.LargeState](NoModelAlgorithm(search.WAStar(stpNoModelW)), DefaultModel(load))
+		},
+	}}
+	run := func(cmd, file string) ([]report.Record, error) {
+		var out, errOut strings.Builder
+		err := Run(context.Background(), []string{cmd, "-domain", "stp", "-progress", "0", "-workers", "1", file}, &out, &errOut, d)
+		if err != nil {
+			return nil, err
+		}
+		return decodeRecords(t, out.String()), nil
+	}
+	for _, cmd := range []string{"solve", "test"} {
+		recs, err := run(cmd, six)
+		if err != nil {
+			t.Fatalf("%s 6x6: %v", cmd, err)
+		}
+		replayRecords[stp.LargeState](t, cmd+" 6x6", recs, sixes, "gbfs")
+		if recs, err = run(cmd, seven); err != nil {
+			t.Fatalf("%s 7x7: %v", cmd, err)
+		}
+		replayRecords[stp.LargeState](t, cmd+" 7x7", recs, sevens, "wastar")
+		if _, err := run(cmd, eight); !errors.Is(err, broken) {
+			t.Errorf("%s 8x8: %v; want the loader's error", cmd, err)
+		}
 	}
 }
