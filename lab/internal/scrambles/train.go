@@ -21,10 +21,11 @@ type trainer[S comparable] struct {
 	target  *model.Model
 	eval    search.Evaluator[S] // of target, floored or not
 	samples []model.Sample
-	// The children of a step's states (a state itself in place of an
-	// illegal action's), their policies and heuristics.
+	// The children of a step's states by their legal actions, their
+	// policies and heuristics; child[j·actions+a] is the index there of
+	// state j's child by action a, −1 if a is illegal.
 	children    []S
-	legal       []bool
+	child       []int32
 	logPi, hVal []float64
 }
 
@@ -98,14 +99,15 @@ func (t *trainer[S]) step(scrambles [][]int) (model.Losses, error) {
 // if it is one (turns[j] is kept at the goal).
 func (t *trainer[S]) bellman(states []S, cost []float32, turns []int) error {
 	na := t.pz.actions
-	t.children, t.legal = t.children[:0], t.legal[:0]
+	t.children, t.child = t.children[:0], t.child[:0]
 	for _, s := range states {
 		for a := range na {
-			c, ok := t.pz.apply(s, a)
-			if !ok {
-				c = s
+			i := int32(-1)
+			if c, ok := t.pz.apply(s, a); ok {
+				i = int32(len(t.children))
+				t.children = append(t.children, c)
 			}
-			t.children, t.legal = append(t.children, c), append(t.legal, ok)
+			t.child = append(t.child, i)
 		}
 	}
 	n := len(t.children)
@@ -120,8 +122,8 @@ func (t *trainer[S]) bellman(states []S, cost []float32, turns []int) error {
 		}
 		// to(a) is 1 + h of the child by action a, +Inf if a is illegal.
 		to := func(a int) float64 {
-			switch i := j*na + a; {
-			case !t.legal[i]:
+			switch i := t.child[j*na+a]; {
+			case i < 0:
 				return math.Inf(1)
 			case t.children[i] == t.pz.goal:
 				return 1
