@@ -349,25 +349,45 @@ func (l *Dense) forward(x []float32, ldx, n int, y []float32) {
 	}
 }
 
+// transposeBlock is the side of the square blocks in which the
+// transposing passes below walk t and y, so that a block of y, 16 rows of
+// 16 values, stays in the cache while its columns are written: written
+// column by column, whole, y's rows of a large batch would be evicted
+// between two columns.
+const transposeBlock = 16
+
 // transposeAddReLU sets y[s][o] = max(t[o][s]+b[o], 0) for t of len(b)
 // rows of n values and y of n rows of len(b) values.
 func transposeAddReLU(t, b []float32, n int, y []float32) {
 	out := len(b)
-	for o, bo := range b {
-		for s, v := range t[o*n : (o+1)*n] {
-			y[s*out+o] = relu(v + bo)
+	for o0 := 0; o0 < out; o0 += transposeBlock {
+		for s0 := 0; s0 < n; s0 += transposeBlock {
+			s1 := min(s0+transposeBlock, n)
+			for o := o0; o < min(o0+transposeBlock, out); o++ {
+				bo := b[o]
+				for i, v := range t[o*n+s0 : o*n+s1] {
+					y[(s0+i)*out+o] = relu(v + bo)
+				}
+			}
 		}
 	}
 }
 
 // transposeAddResidualReLU sets y[s][o] = max(t[o][s]+b[o]+skip[s][o], 0)
 // for t of len(b) rows of n values and y and skip of n rows of len(b)
-// values.
+// values, in blocks as transposeAddReLU.
 func transposeAddResidualReLU(t, b, skip []float32, n int, y []float32) {
 	out := len(b)
-	for o, bo := range b {
-		for s, v := range t[o*n : (o+1)*n] {
-			y[s*out+o] = relu(v + bo + skip[s*out+o])
+	for o0 := 0; o0 < out; o0 += transposeBlock {
+		for s0 := 0; s0 < n; s0 += transposeBlock {
+			s1 := min(s0+transposeBlock, n)
+			for o := o0; o < min(o0+transposeBlock, out); o++ {
+				bo := b[o]
+				for i, v := range t[o*n+s0 : o*n+s1] {
+					j := (s0+i)*out + o
+					y[j] = relu(v + bo + skip[j])
+				}
+			}
 		}
 	}
 }
