@@ -570,18 +570,36 @@ func TestForwardReLU(t *testing.T) {
 		y[0] = float32(math.NaN())
 		return y
 	}
-	n := 3
+	close := func(x, y float32) bool { return math.Abs(float64(x-y)) <= 1e-6*(1+math.Abs(float64(y))) }
 	d := NewDense("d", rng, 6, 5)
 	d.Bias.Data = randSlice(rng, 5)
-	x := randSlice(rng, n*6)
-	want, got := garbage(n*5), garbage(n*5)
-	d.Forward(x, n, want)
-	ReLU(want)
-	d.ForwardReLU(x, n, got, garbage(n*5))
-	// Equal up to rounding: ForwardReLU computes the product transposed.
-	if !slices.EqualFunc(got, want, func(x, y float32) bool { return math.Abs(float64(x-y)) <= 1e-6*(1+math.Abs(float64(y))) }) {
-		t.Errorf("dense: ForwardReLU = %v, want %v", got, want)
+	// Below directBatch and from it on, where ForwardReLU and
+	// ForwardResidualReLU compute the product the other way; the
+	// residual's output is its skip, as in a residual block.
+	for _, n := range []int{3, directBatch + 7} {
+		x := randSlice(rng, n*6)
+		want, got := garbage(n*5), garbage(n*5)
+		d.Forward(x, n, want)
+		skip := randSlice(rng, n*5)
+		wantRes := slices.Clone(want)
+		for i := range wantRes {
+			wantRes[i] += skip[i]
+		}
+		ReLU(want)
+		ReLU(wantRes)
+		d.ForwardReLU(x, n, got, garbage(n*5))
+		// Equal up to rounding: ForwardReLU computes the product transposed.
+		if !slices.EqualFunc(got, want, close) {
+			t.Errorf("dense, %d rows: ForwardReLU = %v, want %v", n, got, want)
+		}
+		d.ForwardResidualReLU(x, skip, n, skip, garbage(n*5))
+		if !slices.EqualFunc(skip, wantRes, close) {
+			t.Errorf("dense, %d rows: ForwardResidualReLU = %v, want %v", n, skip, wantRes)
+		}
 	}
+
+	n := 3
+	var x, want, got []float32
 
 	c := NewConv2D("c", rng, 2, 4, 5, 3, 2)
 	c.Bias.Data = randSlice(rng, 3)
