@@ -585,12 +585,15 @@ func largeSize(r io.ReadSeeker, name string, n int) (rows, cols, read int, large
 		return 0, 0, 0, true
 	}
 	ps, err := stp.ParseFirst[stp.LargeState](r, name, n)
+	if err != nil {
+		return 0, 0, 0, true
+	}
 	for _, p := range ps {
-		if err == nil && p.Rows*p.Cols > stp.MaxCells {
+		if p.Rows*p.Cols > stp.MaxCells {
 			return p.Rows, p.Cols, len(ps), true
 		}
 	}
-	return 0, 0, len(ps), true
+	return 0, 0, len(ps), true // not reached: stp.State took them all
 }
 
 // pickFiles is pick of the first n puzzles of files (all for n ≤ 0; at
