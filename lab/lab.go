@@ -321,6 +321,7 @@ var SqrtLTSTraining = []TrainingRun{
 		Stopped: "stopped in iteration 4, behind α = 1 from iteration 2"},
 	{Name: "mix-phsstar", Method: "PHS*, ε = 0.01", Algorithm: "phsstar"},
 	{Name: "mix-sqrtlts-h", Method: "√LTS-H, α = 1, ε = 0.01", Algorithm: "sqrtlts:h:1"},
+	{Name: "mix-sqrtlts-lh", Method: "√LTS-LH, α = 1, ε = 0.01", Algorithm: "sqrtlts:lh:1"},
 }
 
 // A TrainingRun is a run of SqrtLTSTraining: the name of its directory,
