@@ -598,15 +598,13 @@ func TestForwardReLU(t *testing.T) {
 		}
 	}
 
-	n := 3
-	var x, want, got []float32
-
+	const n = 3
 	c := NewConv2D("c", rng, 2, 4, 5, 3, 2)
 	c.Bias.Data = randSlice(rng, 3)
-	x = randSlice(rng, n*2*4*5)
+	x := randSlice(rng, n*2*4*5)
 	size := 3 * n * c.OutH() * c.OutW()
 	col := make([]float32, c.ColSize(n))
-	want, got = garbage(size), garbage(size)
+	want, got := garbage(size), garbage(size)
 	c.Forward(x, NCHW, n, want, col)
 	ReLU(want)
 	c.ForwardReLU(x, NCHW, n, got, col)
@@ -746,6 +744,22 @@ func BenchmarkAddReLU(b *testing.B) {
 				for o, c := range bias {
 					f.pass(x[o*2048:(o+1)*2048], c)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkDenseReLU measures ForwardReLU of a layer of 256 inputs and
+// 256 outputs on a search's batch of 32, which it computes as W·xᵀ, and on
+// a training step's 4,096, as x·Wᵀ (directBatch).
+func BenchmarkDenseReLU(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	d := NewDense("d", rng, 256, 256)
+	for _, n := range []int{32, 4096} {
+		x, y, t := randSlice(rng, n*256), make([]float32, n*256), make([]float32, n*256)
+		b.Run(fmt.Sprint("n=", n), func(b *testing.B) {
+			for b.Loop() {
+				d.ForwardReLU(x, n, y, t)
 			}
 		})
 	}

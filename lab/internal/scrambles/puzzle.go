@@ -3,8 +3,8 @@ package scrambles
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
-	"strings"
 
 	"github.com/phs-go/phs/domain/rubiks"
 	"github.com/phs-go/phs/domain/stp"
@@ -54,13 +54,7 @@ func cube() *puzzle[rubiks.State] {
 			ps, err := rubiks.ReadFile(name)
 			return problems(ps), err
 		},
-		write: func(ps []search.Problem[rubiks.State]) ([]byte, error) {
-			var b strings.Builder
-			for _, p := range ps {
-				fmt.Fprintln(&b, p.Root())
-			}
-			return []byte(b.String()), nil
-		},
+		write: writer[rubiks.State](rubiks.Write),
 		config: func(alg search.Algorithm, units, blocks int) model.Config {
 			c := model.ConfigFor[rubiks.State]("rubiks", alg, p)
 			c.Arch, c.Units, c.Blocks = model.ResNet, units, blocks
@@ -99,15 +93,7 @@ func slidingTiles(rows, cols int) (*puzzle[stp.LargeState], error) {
 			}
 			return problems(ps), err
 		},
-		write: func(ps []search.Problem[stp.LargeState]) ([]byte, error) {
-			boards := make([]*stp.Problem[stp.LargeState], len(ps))
-			for i, q := range ps {
-				boards[i] = q.(*stp.Problem[stp.LargeState])
-			}
-			var b bytes.Buffer
-			err := stp.Write(&b, boards)
-			return b.Bytes(), err
-		},
+		write: writer[stp.LargeState](stp.Write[stp.LargeState]),
 		config: func(alg search.Algorithm, _, _ int) model.Config {
 			return model.ConfigFor[stp.LargeState]("stp", alg, p)
 		},
@@ -135,6 +121,20 @@ func walk(rng *rand.Rand, p *stp.Problem[stp.LargeState], n int) []int {
 		prev = a
 	}
 	return actions
+}
+
+// writer returns the puzzle's write of a domain's writer of problems of
+// type P.
+func writer[S comparable, P search.Problem[S]](write func(io.Writer, []P) error) func([]search.Problem[S]) ([]byte, error) {
+	return func(ps []search.Problem[S]) ([]byte, error) {
+		typed := make([]P, len(ps))
+		for i, p := range ps {
+			typed[i] = p.(P)
+		}
+		var b bytes.Buffer
+		err := write(&b, typed)
+		return b.Bytes(), err
+	}
 }
 
 // problems returns ps as search problems.
