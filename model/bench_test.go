@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -34,23 +35,27 @@ func flops(m *Model) float64 {
 }
 
 // benchShapes are the networks of the benchmarks: the paper's conv
-// networks, and ResNets on the 24-puzzle's encoding of the default sizes
-// (128 units, 2 blocks) and of 512 units and 4 blocks.
+// networks, ResNets on the 24-puzzle's encoding of the default sizes (128
+// units, 2 blocks) and of 512 units and 4 blocks, and the Rubik's cube's
+// ResNet of lab/runs/rubiks-davi (256 units, 4 blocks, 12 actions).
 var benchShapes = []struct {
 	name          string
 	c, h, w       int
 	arch          Arch
 	units, blocks int
+	actions       int // 0: 4
 }{
-	{"sokoban", 4, 10, 10, Conv, 0, 0}, {"witness", 9, 9, 9, Conv, 0, 0}, {"stp", 25, 5, 5, Conv, 0, 0},
-	{"stp-resnet", 25, 5, 5, ResNet, 0, 0}, {"stp-resnet512", 25, 5, 5, ResNet, 512, 4},
+	{"sokoban", 4, 10, 10, Conv, 0, 0, 0}, {"witness", 9, 9, 9, Conv, 0, 0, 0}, {"stp", 25, 5, 5, Conv, 0, 0, 0},
+	{"stp-resnet", 25, 5, 5, ResNet, 0, 0, 0}, {"stp-resnet512", 25, 5, 5, ResNet, 512, 4, 0},
+	{"rubiks-resnet256", 6, 9, 12, ResNet, 256, 4, 12},
 }
 
 // benchConfig returns the two-headed network of benchShapes[i].
 func benchConfig(i int) Config {
 	s := benchShapes[i]
+	actions := cmp.Or(s.actions, 4)
 	return Config{Domain: s.name, Algorithm: search.PHSh(), Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError,
-		Channels: s.c, Height: s.h, Width: s.w, Actions: 4, Arch: s.arch, Units: s.units, Blocks: s.blocks}
+		Channels: s.c, Height: s.h, Width: s.w, Actions: actions, Arch: s.arch, Units: s.units, Blocks: s.blocks}
 }
 
 // BenchmarkForward measures the two-headed networks on one goroutine at

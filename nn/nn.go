@@ -328,7 +328,7 @@ func (l *Dense) ForwardReLU(x []float32, n int, y, t []float32) {
 		return
 	}
 	Gemm(false, true, l.Out, n, l.In, 1, l.Weight.Data, l.In, x, l.In, 0, t, n)
-	transposeAddReLU(t, l.Bias.Data, n, y[:n*l.Out])
+	transposeAddReLU(t, l.Bias.Data, nil, n, y[:n*l.Out])
 }
 
 // directBatch is the least batch for which the dense layers' ReLU passes
@@ -370,7 +370,7 @@ func (l *Dense) ForwardResidualReLU(x, skip []float32, n int, y, t []float32) {
 		return
 	}
 	Gemm(false, true, l.Out, n, l.In, 1, l.Weight.Data, l.In, x, l.In, 0, t, n)
-	transposeAddResidualReLU(t, l.Bias.Data, skip[:n*l.Out], n, y[:n*l.Out])
+	transposeAddReLU(t, l.Bias.Data, skip[:n*l.Out], n, y[:n*l.Out])
 }
 
 // ForwardStrided is Forward for inputs whose rows are ldx ≥ In values
@@ -387,25 +387,32 @@ func (l *Dense) forward(x []float32, ldx, n int, y []float32) {
 	}
 }
 
-// transposeAddReLU sets y[s][o] = max(t[o][s]+b[o], 0) for t of len(b)
-// rows of n values and y of n rows of len(b) values.
-func transposeAddReLU(t, b []float32, n int, y []float32) {
+// transposeAddReLU sets y[s][o] = relu(t[o][s]+b[o]+skip[s][o]), without
+// skip if it is nil, for t of len(b) rows of n values and y and skip of n
+// rows of len(b) values: the blocks of 8x8 values in assembly where the
+// CPU has it (transposeBlocks), the rest here.
+func transposeAddReLU(t, b, skip []float32, n int, y []float32) {
 	out := len(b)
-	for o, bo := range b {
-		for s, v := range t[o*n : (o+1)*n] {
-			y[s*out+o] = relu(v + bo)
-		}
-	}
+	n8, o8 := transposeBlocks(t, b, skip, n, y)
+	transposeRect(t, b, skip, n, y, 0, n8, o8, out)
+	transposeRect(t, b, skip, n, y, n8, n, 0, out)
 }
 
-// transposeAddResidualReLU sets y[s][o] = max(t[o][s]+b[o]+skip[s][o], 0)
-// for t of len(b) rows of n values and y and skip of n rows of len(b)
-// values.
-func transposeAddResidualReLU(t, b, skip []float32, n int, y []float32) {
+// transposeRect does transposeAddReLU's work for s0 ≤ s < s1 and
+// o0 ≤ o < o1, a row of y at a time.
+func transposeRect(t, b, skip []float32, n int, y []float32, s0, s1, o0, o1 int) {
 	out := len(b)
-	for o, bo := range b {
-		for s, v := range t[o*n : (o+1)*n] {
-			y[s*out+o] = relu(v + bo + skip[s*out+o])
+	for s := s0; s < s1; s++ {
+		row := y[s*out+o0 : s*out+o1]
+		if skip == nil {
+			for k := range row {
+				row[k] = relu(t[(o0+k)*n+s] + b[o0+k])
+			}
+			continue
+		}
+		sk := skip[s*out+o0 : s*out+o1]
+		for k := range row {
+			row[k] = relu(t[(o0+k)*n+s] + b[o0+k] + sk[k])
 		}
 	}
 }

@@ -766,12 +766,73 @@ func BenchmarkDenseReLU(b *testing.B) {
 }
 
 // BenchmarkTransposeAddReLU measures the bias, ReLU and transposition pass
-// of a dense layer of 256 units for a batch of 32.
+// of a dense layer of 256 units for a batch of 32, with and without the
+// skip of a residual block.
 func BenchmarkTransposeAddReLU(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	t, bias, y := randSlice(rng, 256*32), randSlice(rng, 256), make([]float32, 32*256)
-	for b.Loop() {
-		transposeAddReLU(t, bias, 32, y)
+	skip := randSlice(rng, 32*256)
+	for _, c := range []struct {
+		name string
+		skip []float32
+	}{{"plain", nil}, {"residual", skip}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				transposeAddReLU(t, bias, c.skip, 32, y)
+			}
+		})
+	}
+}
+
+// TestTransposeAddReLU checks transposeAddReLU, with and without a skip
+// (which may be y itself), against the formula, bit for bit, on shapes
+// around the assembly's blocks of 8x8 values, with values of either sign,
+// zeros of either sign and NaNs; nothing past y's n·len(b) values is
+// written.
+func TestTransposeAddReLU(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 16))
+	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.NaN()), -float32(math.NaN()), 1e-40, -1e-40}
+	for _, out := range []int{1, 5, 8, 13, 16, 24, 256} {
+		for _, n := range []int{1, 7, 8, 9, 16, 17, 32, 37} {
+			for _, mode := range []string{"plain", "skip", "in place"} {
+				tt, b := randSlice(rng, out*n), randSlice(rng, out)
+				for i := range tt {
+					if rng.IntN(8) == 0 {
+						tt[i] = special[rng.IntN(len(special))]
+					}
+				}
+				var skip []float32
+				if mode != "plain" {
+					skip = randSlice(rng, n*out)
+					skip[rng.IntN(len(skip))] = float32(math.NaN())
+				}
+				want := make([]float32, n*out)
+				for s := range n {
+					for o := range out {
+						v := tt[o*n+s] + b[o]
+						if skip != nil {
+							v += skip[s*out+o]
+						}
+						want[s*out+o] = relu(v)
+					}
+				}
+				got := randSlice(rng, n*out+9)
+				tail := slices.Clone(got[n*out:])
+				if mode == "in place" {
+					copy(got, skip)
+					skip = got[:n*out]
+				}
+				transposeAddReLU(tt, b, skip, n, got[:n*out])
+				for i, w := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(w) {
+						t.Fatalf("%d rows of %d, %s: y[%d] = %v (%#x), want %v (%#x)", n, out, mode, i, got[i], math.Float32bits(got[i]), w, math.Float32bits(w))
+					}
+				}
+				if !slices.Equal(got[n*out:], tail) {
+					t.Fatalf("%d rows of %d, %s: wrote past y", n, out, mode)
+				}
+			}
+		}
 	}
 }
 

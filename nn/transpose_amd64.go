@@ -1,0 +1,25 @@
+//go:build !purego
+
+package nn
+
+//go:noescape
+func transposeAddReLUAVX2(t, b, skip, y *float32, n, out, n8, o8 int)
+
+// transposeBlocks does transposeAddReLU's work for s < n8 and o < o8, the
+// multiples of 8 at most n and len(b), in AVX2 assembly, 8x8 values at a
+// time, and returns n8 and o8; 0 and 0 if the CPU has no AVX2.
+func transposeBlocks(t, b, skip []float32, n int, y []float32) (n8, o8 int) {
+	out := len(b)
+	n8, o8 = n&^7, out&^7
+	if !haveAVX2 || n8 == 0 || o8 == 0 {
+		return 0, 0
+	}
+	_, _ = t[out*n-1], y[n*out-1]
+	var sp *float32
+	if skip != nil {
+		_ = skip[n*out-1]
+		sp = &skip[0]
+	}
+	transposeAddReLUAVX2(&t[0], &b[0], sp, &y[0], n, out, n8, o8)
+	return n8, o8
+}
