@@ -337,21 +337,29 @@ func (l *Dense) ForwardReLU(x []float32, n int, y, t []float32) {
 // transposition would add half as much again (2.8 ms).
 const directBatch = 256
 
-// addBiasReLU sets y[s][o] = max(t[s][o]+b[o]+skip[s][o], 0), without
-// skip if it is nil, for t, y and skip of rows of len(b) values.
+// addBiasReLU sets y[s][o] = relu(t[s][o]+b[o]+skip[s][o]), without skip
+// if it is nil, for t, y and skip of rows of len(b) values: the first
+// multiple of 8 of each row in assembly where the CPU has it
+// (biasBlocks), the rest here.
 func addBiasReLU(t, b, skip, y []float32) {
 	out := len(b)
-	for s := 0; s+out <= len(t); s += out {
-		row, dst := t[s:s+out], y[s:s+out]
+	rows := len(t) / out
+	o8 := biasBlocks(t, b, skip, y, rows)
+	if o8 == out {
+		return
+	}
+	for s := 0; s < rows*out; s += out {
+		row, dst := t[s+o8:s+out], y[s+o8:s+out]
+		bo := b[o8:]
 		if skip == nil {
 			for o, v := range row {
-				dst[o] = relu(v + b[o])
+				dst[o] = relu(v + bo[o])
 			}
 			continue
 		}
-		sk := skip[s : s+out]
+		sk := skip[s+o8 : s+out]
 		for o, v := range row {
-			dst[o] = relu(v + b[o] + sk[o])
+			dst[o] = relu(v + bo[o] + sk[o])
 		}
 	}
 }

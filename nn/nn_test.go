@@ -784,17 +784,21 @@ func BenchmarkTransposeAddReLU(b *testing.B) {
 	}
 }
 
-// TestTransposeAddReLU checks transposeAddReLU, with and without a skip
-// (which may be y itself), against the formula, bit for bit, on shapes
-// around the assembly's blocks of 8x8 values, with values of either sign,
-// zeros of either sign and NaNs; nothing past y's n·len(b) values is
-// written.
+// TestTransposeAddReLU checks the dense layers' bias and ReLU passes,
+// transposeAddReLU and addBiasReLU, with and without a skip (which may be
+// y itself), against the formula, bit for bit, on shapes around the
+// assembly's blocks of 8 and 8x8 values, with values of either sign, zeros
+// of either sign and NaNs; nothing past y's n·len(b) values is written.
 func TestTransposeAddReLU(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 16))
 	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.NaN()), -float32(math.NaN()), 1e-40, -1e-40}
 	for _, out := range []int{1, 5, 8, 13, 16, 24, 256} {
 		for _, n := range []int{1, 7, 8, 9, 16, 17, 32, 37} {
-			for _, mode := range []string{"plain", "skip", "in place"} {
+			for _, c := range []struct {
+				mode       string
+				transposed bool
+			}{{"plain", true}, {"skip", true}, {"in place", true}, {"plain", false}, {"skip", false}, {"in place", false}} {
+				mode := c.mode
 				tt, b := randSlice(rng, out*n), randSlice(rng, out)
 				for i := range tt {
 					if rng.IntN(8) == 0 {
@@ -809,7 +813,10 @@ func TestTransposeAddReLU(t *testing.T) {
 				want := make([]float32, n*out)
 				for s := range n {
 					for o := range out {
-						v := tt[o*n+s] + b[o]
+						v := tt[s*out+o] + b[o]
+						if c.transposed {
+							v = tt[o*n+s] + b[o]
+						}
 						if skip != nil {
 							v += skip[s*out+o]
 						}
@@ -822,14 +829,19 @@ func TestTransposeAddReLU(t *testing.T) {
 					copy(got, skip)
 					skip = got[:n*out]
 				}
-				transposeAddReLU(tt, b, skip, n, got[:n*out])
+				if c.transposed {
+					transposeAddReLU(tt, b, skip, n, got[:n*out])
+				} else {
+					addBiasReLU(tt, b, skip, got[:n*out])
+				}
 				for i, w := range want {
 					if math.Float32bits(got[i]) != math.Float32bits(w) {
-						t.Fatalf("%d rows of %d, %s: y[%d] = %v (%#x), want %v (%#x)", n, out, mode, i, got[i], math.Float32bits(got[i]), w, math.Float32bits(w))
+						t.Fatalf("%d rows of %d, %s, transposed %v: y[%d] = %v (%#x), want %v (%#x)",
+							n, out, mode, c.transposed, i, got[i], math.Float32bits(got[i]), w, math.Float32bits(w))
 					}
 				}
 				if !slices.Equal(got[n*out:], tail) {
-					t.Fatalf("%d rows of %d, %s: wrote past y", n, out, mode)
+					t.Fatalf("%d rows of %d, %s, transposed %v: wrote past y", n, out, mode, c.transposed)
 				}
 			}
 		}

@@ -23,3 +23,25 @@ func transposeBlocks(t, b, skip []float32, n int, y []float32) (n8, o8 int) {
 	transposeAddReLUAVX2(&t[0], &b[0], sp, &y[0], n, out, n8, o8)
 	return n8, o8
 }
+
+//go:noescape
+func addBiasReLUAVX2(t, b, skip, y *float32, rows, out, o8 int)
+
+// biasBlocks does addBiasReLU's work for o < o8, the multiple of 8 at
+// most len(b), in every row, in AVX2 assembly, and returns o8; 0 if the
+// CPU has no AVX2.
+func biasBlocks(t, b, skip, y []float32, rows int) (o8 int) {
+	out := len(b)
+	o8 = out &^ 7
+	if !haveAVX2 || o8 == 0 || rows == 0 {
+		return 0
+	}
+	_, _ = t[rows*out-1], y[rows*out-1]
+	var sp *float32
+	if skip != nil {
+		_ = skip[rows*out-1]
+		sp = &skip[0]
+	}
+	addBiasReLUAVX2(&t[0], &b[0], sp, &y[0], rows, out, o8)
+	return o8
+}

@@ -142,3 +142,65 @@ relu:
 
 	VZEROUPPER
 	RET
+
+// func addBiasReLUAVX2(t, b, skip, y *float32, rows, out, o8 int)
+//
+// For each of rows rows of out values and o < o8, a multiple of 8 > 0,
+// sets y[s·out+o] to relu(t[s·out+o] + b[o] + skip[s·out+o]), without
+// skip if it is nil, eight values at a time, in Go's order of the
+// additions, as transposeAddReLUAVX2 does.
+TEXT ·addBiasReLUAVX2(SB), NOSPLIT, $0-56
+	MOVQ t+0(FP), SI
+	MOVQ b+8(FP), DX
+	MOVQ skip+16(FP), BX
+	MOVQ y+24(FP), DI
+	MOVQ rows+32(FP), R8
+	MOVQ out+40(FP), R10
+	MOVQ o8+48(FP), R9
+	SHLQ $2, R10
+	SHRQ $3, R9
+	TESTQ BX, BX
+	JNE  skiprow
+
+row:
+	XORQ AX, AX
+	MOVQ R9, CX
+
+loop:
+	VMOVUPS (SI)(AX*1), Y0
+	VADDPS  (DX)(AX*1), Y0, Y0
+	VPSRAD  $31, Y0, Y1
+	VPANDN  Y0, Y1, Y0
+	VMOVUPS Y0, (DI)(AX*1)
+	ADDQ    $32, AX
+	DECQ    CX
+	JNE     loop
+	ADDQ    R10, SI
+	ADDQ    R10, DI
+	DECQ    R8
+	JNE     row
+	JMP     done
+
+skiprow:
+	XORQ AX, AX
+	MOVQ R9, CX
+
+skiploop:
+	VMOVUPS (SI)(AX*1), Y0
+	VADDPS  (DX)(AX*1), Y0, Y0
+	VADDPS  (BX)(AX*1), Y0, Y0
+	VPSRAD  $31, Y0, Y1
+	VPANDN  Y0, Y1, Y0
+	VMOVUPS Y0, (DI)(AX*1)
+	ADDQ    $32, AX
+	DECQ    CX
+	JNE     skiploop
+	ADDQ    R10, SI
+	ADDQ    R10, BX
+	ADDQ    R10, DI
+	DECQ    R8
+	JNE     skiprow
+
+done:
+	VZEROUPPER
+	RET
