@@ -2,8 +2,9 @@
 # Side-by-side throughput of the networks of package model in phs and in
 # PyTorch, on one core each: forward at batch 1 and 32, and a training step
 # (forward, backward, Adam) on 32 states, for the paper's Sokoban, Witness
-# and STP networks and for the ResNets on the STP input (stp-resnet, the
-# default sizes, and stp-resnet512).
+# and STP networks, for the ResNets on the STP input (stp-resnet, the
+# default sizes, and stp-resnet512) and for the Rubik's cube's ResNet
+# (rubiks-resnet256).
 #
 #   scripts/bench_networks.sh [ROUNDS]
 #
@@ -144,7 +145,7 @@ sort -t$'\t' -k1,1 -k2,2 -k3,3 -k4,4n -k5,5g "$raw" |
 		for (i = 1; i <= nv; i++) { line = line " " name[v[i]] " |"; sep = sep "---:|" }
 		for (i = 2; i <= nv; i++) { line = line " " name[v[i]] " / PyTorch |"; sep = sep "---:|" }
 		print line; print sep
-		nn_ = split("sokoban witness stp stp-resnet stp-resnet512", nets, " ")
+		nn_ = split("sokoban witness stp stp-resnet stp-resnet512 rubiks-resnet256", nets, " ")
 		split("forward forward train", ops, " "); split("1 32 32", batches, " ")
 		split("forward b=1|forward b=32|train step (32)", label, "|")
 		for (a = 1; a <= nn_; a++) for (b = 1; b <= 3; b++) {

@@ -11,7 +11,9 @@ BenchmarkTrainStep: Sokoban 4x10x10, Witness 9x9x9, STP 25x5x5, 4 actions.
 The fully connected residual networks (resnet) on the STP input: a dense
 layer of U units with ReLU over the flattened input, B residual blocks
 h = relu(h + fc2(relu(fc1(h)))), then the same two branches; stp-resnet
-has the default U = 128, B = 2, stp-resnet512 U = 512, B = 4.
+has the default U = 128, B = 2, stp-resnet512 U = 512, B = 4, and
+rubiks-resnet256, the Rubik's cube's network (6x9x12 input, U = 256,
+B = 4, 12 actions).
 
 For each network it measures
 
@@ -46,15 +48,15 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 import torch  # noqa: E402  (after the thread settings, which torch reads at import)
 from torch import nn  # noqa: E402
 
-# name: (C, H, W, arch, units, blocks)
+# name: (C, H, W, arch, units, blocks, actions)
 SHAPES = {
-    "sokoban": (4, 10, 10, "conv", 0, 0),
-    "witness": (9, 9, 9, "conv", 0, 0),
-    "stp": (25, 5, 5, "conv", 0, 0),
-    "stp-resnet": (25, 5, 5, "resnet", 128, 2),
-    "stp-resnet512": (25, 5, 5, "resnet", 512, 4),
+    "sokoban": (4, 10, 10, "conv", 0, 0, 4),
+    "witness": (9, 9, 9, "conv", 0, 0, 4),
+    "stp": (25, 5, 5, "conv", 0, 0, 4),
+    "stp-resnet": (25, 5, 5, "resnet", 128, 2, 4),
+    "stp-resnet512": (25, 5, 5, "resnet", 512, 4, 4),
+    "rubiks-resnet256": (6, 9, 12, "resnet", 256, 4, 12),
 }
-ACTIONS = 4
 EXPANSIONS = 100  # the N of the Levin loss in BenchmarkTrainStep
 TRAIN_BATCH = 32
 
@@ -126,8 +128,8 @@ def measure(fn, states, min_time, repeats, warmup):
 
 
 def bench_network(name, args, gen):
-    C, H, W, arch, U, B = SHAPES[name]
-    net = Net(C, H, W, ACTIONS) if arch == "conv" else ResNet(C, H, W, ACTIONS, U, B)
+    C, H, W, arch, U, B, A = SHAPES[name]
+    net = Net(C, H, W, A) if arch == "conv" else ResNet(C, H, W, A, U, B)
     results = []
 
     for batch in (1, 32):
@@ -142,7 +144,7 @@ def bench_network(name, args, gen):
     T = TRAIN_BATCH
     x = torch.zeros(T, C, H, W)
     x.view(T, -1)[torch.arange(T), torch.arange(T)] = 1
-    actions = torch.arange(T) % ACTIONS
+    actions = torch.arange(T) % 4  # as BenchmarkTrainStep
     cost_to_go = torch.arange(T, 0, -1, dtype=torch.float32)
     opt = torch.optim.Adam(net.parameters(), lr=1e-4, eps=1e-7)
 
