@@ -15,12 +15,7 @@ func transposeBlocks(t, b, skip []float32, n int, y []float32) (n8, o8 int) {
 		return 0, 0
 	}
 	_, _ = t[out*n-1], y[n*out-1]
-	var sp *float32
-	if skip != nil {
-		_ = skip[n*out-1]
-		sp = &skip[0]
-	}
-	transposeAddReLUAVX2(&t[0], &b[0], sp, &y[0], n, out, n8, o8)
+	transposeAddReLUAVX2(&t[0], &b[0], first(skip, n*out), &y[0], n, out, n8, o8)
 	return n8, o8
 }
 
@@ -37,11 +32,16 @@ func biasBlocks(t, b, skip, y []float32, rows int) (o8 int) {
 		return 0
 	}
 	_, _ = t[rows*out-1], y[rows*out-1]
-	var sp *float32
-	if skip != nil {
-		_ = skip[rows*out-1]
-		sp = &skip[0]
-	}
-	addBiasReLUAVX2(&t[0], &b[0], sp, &y[0], rows, out, o8)
+	addBiasReLUAVX2(&t[0], &b[0], first(skip, rows*out), &y[0], rows, out, o8)
 	return o8
+}
+
+// first returns the address of skip's first value, nil if skip is nil. It
+// panics if skip, not nil, holds fewer than size values.
+func first(skip []float32, size int) *float32 {
+	if skip == nil {
+		return nil
+	}
+	_ = skip[size-1]
+	return &skip[0]
 }

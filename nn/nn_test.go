@@ -807,8 +807,10 @@ func TestTransposeAddReLU(t *testing.T) {
 				}
 				var skip []float32
 				if mode != "plain" {
+					// No NaN: the sign of the sum of two NaNs depends
+					// on the order of the operands, which the compiler
+					// chooses.
 					skip = randSlice(rng, n*out)
-					skip[rng.IntN(len(skip))] = float32(math.NaN())
 				}
 				want := make([]float32, n*out)
 				for s := range n {
