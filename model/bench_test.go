@@ -1,7 +1,6 @@
 package model
 
 import (
-	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -43,19 +42,18 @@ var benchShapes = []struct {
 	c, h, w       int
 	arch          Arch
 	units, blocks int
-	actions       int // 0: 4
+	actions       int
 }{
-	{"sokoban", 4, 10, 10, Conv, 0, 0, 0}, {"witness", 9, 9, 9, Conv, 0, 0, 0}, {"stp", 25, 5, 5, Conv, 0, 0, 0},
-	{"stp-resnet", 25, 5, 5, ResNet, 0, 0, 0}, {"stp-resnet512", 25, 5, 5, ResNet, 512, 4, 0},
+	{"sokoban", 4, 10, 10, Conv, 0, 0, 4}, {"witness", 9, 9, 9, Conv, 0, 0, 4}, {"stp", 25, 5, 5, Conv, 0, 0, 4},
+	{"stp-resnet", 25, 5, 5, ResNet, 0, 0, 4}, {"stp-resnet512", 25, 5, 5, ResNet, 512, 4, 4},
 	{"rubiks-resnet256", 6, 9, 12, ResNet, 256, 4, 12},
 }
 
 // benchConfig returns the two-headed network of benchShapes[i].
 func benchConfig(i int) Config {
 	s := benchShapes[i]
-	actions := cmp.Or(s.actions, 4)
 	return Config{Domain: s.name, Algorithm: search.PHSh(), Heads: Both, PolicyLoss: Levin, HeuristicLoss: SquaredError,
-		Channels: s.c, Height: s.h, Width: s.w, Actions: actions, Arch: s.arch, Units: s.units, Blocks: s.blocks}
+		Channels: s.c, Height: s.h, Width: s.w, Actions: s.actions, Arch: s.arch, Units: s.units, Blocks: s.blocks}
 }
 
 // BenchmarkForward measures the two-headed networks on one goroutine at
