@@ -334,7 +334,7 @@ func (l *Dense) ForwardReLU(x []float32, n int, y, t []float32) {
 // directBatch is the least batch for which the dense layers' ReLU passes
 // compute x·Wᵀ rather than W·xᵀ: a layer of 256 inputs and 256 outputs
 // takes as long either way from 512 rows on (5.5 ms for 4,096), where the
-// transposition would add half as much again (2.8 ms).
+// transposing pass takes 0.29 ms and the row-wise one 0.09 (both in AVX2).
 const directBatch = 256
 
 // addBiasReLU sets y[s][o] = relu(t[s][o]+b[o]+skip[s][o]), without skip
