@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -485,7 +486,11 @@ func ReadMetrics(dir string) ([]bootstrap.Iteration, error) {
 
 // TrainingSeconds returns the wall time of a training run: the wall_s of
 // the last row of dir/metrics.csv.
-func TrainingSeconds(dir string) (float64, error) {
+func TrainingSeconds(dir string) (float64, error) { return lastMetric(dir, "wall_s") }
+
+// lastMetric returns the value in column col of the last row of
+// dir/metrics.csv, a number of seconds: finite and not negative.
+func lastMetric(dir, col string) (float64, error) {
 	f, err := os.Open(filepath.Join(dir, "metrics.csv"))
 	if err != nil {
 		return 0, fmt.Errorf("lab: %w", err)
@@ -498,14 +503,14 @@ func TrainingSeconds(dir string) (float64, error) {
 	if len(rows) < 2 {
 		return 0, fmt.Errorf("lab: %s: no iteration", f.Name())
 	}
-	col := slices.Index(rows[0], "wall_s")
-	if col < 0 {
-		return 0, fmt.Errorf("lab: %s: no wall_s column", f.Name())
+	i := slices.Index(rows[0], col)
+	if i < 0 {
+		return 0, fmt.Errorf("lab: %s: no %s column", f.Name(), col)
 	}
 	last := rows[len(rows)-1]
-	s, err := strconv.ParseFloat(last[col], 64)
-	if err != nil || s < 0 {
-		return 0, fmt.Errorf("lab: %s:%d: bad wall_s %q", f.Name(), len(rows), last[col])
+	s, err := strconv.ParseFloat(last[i], 64)
+	if err != nil || !(s >= 0) || math.IsInf(s, 0) {
+		return 0, fmt.Errorf("lab: %s:%d: bad %s %q", f.Name(), len(rows), col, last[i])
 	}
 	return s, nil
 }
@@ -528,4 +533,84 @@ func (r Row) TrainingSeconds(lab string) (float64, error) {
 		return r.Wall, nil
 	}
 	return sum, nil
+}
+
+// PuzzlesDir holds the records of the table "DeepCubeA's puzzles" that
+// no other directory of the lab holds.
+const PuzzlesDir = "deepcubea-puzzles"
+
+// A Puzzle is a row of the table "DeepCubeA's puzzles": a model of one of
+// DeepCubeA's puzzles (DeepCubeA names it), tested on a set of problems.
+type Puzzle struct {
+	// DeepCubeA is the puzzle's name in DeepCubeA, Set the test set's on
+	// the pages.
+	DeepCubeA, Set string
+	// Results are the test's per-problem results, relative to the lab:
+	// the path of a ResultFile without .jsonl.
+	Results string
+	// Model is the tested model, relative to the lab, and Search its
+	// search on the pages.
+	Model, Search string
+	// Training are the runs that trained Model, in order from scratch.
+	Training []Stage
+}
+
+// A Stage is a training run: its directory, relative to the lab, and the
+// cores it ran on, for a run of phs train, whose metrics.csv gives its
+// wall time (wall_s); Cores is 0 for a run of cmd/scrambles, whose
+// metrics.csv gives its CPU time (cpu_seconds).
+type Stage struct {
+	Dir   string
+	Cores int
+}
+
+// CoreSeconds returns the CPU time of s in seconds; lab is the lab's
+// directory.
+func (s Stage) CoreSeconds(lab string) (float64, error) {
+	dir := filepath.Join(lab, s.Dir)
+	if s.Cores == 0 {
+		return lastMetric(dir, "cpu_seconds")
+	}
+	w, err := lastMetric(dir, "wall_s")
+	return w * float64(s.Cores), err
+}
+
+// CoreSeconds returns the CPU time of p's training, every stage's
+// added; lab is the lab's directory.
+func (p Puzzle) CoreSeconds(lab string) (float64, error) {
+	if len(p.Training) == 0 {
+		return 0, errors.New("lab: " + p.Results + ": no training run")
+	}
+	var sum float64
+	for _, s := range p.Training {
+		c, err := s.CoreSeconds(lab)
+		if err != nil {
+			return 0, err
+		}
+		sum += c
+	}
+	return sum, nil
+}
+
+// A DeepCubeAFigure is DeepCubeA's result on a puzzle (Agostinelli et
+// al., Nature Machine Intelligence 2019, table 1): on its test set, the
+// mean length of its solutions and of the optimal ones (0 if unknown),
+// and the mean nodes generated.
+type DeepCubeAFigure struct {
+	Puzzle                string
+	Moves, Optimal, Nodes float64
+}
+
+// DeepCubeA are its figures, in the order of the pages.
+var DeepCubeA = []DeepCubeAFigure{
+	{Puzzle: "Rubik's cube", Moves: 21.35, Optimal: 20.64, Nodes: 8.19e6},
+	{Puzzle: "24-puzzle", Moves: 89.42, Nodes: 6.38e6},
+	{Puzzle: "35-puzzle", Moves: 124.65, Nodes: 9.26e6},
+	{Puzzle: "48-puzzle", Moves: 255.67, Nodes: 19.8e6},
+}
+
+// Puzzles are the rows of the table, in the order of DeepCubeA.
+var Puzzles = []Puzzle{
+	{DeepCubeA: "24-puzzle", Set: "the paper's 1,000 random 5x5 boards", Results: "stp-wastar/lowlr/test", Model: "../models/stp", Search: "WA*, w = 1.5",
+		Training: []Stage{{"stp-wastar", 2}, {"stp-wastar/lowlr/pass1", 1}, {"stp-wastar/lowlr/pass2", 1}}},
 }

@@ -19,8 +19,8 @@ import (
 )
 
 // TestNetworks checks that the lab holds the network of each row of Table
-// 1, of each finished √LTS run and of the Sokoban network shipped until
-// 2026-11-27, and no other: each loads, is the row's domain and algorithm, and its
+// 1, of each finished √LTS run, of the table of DeepCubeA's puzzles and
+// of the Sokoban network shipped until 2026-11-27, and no other: each loads, is the row's domain and algorithm, and its
 // weights file is in the current layout (each tensor in its parameter's
 // real shape, not the flattened legacy one that Load also accepts), and
 // its config.json records the SHA-256 of its weights, which Load checks.
@@ -50,6 +50,9 @@ func TestNetworks(t *testing.T) {
 				t.Errorf("%s: %s has shape %v, want %v", r.Model, p.Name, got, p.Shape)
 			}
 		}
+	}
+	for _, p := range lab.Puzzles {
+		want[filepath.Clean(p.Model)] = true // loaded by TestPuzzles
 	}
 	pruned := filepath.Join(lab.PrunedDir, "model")
 	want[pruned] = true

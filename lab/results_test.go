@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/domain/witness"
 	"github.com/phs-go/phs/lab"
+	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
 
@@ -211,6 +213,39 @@ func TestReadOptima(t *testing.T) {
 			if opt, ok := optima[r.Problem]; !ok || r.Solved && r.Length < opt {
 				t.Errorf("%s: %s: %d moves, optimum %d (%v)", tc.Name, r.Problem, r.Length, opt, ok)
 			}
+		}
+	}
+}
+
+// TestPuzzles checks each row of the table of DeepCubeA's puzzles: a
+// puzzle of lab.DeepCubeA, its test's records all of one domain and one
+// algorithm, its model a network of that domain and algorithm, and the
+// metrics of each of its training stages.
+func TestPuzzles(t *testing.T) {
+	for _, p := range lab.Puzzles {
+		if !slices.ContainsFunc(lab.DeepCubeA, func(d lab.DeepCubeAFigure) bool { return d.Puzzle == p.DeepCubeA }) {
+			t.Errorf("%s: no puzzle %q in DeepCubeA's", p.Results, p.DeepCubeA)
+		}
+		name, err := lab.ResultFile(filepath.Dir(p.Results), filepath.Base(p.Results))
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := lab.ReadRecords(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.Load(p.Model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := m.Config()
+		for _, r := range recs {
+			if r.Domain != c.Domain || r.Algorithm != c.Algorithm.Name() {
+				t.Fatalf("%s: %s: %s %s, by a network of %s %s", name, r.Problem, r.Domain, r.Algorithm, c.Domain, c.Algorithm)
+			}
+		}
+		if _, err := p.CoreSeconds("."); err != nil {
+			t.Error(err)
 		}
 	}
 }

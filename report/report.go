@@ -95,6 +95,8 @@ type Summary struct {
 	Length, Expansions, TimeS float64
 	// expansions are those of the solved problems, in the order added.
 	expansions []int64
+	// maxTime is the longest TimeS of a solved problem.
+	maxTime float64
 }
 
 // Add counts r.
@@ -107,6 +109,7 @@ func (s *Summary) Add(r Record) {
 	s.Length += float64(r.Length)
 	s.Expansions += float64(r.Expansions)
 	s.TimeS += r.TimeS
+	s.maxTime = max(s.maxTime, r.TimeS)
 	s.expansions = append(s.expansions, r.Expansions)
 }
 
@@ -142,6 +145,10 @@ func (s *Summary) MaxExpansions() int64 {
 	}
 	return slices.Max(s.expansions)
 }
+
+// MaxTime returns the longest wall time in seconds of a solved problem (0
+// if none).
+func (s *Summary) MaxTime() float64 { return s.maxTime }
 
 func (s *Summary) mean(sum float64) float64 {
 	if s.Solved == 0 {

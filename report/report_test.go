@@ -46,20 +46,21 @@ func TestSummary(t *testing.T) {
 		length, expand, timeS float64
 		median                float64
 		max                   int64
+		maxTime               float64
 	}{
-		{nil, 0, 0, 0, 0, 0, 0},
-		{[]Record{{Solved: false, Expansions: 100}}, 0, 0, 0, 0, 0, 0},
+		{nil, 0, 0, 0, 0, 0, 0, 0},
+		{[]Record{{Solved: false, Expansions: 100, TimeS: 3}}, 0, 0, 0, 0, 0, 0, 0},
 		{[]Record{
 			{Solved: true, Length: 10, Expansions: 100, TimeS: 1},
 			{Solved: false, Length: 0, Expansions: 1000, TimeS: 9},
 			{Solved: true, Length: 20, Expansions: 300, TimeS: 2},
-		}, 2, 15, 200, 1.5, 200, 300},
+		}, 2, 15, 200, 1.5, 200, 300, 2},
 		{[]Record{
 			{Solved: true, Length: 1, Expansions: 900},
 			{Solved: true, Length: 1, Expansions: 5},
 			{Solved: false, Expansions: 100000},
 			{Solved: true, Length: 1, Expansions: 40},
-		}, 3, 1, 315, 0, 40, 900},
+		}, 3, 1, 315, 0, 40, 900, 0},
 	}
 	for i, tc := range tests {
 		var s Summary
@@ -68,9 +69,9 @@ func TestSummary(t *testing.T) {
 		}
 		if s.Problems != len(tc.recs) || s.Solved != tc.solved || s.MeanLength() != tc.length ||
 			s.MeanExpansions() != tc.expand || s.MeanTime() != tc.timeS ||
-			s.MedianExpansions() != tc.median || s.MaxExpansions() != tc.max {
-			t.Errorf("%d: got %+v (means %v %v %v, median %v, max %v)", i, s,
-				s.MeanLength(), s.MeanExpansions(), s.MeanTime(), s.MedianExpansions(), s.MaxExpansions())
+			s.MedianExpansions() != tc.median || s.MaxExpansions() != tc.max || s.MaxTime() != tc.maxTime {
+			t.Errorf("%d: got %+v (means %v %v %v, median %v, max %v, max time %v)", i, s,
+				s.MeanLength(), s.MeanExpansions(), s.MeanTime(), s.MedianExpansions(), s.MaxExpansions(), s.MaxTime())
 		}
 	}
 }

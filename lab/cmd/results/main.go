@@ -39,7 +39,7 @@ const (
 )
 
 // maxPageLines bounds the length of the page.
-const maxPageLines = 310
+const maxPageLines = 330
 
 func main() {
 	root := flag.String("root", "..", "the repository's root (the lab is its lab/ directory)")
@@ -303,6 +303,7 @@ paper's 30 minutes of its Python code; the paper's appendix table
 	g.sqrtLTS(b)
 	g.sqrtLTSTraining(b)
 	g.shorter(b)
+	g.puzzles(b)
 	b.WriteString(`
 ## Learning curves
 
@@ -669,6 +670,57 @@ phs plot -valid -fraction -names "` + n + `" -title "Boxoban: validation levels 
     -out docs/img/sokoban-sqrtlts-valid-time.png ` + rs + `
 ` + "```" + `
 `)
+}
+
+// puzzles writes the table of DeepCubeA's puzzles: each row of
+// lab.Puzzles beside DeepCubeA's figures, and the puzzles with no row.
+func (g *gen) puzzles(b *bytes.Buffer) {
+	b.WriteString(`
+## DeepCubeA's puzzles
+
+The models that phs ships for the puzzles of DeepCubeA (Agostinelli et
+al., Nature Machine Intelligence 2019), each tested with the paper's
+Bootstrap test on one core, beside DeepCubeA's figures on its own test
+sets (on GPUs, billions of training states; its nodes are the states it
+generated, where phs counts expansions). Lengths, expansions and times:
+means over the solved problems, and their maxima. Training: the CPU
+time of every stage of the model's training, from scratch.
+
+| puzzle | test problems | search | solved | moves | DeepCubeA | optimal | expansions | max | DeepCubeA's nodes | time (s) | max | training (core-hours) |
+|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+`)
+	var missing []string
+	for _, d := range lab.DeepCubeA {
+		rows := 0
+		for _, p := range lab.Puzzles {
+			if p.DeepCubeA != d.Puzzle {
+				continue
+			}
+			rows++
+			s := g.summary(filepath.Dir(p.Results), filepath.Base(p.Results))
+			c, err := p.CoreSeconds(g.dir)
+			if err != nil {
+				g.fail(err)
+			}
+			o, optimal := ours(s), "–"
+			if d.Optimal > 0 {
+				optimal = num(d.Optimal, 2)
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s of %s | %s | %s | %s | %s | %s | %s M | %s | %s | %s |\n", d.Puzzle, p.Set, p.Search,
+				o[0], num(float64(s.Problems), 0), o[1], num(d.Moves, 2), optimal, o[2], num(float64(s.MaxExpansions()), 0),
+				num(d.Nodes/1e6, 2), o[3], num(s.MaxTime(), 3), num(c/3600, 1))
+		}
+		if rows == 0 {
+			missing = append(missing, fmt.Sprintf("the %s (DeepCubeA: %s moves, %s M nodes)", d.Puzzle, num(d.Moves, 2), num(d.Nodes/1e6, 2)))
+		}
+	}
+	if n := len(missing); n > 0 {
+		list := missing[n-1]
+		if n > 1 {
+			list = strings.Join(missing[:n-1], ", ") + " and " + list
+		}
+		fmt.Fprintf(b, "\nNo model ships yet for %s.\n", list)
+	}
 }
 
 // successorTraining returns the training cost of sc: wall time and
