@@ -12,14 +12,14 @@ import (
 // An Algorithm is one of the search algorithms of the package with its
 // parameters: a best-first search whose evaluation function orders the open
 // list (PHS*, PHS_h, LevinTS, A*, WA*, GBFS, PHS with safe state pruning,
-// √LTS), or PUCT. It is a small comparable value; the zero Algorithm is PHS*, the
+// √LTS), PUCT, or beam search. It is a small comparable value; the zero Algorithm is PHS*, the
 // default of phs. Build one with the functions below or with Parse; a
 // Solver checks its parameters when it is built.
 type Algorithm struct {
 	kind kind
 	// param is the weight w of h for A* and WA*, the exploration constant
 	// c for PUCT, √LTS's constant weight or temperature α (see SqrtLTS),
-	// and 0 for the others.
+	// the width of beam search, and 0 for the others.
 	param float64
 	// rr is √LTS's rerooter and levin its choice of the Levin cost; zero
 	// for the others.
@@ -40,11 +40,12 @@ const (
 	puct
 	phsSafe
 	sqrtLTS
+	beam
 	numKinds
 )
 
 // names holds the name of each kind, the one Parse takes and Name returns.
-var names = [numKinds]string{"phsstar", "phsh", "levints", "astar", "wastar", "gbfs", "puct", "phssafe", "sqrtlts"}
+var names = [numKinds]string{"phsstar", "phsh", "levints", "astar", "wastar", "gbfs", "puct", "phssafe", "sqrtlts", "beam"}
 
 // PHSStar is PHS* with phi(n) = (g(n)+h(n))/pi(n)^(1+h(n)/g(n)).
 func PHSStar() Algorithm { return Algorithm{kind: phsStar} }
@@ -111,12 +112,38 @@ func PUCT(c float64) Algorithm { return Algorithm{kind: puct, param: c} }
 // other options it behaves as the other algorithms do.
 func PHSSafe() Algorithm { return Algorithm{kind: phsSafe} }
 
-// The parameters that the plain names "wastar" and "puct" stand for.
+// Beam is beam search of width w, 1 ≤ w ≤ MaxBeamWidth, which searches
+// the tree layer by layer and keeps in each layer the w nodes of least h.
+// The root is the first layer. Each node of a layer is expanded in turn;
+// a child whose state a node of the search already has is dropped, as in
+// the best-first searches, and a goal is returned when it is generated
+// (NewSolver rejects another Options.GoalTest), so a solution is as long
+// as the number of layers. The children are evaluated in batches of
+// Options.BatchSize; the next layer is the w of least h, ties going to the
+// child generated first, and its nodes are expanded in that order. The
+// others are pruned for good: beam search is incomplete, and a beam that
+// runs empty (no new child in a layer) ends the search unsolved with
+// Result.Exhausted, though it pruned nodes it never expanded.
+//
+// Beam search reads the heuristic alone. Expansions counts the nodes
+// expanded, Options.Budget bounds it, and a layer of a large beam with
+// children of A actions costs a sort of up to w·A values. It finds short
+// solutions when h ranks the states of a layer well, as networks trained
+// on scrambles do for the Rubik's cube (Takano 2023; Chervov et al. 2025).
+func Beam(w int) Algorithm { return Algorithm{kind: beam, param: float64(w)} }
+
+// The parameters that the plain names "wastar", "puct" and "beam" stand
+// for, and the widest beam.
 const (
 	// DefaultW is the weight of h of WA* when the text names none.
 	DefaultW = 1.5
 	// DefaultC is PUCT's exploration constant when the text names none.
 	DefaultC = 1.0
+	// DefaultBeamWidth is the width of beam search when the text names
+	// none.
+	DefaultBeamWidth = 256
+	// MaxBeamWidth is the largest width of beam search.
+	MaxBeamWidth = 1 << 24
 )
 
 // ErrUnknownAlgorithm is the error of Parse for a name it does not know.
@@ -127,9 +154,10 @@ var ErrUnknownAlgorithm = errors.New("unknown algorithm")
 func AlgorithmNames() []string { return slices.Clone(names[:]) }
 
 // Parse returns the algorithm of text, its name (one of AlgorithmNames)
-// followed, for wastar and puct, by an optional ":" and its parameter:
-// "wastar:3" is WAStar(3), "puct:2" is PUCT(2); "wastar" alone is
-// WAStar(DefaultW) and "puct" alone PUCT(DefaultC). It also takes the
+// followed, for wastar, puct and beam, by an optional ":" and its
+// parameter: "wastar:3" is WAStar(3), "puct:2" is PUCT(2), "beam:1024"
+// Beam(1024); "wastar" alone is WAStar(DefaultW), "puct" alone
+// PUCT(DefaultC) and "beam" alone Beam(DefaultBeamWidth). It also takes the
 // usual spellings phs*, phs_star, phs_h, a* and wa*, in any case. It is
 // the inverse of Algorithm.String (and MarshalText), and the one place
 // that turns text into an Algorithm.
@@ -170,14 +198,21 @@ func Parse(text string) (Algorithm, error) {
 		a = PUCT(DefaultC)
 	case "phssafe":
 		a = PHSSafe()
+	case "beam":
+		a = Beam(DefaultBeamWidth)
 	default:
 		return Algorithm{}, fmt.Errorf("search: %w %q (want %s)", ErrUnknownAlgorithm, name, strings.Join(names[:], ", "))
 	}
 	if hasParam {
-		if a.kind != wAStar && a.kind != puct {
+		if a.kind != wAStar && a.kind != puct && a.kind != beam {
 			return Algorithm{}, fmt.Errorf("search: %q: %s takes no parameter", text, a.Name())
 		}
 		p, err := strconv.ParseFloat(param, 64)
+		if a.kind == beam {
+			var w int
+			w, err = strconv.Atoi(param)
+			p = float64(w)
+		}
 		if err != nil {
 			return Algorithm{}, fmt.Errorf("search: %q: bad parameter %q", text, param)
 		}
@@ -195,6 +230,8 @@ func (a Algorithm) check() error {
 		return fmt.Errorf("search: wastar: weight %g; want a finite number >= 0", a.param)
 	case a.kind == puct && !(a.param > 0 && !math.IsInf(a.param, 1)):
 		return fmt.Errorf("search: puct: exploration constant %g; want a finite number > 0", a.param)
+	case a.kind == beam && !(a.param >= 1 && a.param <= MaxBeamWidth && a.param == math.Trunc(a.param)):
+		return fmt.Errorf("search: beam: width %g; want a whole number from 1 to %d", a.param, MaxBeamWidth)
 	case a.kind != sqrtLTS && (a.rr != 0 || a.levin):
 		return fmt.Errorf("search: %s takes no rerooter", a.Name())
 	case a.kind == sqrtLTS:
@@ -208,11 +245,12 @@ func (a Algorithm) check() error {
 func (a Algorithm) Name() string { return names[a.kind] }
 
 // String returns the text form of a, which Parse reads back: the name,
-// with the parameter of WA* and PUCT after a colon ("wastar:1.5",
-// "puct:1") in the shortest spelling that reads back exactly.
+// with the parameter of WA*, PUCT and beam search after a colon
+// ("wastar:1.5", "puct:1", "beam:256") in the shortest spelling that
+// reads back exactly.
 func (a Algorithm) String() string {
 	switch a.kind {
-	case wAStar, puct:
+	case wAStar, puct, beam:
 		return a.Name() + ":" + strconv.FormatFloat(a.param, 'g', -1, 64)
 	case sqrtLTS:
 		return a.sqrtLTSString()
@@ -255,6 +293,14 @@ func (a Algorithm) C() float64 {
 	return 0
 }
 
+// BeamWidth returns the width of beam search, and 0 for the others.
+func (a Algorithm) BeamWidth() int {
+	if a.kind == beam {
+		return int(a.param)
+	}
+	return 0
+}
+
 // IsPUCT reports whether a is PUCT rather than a best-first search.
 func (a Algorithm) IsPUCT() bool { return a.kind == puct }
 
@@ -268,8 +314,8 @@ func (a Algorithm) NeedsPolicy() bool {
 	return false
 }
 
-// NeedsHeuristic reports whether the algorithm reads the heuristic: all but
-// LevinTS and √LTS with a rerooter that reads none (ConstantRerooter,
+// NeedsHeuristic reports whether the algorithm reads the heuristic (beam
+// search reads it alone): all but LevinTS and √LTS with a rerooter that reads none (ConstantRerooter,
 // ClusterRerooter).
 func (a Algorithm) NeedsHeuristic() bool {
 	switch a.kind {

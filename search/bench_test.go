@@ -194,6 +194,16 @@ func BenchmarkWAStar(b *testing.B) {
 	b.Run("fresh", func(b *testing.B) { benchSearch(b, search.WAStar(3), true, opts) })
 }
 
+// BenchmarkBeam measures beam search of widths 1,000 and 10,000 with the
+// Manhattan heuristic on the same puzzle, for 200,000 expansions, beside
+// GBFS: the cost of choosing each layer (a sort) against a heap.
+func BenchmarkBeam(b *testing.B) {
+	opts := search.Options{Budget: 2e5}
+	for _, alg := range []search.Algorithm{search.Beam(1000), search.Beam(10000), search.GBFS()} {
+		b.Run(alg.String(), func(b *testing.B) { benchSearch(b, alg, false, opts) })
+	}
+}
+
 // BenchmarkPHS measures PHS_h, PHS* and PHS with safe state pruning with a
 // uniform policy on the same puzzle, for 200,000 expansions (unsolved),
 // and PHS* with the policy at temperature 5 and mixed with weight 0.01:

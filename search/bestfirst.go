@@ -59,6 +59,9 @@ type bestFirst[S comparable] struct {
 	// evals counts the evaluations, for Result.Evaluations.
 	evals int64
 	sq    sqrtState[S] // √LTS's part of the search
+	// layer and next are beam search's layer under expansion and the
+	// children it has evaluated so far.
+	layer, next []beamEntry
 }
 
 // chunkBits is the log2 of the number of nodes in a chunk of the arena.

@@ -307,6 +307,7 @@ func TestParse(t *testing.T) {
 		{"astar", search.AStar()}, {"a*", search.AStar()},
 		{"wastar", search.WAStar(search.DefaultW)}, {"WA*", search.WAStar(1.5)}, {"wastar:2", search.WAStar(2)}, {"wastar:0", search.WAStar(0)},
 		{"gbfs", search.GBFS()}, {"puct", search.PUCT(1)}, {"PUCT:3", search.PUCT(3)}, {"puct:0.25", search.PUCT(0.25)}, {"phssafe", search.PHSSafe()},
+		{"beam", search.Beam(search.DefaultBeamWidth)}, {"BEAM:1", search.Beam(1)}, {"beam:1024", search.Beam(1024)},
 	} {
 		got, err := search.Parse(tc.text)
 		if err != nil || got != tc.want {
@@ -321,8 +322,8 @@ func TestParse(t *testing.T) {
 			t.Errorf("UnmarshalText(%s) = %v, %v; want %v", b, again, err, got)
 		}
 	}
-	if got := search.AlgorithmNames(); len(got) != 9 {
-		t.Errorf("AlgorithmNames() = %v, want 9 names", got)
+	if got := search.AlgorithmNames(); len(got) != 10 {
+		t.Errorf("AlgorithmNames() = %v, want 10 names", got)
 	}
 	for _, text := range []string{"", "bfs", "phs", ":1"} {
 		if _, err := search.Parse(text); !errors.Is(err, search.ErrUnknownAlgorithm) {
@@ -330,7 +331,8 @@ func TestParse(t *testing.T) {
 		}
 	}
 	for _, text := range []string{"wastar:-1", "wastar:NaN", "wastar:Inf", "wastar:", "wastar:x", "wastar:1:2",
-		"puct:0", "puct:-1", "puct:NaN", "puct:+Inf", "astar:1", "phsh:1", "gbfs:"} {
+		"puct:0", "puct:-1", "puct:NaN", "puct:+Inf", "astar:1", "phsh:1", "gbfs:",
+		"beam:0", "beam:-2", "beam:1.5", "beam:1e3", "beam:", "beam:x", "beam:16777217"} {
 		if _, err := search.Parse(text); err == nil {
 			t.Errorf("Parse(%q): no error", text)
 		}
@@ -351,19 +353,26 @@ func TestParse(t *testing.T) {
 	if a := search.PUCT(2); a.String() != "puct:2" || a.C() != 2 || !a.IsPUCT() || !a.NeedsPolicy() || !a.NeedsHeuristic() {
 		t.Errorf("PUCT(2): %v, c %g", a, a.C())
 	}
+	if a := search.Beam(8); a.String() != "beam:8" || a.BeamWidth() != 8 || a.W() != 0 || !a.NeedsHeuristic() || a.NeedsPolicy() || a.IsPUCT() {
+		t.Errorf("Beam(8): %v, width %d", a, a.BeamWidth())
+	}
+	if _, err := search.Beam(0).MarshalText(); err == nil {
+		t.Error("Beam(0).MarshalText: no error")
+	}
 	if a := search.LevinTS(); a.NeedsHeuristic() || !a.NeedsPolicy() || a.IsPUCT() {
 		t.Errorf("LevinTS: needs heuristic %v", a.NeedsHeuristic())
 	}
 }
 
 // TestNewSolverOptions checks that every algorithm rejects the same bad
-// options the same way, and PUCT any goal test but its own (the default).
+// options the same way, PUCT any goal test but its own (the default),
+// and beam search the goal test at expansion and Shorten.
 func TestNewSolverOptions(t *testing.T) {
 	bad := []search.Options{
 		{Budget: -5}, {Timeout: -time.Second}, {BatchSize: -3}, {BatchSize: search.MaxBatchSize + 1},
 		{NodeLoss: -1}, {NodeLoss: math.NaN()}, {NodeLoss: math.Inf(1)}, {GoalTest: 3},
 	}
-	for _, alg := range append(algorithms, search.PUCT(1)) {
+	for _, alg := range append(algorithms, search.PUCT(1), search.Beam(4)) {
 		for _, opts := range bad {
 			if _, err := search.NewSolver[int32](alg, search.Uniform[int32]{}, opts); err == nil {
 				t.Errorf("%v, %+v: no error", alg, opts)
@@ -371,7 +380,8 @@ func TestNewSolverOptions(t *testing.T) {
 		}
 		for _, gt := range []search.GoalTest{search.GoalTestGeneration, search.GoalTestExpansion} {
 			opts := search.Options{GoalTest: gt}
-			if _, err := search.NewSolver[int32](alg, search.Uniform[int32]{}, opts); (err != nil) != alg.IsPUCT() {
+			rejected := alg.IsPUCT() || alg.BeamWidth() > 0 && gt == search.GoalTestExpansion
+			if _, err := search.NewSolver[int32](alg, search.Uniform[int32]{}, opts); (err != nil) != rejected {
 				t.Errorf("%v, %+v: error %v", alg, opts, err)
 			}
 		}
@@ -392,6 +402,12 @@ func TestNewSolverOptions(t *testing.T) {
 	if _, err := search.NewSolver[int32](search.PUCT(0), search.Uniform[int32]{}, search.Options{}); err == nil {
 		t.Error("PUCT(0): no error")
 	}
+	if _, err := search.NewSolver[int32](search.Beam(0), search.Uniform[int32]{}, search.Options{}); err == nil {
+		t.Error("Beam(0): no error")
+	}
+	if _, err := search.NewSolver[int32](search.Beam(4), search.Uniform[int32]{}, search.Options{Shorten: true}); err == nil {
+		t.Error("Beam(4), Shorten: no error")
+	}
 }
 
 // TestEngineAllocs checks that a warm engine allocates only the solution:
@@ -409,7 +425,7 @@ func TestEngineAllocs(t *testing.T) {
 	tiles := scrambled(rand.New(rand.NewPCG(1, 1)), 1000)
 	sqrt := []search.Algorithm{search.SqrtLTS(search.ConstantRerooter, 0, false),
 		search.SqrtLTS(search.ConstantRerooter, 0.5, true), search.SqrtLTS(search.HeuristicRerooter, 1, false)}
-	for _, alg := range append(slices.Clone(algorithms), sqrt...) {
+	for _, alg := range append(slices.Clone(algorithms), append(sqrt, search.Beam(1), search.Beam(64))...) {
 		var opts search.Options
 		if alg.NeedsPolicy() {
 			opts.Temperature = 2 // tempering allocates nothing either

@@ -2,7 +2,8 @@
 // "Policy-Guided Heuristic Search with Guarantees" (AAAI 2021), and their
 // peers: one best-first engine whose evaluation function makes it PHS_h,
 // PHS*, LevinTS, A*, WA* or GBFS (also PHS with safe state pruning, and
-// √LTS, rerooted LevinTS, with its rerooters: see SqrtLTS), and PUCT.
+// √LTS, rerooted LevinTS, with its rerooters: see SqrtLTS), PUCT, and
+// beam search (Beam).
 //
 // The package knows no domain and no network. A domain implements Problem for
 // its own compact, comparable state type; a policy and/or heuristic reaches
@@ -235,7 +236,8 @@ type Options struct {
 	Mix float64 `json:"mix,omitempty"`
 	// GoalTest says when a node is tested for the goal: GoalTestDefault
 	// (the zero value) is at expansion for A* and at generation for the
-	// other best-first algorithms; PUCT takes only the default. See
+	// other best-first algorithms; PUCT takes only the default, beam
+	// search the default and GoalTestGeneration. See
 	// GoalTest. JSON spells it as its String.
 	GoalTest GoalTest `json:"goal_test,omitempty"`
 	// NodeLoss is the loss L(n) incurred by a node, which its g accumulates:
@@ -255,7 +257,8 @@ type Options struct {
 	// edges of the tree at the end, and 12 bytes per dropped child,
 	// which the estimate of MaxMemory leaves out. The
 	// Trajectory is that path, with the log-probabilities of its actions
-	// under the policies the search used. PHSSafe and PUCT do not take it.
+	// under the policies the search used. PHSSafe, PUCT and beam search
+	// do not take it.
 	Shorten bool `json:"shorten,omitempty"`
 }
 
@@ -346,10 +349,14 @@ func (o Options) Validate(alg Algorithm) error {
 		return fmt.Errorf("search: max memory %d; want >= 0 (0: no bound)", o.MaxMemory)
 	case o.Shorten && (alg.IsPUCT() || alg.kind == phsSafe):
 		return fmt.Errorf("search: %s keeps no table of the states it generates; shorten is for the other best-first algorithms", alg.Name())
+	case o.Shorten && alg.kind == beam:
+		return fmt.Errorf("search: %s generates no edge that shortens its solutions (it expands layer by layer); shorten is for the best-first algorithms", alg.Name())
 	case o.GoalTest > GoalTestExpansion:
 		return fmt.Errorf("search: bad goal test %d", o.GoalTest)
 	case o.GoalTest != GoalTestDefault && alg.IsPUCT():
 		return fmt.Errorf("search: puct tests the goal when a descent first reaches a node; goal test %s is for the best-first algorithms", o.GoalTest)
+	case o.GoalTest == GoalTestExpansion && alg.kind == beam:
+		return fmt.Errorf("search: beam tests the goal when a node is generated; goal test %s is for the best-first algorithms", o.GoalTest)
 	}
 	return nil
 }
@@ -418,7 +425,7 @@ func temper(logPi []float64, A int, t float64) {
 type Result[S comparable] struct {
 	Solved bool
 	// Exhausted reports that every reachable node was expanded without
-	// finding a solution; TimedOut that Options.Timeout ran out;
+	// finding a solution (for beam search, that its beam ran empty); TimedOut that Options.Timeout ran out;
 	// OutOfMemory that the tree reached Options.MaxMemory.
 	Exhausted, TimedOut, OutOfMemory bool
 	// Actions is the solution, one action index per step from the root.

@@ -98,8 +98,7 @@ func (s *Solver[S]) Check(p Problem[S]) error {
 // budget counts expansions. A* with the goal tested at expansion returns a
 // least-cost solution under an admissible heuristic; PHS_h, PHS* and
 // LevinTS with BatchSize 1 keep the paper's bounds on expansions; WA* and
-// GBFS guarantee nothing. PUCT searches as PUCT says. docs/ALGORITHMS.md
-// gives the rules in full.
+// GBFS guarantee nothing. PUCT and beam search run as PUCT and Beam say. docs/ALGORITHMS.md gives the rules in full.
 //
 // An expansion costs O(log n) for the open list besides the evaluator's
 // calls; the context and the clock are read every 1,024 expansions. The
@@ -117,9 +116,12 @@ func (s *Solver[S]) Solve(ctx context.Context, p Problem[S]) (res Result[S], err
 	if s.opts.Timeout > 0 {
 		lim.deadline = start.Add(s.opts.Timeout)
 	}
-	if s.alg.IsPUCT() {
+	switch {
+	case s.alg.IsPUCT():
 		err = s.pt.search(p, s.ev, s.alg.param, &s.opts, &lim, &res)
-	} else {
+	case s.alg.kind == beam:
+		err = s.bf.beam(p, s.ev, s.alg.BeamWidth(), &s.opts, &lim, &res)
+	default:
 		err = s.bf.search(p, s.ev, s.alg, &s.opts, &lim, &res)
 	}
 	lim.report(res.Expansions)
