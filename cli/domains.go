@@ -321,7 +321,7 @@ func Shipped() []Domain {
 				NoModelAlgorithm(search.WAStar(stpNoModelW))),
 			large: func(rows, cols int) *domainOf[stp.LargeState] {
 				name := fmt.Sprintf("stp-%dx%d", rows, cols)
-				return stpDomainOf[stp.LargeState](NoModelAlgorithm(search.WAStar(stpNoModelW)),
+				return stpDomainOf[stp.LargeState](InitialBudget(stp.InitialBudget), NoModelAlgorithm(search.WAStar(stpNoModelW)),
 					DefaultModel(func() (models.Model, error) { return models.Named(name) }))
 			},
 		}},

@@ -185,3 +185,24 @@ func TestDefaultModelBySize(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeBoardBudget checks that the Bootstrap test of boards larger
+// than 5x5 starts from the sliding-tile puzzle's budget, stp.InitialBudget,
+// as that of 5x5 boards does.
+func TestLargeBoardBudget(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, n := range []int{5, 6} {
+		var b strings.Builder
+		if err := stp.Write(&b, []*stp.Problem[stp.LargeState]{stp.GenerateWalk[stp.LargeState](rng, n, n, 10, 20)}); err != nil {
+			t.Fatal(err)
+		}
+		file := writeFile(t, fmt.Sprintf("%dx%d.txt", n, n), b.String())
+		out, _, err := runPHS(t, "test", "-domain", "stp", "-model", "none", "-workers", "1", "-progress", "0", file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if recs := decodeRecords(t, out); len(recs) != 1 || recs[0].Budget != stp.InitialBudget {
+			t.Errorf("%dx%d: records %+v; want one of budget %d", n, n, recs, stp.InitialBudget)
+		}
+	}
+}
