@@ -89,9 +89,9 @@ func TestNoModelDefaults(t *testing.T) {
 // TestNoShippedModelForSize checks that "phs solve" with no flags searches
 // without a model, with the domain's default, problems of a size that the
 // shipped model does not take (4x4 puzzles, small Sokoban levels), and
-// says so; that it searches 6x6 puzzles, which have their own default
-// (none shipped yet), without trying the 5x5 model; and keeps the model
-// for a size it takes.
+// says so; that it searches 6x6 puzzles with their own shipped model
+// (stp-6x6), without trying the 5x5 model; and keeps the model for a size
+// it takes.
 func TestNoShippedModelForSize(t *testing.T) {
 	walk := "10:40"
 	if !testing.Short() {

@@ -22,22 +22,25 @@ import (
 
 // committedProblems are the test problems of the lab's results that the
 // repository holds: the first 40 of each set the lab tests on (test sets,
-// held-back training levels), as fixtures of the domains, keyed by the
-// data file the records name.
+// held-back training levels), as fixtures of the domains, and the boards
+// the lab generated for its tests, keyed by the data file the records
+// name.
 var committedProblems = map[string]func(t *testing.T) (replay func(i int, solution string) (int, error), n int){
-	"puzzles_4x4_test.txt":    fixture[witness.State](witness.ReadFile, "witness/testdata/puzzles_4x4_test-first40.txt"),
-	"000.txt":                 fixture[sokoban.State](sokoban.ReadFile, "sokoban/testdata/boxoban-test-000-first40.txt"),
-	"medium-049-first200.txt": fixture[sokoban.State](sokoban.ReadFile, "sokoban/testdata/boxoban-medium-train-049-first40.txt"),
-	"deepcubea_test_1000.txt": fixture[rubiks.State](rubiks.ReadFile, "rubiks/testdata/deepcubea_test_1000-first40.txt"),
-	"ltscm_test_1000.txt":     fixture[rubiks.State](rubiks.ReadFile, "rubiks/testdata/ltscm_test_1000-first40.txt"),
-	"puzzles_5x5_test.txt":    fixture[stp.State](stp.ReadFile[stp.State], "stp/testdata/puzzles_5x5_test-first40.txt"),
+	"puzzles_4x4_test.txt":    fixture[witness.State](witness.ReadFile, "../domain/witness/testdata/puzzles_4x4_test-first40.txt"),
+	"000.txt":                 fixture[sokoban.State](sokoban.ReadFile, "../domain/sokoban/testdata/boxoban-test-000-first40.txt"),
+	"medium-049-first200.txt": fixture[sokoban.State](sokoban.ReadFile, "../domain/sokoban/testdata/boxoban-medium-train-049-first40.txt"),
+	"deepcubea_test_1000.txt": fixture[rubiks.State](rubiks.ReadFile, "../domain/rubiks/testdata/deepcubea_test_1000-first40.txt"),
+	"ltscm_test_1000.txt":     fixture[rubiks.State](rubiks.ReadFile, "../domain/rubiks/testdata/ltscm_test_1000-first40.txt"),
+	"puzzles_5x5_test.txt":    fixture[stp.State](stp.ReadFile[stp.State], "../domain/stp/testdata/puzzles_5x5_test-first40.txt"),
+	"stp-6x6-test.txt":        fixture[stp.LargeState](stp.ReadFile[stp.LargeState], lab.PuzzlesDir+"/stp-6x6-test.txt"),
+	"stp-7x7-test.txt":        fixture[stp.LargeState](stp.ReadFile[stp.LargeState], lab.PuzzlesDir+"/stp-7x7-test.txt"),
 }
 
 // fixture returns the entry of committedProblems of the problems that
-// read takes from the file at path under ../domain.
+// read takes from the file at path, relative to the lab.
 func fixture[S comparable, P search.Problem[S]](read func(string) ([]P, error), path string) func(t *testing.T) (func(int, string) (int, error), int) {
 	return func(t *testing.T) (func(int, string) (int, error), int) {
-		ps, err := read("../domain/" + path)
+		ps, err := read(path)
 		if err != nil {
 			t.Fatal(err)
 		}

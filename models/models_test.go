@@ -45,7 +45,7 @@ func TestDomains(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	if got, want := models.Names(), []string{"sokoban", "sokoban-hard", "stp", "witness"}; !slices.Equal(got, want) {
+	if got, want := models.Names(), []string{"sokoban", "sokoban-hard", "stp", "stp-6x6", "witness"}; !slices.Equal(got, want) {
 		t.Errorf("Names() = %q, want %q", got, want)
 	}
 	for _, d := range models.Domains() {
@@ -74,7 +74,7 @@ func TestNames(t *testing.T) {
 // package's doc says, and with the SHA-256 of its tensors, which loading
 // checks.
 func TestEmbedded(t *testing.T) {
-	kinds := map[string]string{"sokoban": "network", "sokoban-hard": "network", "stp": "network", "witness": "context model"}
+	kinds := map[string]string{"sokoban": "network", "sokoban-hard": "network", "stp": "network", "stp-6x6": "network", "witness": "context model"}
 	var got []string
 	err := fs.WalkDir(models.Files, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
