@@ -250,8 +250,10 @@ func (a Algorithm) Name() string { return names[a.kind] }
 // reads back exactly.
 func (a Algorithm) String() string {
 	switch a.kind {
-	case wAStar, puct, beam:
+	case wAStar, puct:
 		return a.Name() + ":" + strconv.FormatFloat(a.param, 'g', -1, 64)
+	case beam:
+		return a.Name() + ":" + strconv.Itoa(a.BeamWidth())
 	case sqrtLTS:
 		return a.sqrtLTSString()
 	}

@@ -308,6 +308,7 @@ func TestParse(t *testing.T) {
 		{"wastar", search.WAStar(search.DefaultW)}, {"WA*", search.WAStar(1.5)}, {"wastar:2", search.WAStar(2)}, {"wastar:0", search.WAStar(0)},
 		{"gbfs", search.GBFS()}, {"puct", search.PUCT(1)}, {"PUCT:3", search.PUCT(3)}, {"puct:0.25", search.PUCT(0.25)}, {"phssafe", search.PHSSafe()},
 		{"beam", search.Beam(search.DefaultBeamWidth)}, {"BEAM:1", search.Beam(1)}, {"beam:1024", search.Beam(1024)},
+		{"beam:1000000", search.Beam(1e6)}, {"beam:16777216", search.Beam(search.MaxBeamWidth)},
 	} {
 		got, err := search.Parse(tc.text)
 		if err != nil || got != tc.want {
