@@ -17,20 +17,8 @@ type beamEntry struct {
 // table of states, the evaluation and the solutions of the best-first
 // engine; GBFS's strategy keeps and evaluates its nodes.
 func (e *bestFirst[S]) beam(p Problem[S], ev Evaluator[S], w int, opts *Options, lim *limits, res *Result[S]) error {
-	e.p, e.ev, e.alg, e.opts = p, ev, Beam(w), opts
-	e.edge, _ = ev.(EdgeEvaluator[S])
-	e.A = p.NumActions()
-	e.atExp = false
-	e.strategy = &e.strategies.gbfs
-	defer func() {
-		res.Evaluations = e.evals
-		e.p, e.ev, e.edge, e.opts, e.strategy = nil, nil, nil, nil, nil
-	}()
-	e.reset(opts.BatchSize)
-	e.maxNodes = lim.maxNodes(e.nodeBytes() + e.strategy.start(e))
-
-	j, c := e.append(node[S]{state: p.Root(), parent: -1})
-	e.strategy.keep(e, j, c)
+	j, c := e.begin(p, ev, Beam(w), opts, lim, false, &e.strategies.gbfs)
+	defer e.end(res)
 	if p.IsGoal(c.state) {
 		e.solution(j, res)
 		return nil
@@ -45,19 +33,8 @@ func (e *bestFirst[S]) beam(p Problem[S], ev Evaluator[S], w int, opts *Options,
 	defer func() { e.layer = layer[:0] }()
 	for {
 		for _, b := range layer {
-			if lim.spent(res.Expansions) {
-				return nil
-			}
-			if res.Expansions%checkEvery == checkEvery-1 {
-				timedOut, err := lim.check(res.Expansions)
-				if err != nil || timedOut {
-					res.TimedOut = timedOut
-					return err
-				}
-			}
-			if e.n+e.A > e.maxNodes {
-				res.OutOfMemory = true
-				return nil
+			if stop, err := e.stop(lim, res.Expansions+1, res); stop {
+				return err
 			}
 			res.Expansions++
 			goal, err := e.expand(b.index, res)

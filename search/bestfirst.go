@@ -109,20 +109,9 @@ func (n *node[S]) stale() bool   { return n.da&staleBit != 0 }
 // search runs alg on p with ev, within opts and lim, as Solver.Solve
 // describes, and fills res.
 func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts *Options, lim *limits, res *Result[S]) error {
-	e.p, e.ev, e.alg, e.opts = p, ev, alg, opts
-	e.edge, _ = ev.(EdgeEvaluator[S])
-	e.A = p.NumActions()
-	e.atExp = opts.GoalTest.atExpansion(alg)
-	e.strategy = e.strategies.of(alg, opts.BatchSize, e.atExp)
-	defer func() {
-		res.Evaluations = e.evals
-		e.p, e.ev, e.edge, e.opts, e.strategy = nil, nil, nil, nil, nil
-	}()
-	e.reset(opts.BatchSize)
-	e.maxNodes = lim.maxNodes(e.nodeBytes() + e.strategy.start(e))
-
-	j, c := e.append(node[S]{state: p.Root(), parent: -1})
-	e.strategy.keep(e, j, c)
+	atExp := opts.GoalTest.atExpansion(alg)
+	j, c := e.begin(p, ev, alg, opts, lim, atExp, e.strategies.of(alg, opts.BatchSize, atExp))
+	defer e.end(res)
 	if !e.atExp && p.IsGoal(c.state) {
 		e.solution(j, res)
 		return nil
@@ -130,7 +119,7 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 	if err := e.flush(); err != nil {
 		return err
 	}
-	for pops := 1; ; pops++ {
+	for pops := int64(1); ; pops++ {
 		// The open list may run empty with nodes waiting, or hold only
 		// stale nodes after a flush.
 		for e.open.len() == 0 {
@@ -142,19 +131,8 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 				return err
 			}
 		}
-		if lim.spent(res.Expansions) {
-			return nil
-		}
-		if pops%checkEvery == 0 {
-			timedOut, err := lim.check(res.Expansions)
-			if err != nil || timedOut {
-				res.TimedOut = timedOut
-				return err
-			}
-		}
-		if e.n+e.A > e.maxNodes {
-			res.OutOfMemory = true
-			return nil
+		if stop, err := e.stop(lim, pops, res); stop {
+			return err
 		}
 		top := e.open.pop()
 		if !e.strategy.take(e, top.index) {
@@ -192,6 +170,50 @@ func (e *bestFirst[S]) search(p Problem[S], ev Evaluator[S], alg Algorithm, opts
 			}
 		}
 	}
+}
+
+// stop reports whether the search ends before it takes its pops-th node:
+// when the budget is spent, or at the timeout or the memory bound, which
+// it records in res; the clock and the context are read every checkEvery
+// nodes, and a done context ends the search with its error.
+func (e *bestFirst[S]) stop(lim *limits, pops int64, res *Result[S]) (bool, error) {
+	if lim.spent(res.Expansions) {
+		return true, nil
+	}
+	if pops%checkEvery == 0 {
+		timedOut, err := lim.check(res.Expansions)
+		if err != nil || timedOut {
+			res.TimedOut = timedOut
+			return true, err
+		}
+	}
+	if e.n+e.A > e.maxNodes {
+		res.OutOfMemory = true
+		return true, nil
+	}
+	return false, nil
+}
+
+// begin readies the engine for a search of alg on p with ev, within opts
+// and lim, the goal tested at expansion if atExp, with the strategy st,
+// and adds the root to the arena: its index and its entry. end ends it.
+func (e *bestFirst[S]) begin(p Problem[S], ev Evaluator[S], alg Algorithm, opts *Options, lim *limits, atExp bool, st strategy[S]) (int32, *node[S]) {
+	e.p, e.ev, e.alg, e.opts = p, ev, alg, opts
+	e.edge, _ = ev.(EdgeEvaluator[S])
+	e.A = p.NumActions()
+	e.atExp, e.strategy = atExp, st
+	e.reset(opts.BatchSize)
+	e.maxNodes = lim.maxNodes(e.nodeBytes() + e.strategy.start(e))
+	j, c := e.append(node[S]{state: p.Root(), parent: -1})
+	e.strategy.keep(e, j, c)
+	return j, c
+}
+
+// end fills res with the evaluations of the search, and drops the
+// engine's references to what the search was given.
+func (e *bestFirst[S]) end(res *Result[S]) {
+	res.Evaluations = e.evals
+	e.p, e.ev, e.edge, e.opts, e.strategy = nil, nil, nil, nil, nil
 }
 
 // nodeBytes returns the memory of a node of the search under way but for
