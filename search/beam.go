@@ -12,12 +12,12 @@ type beamEntry struct {
 	index int32
 }
 
-// beam runs beam search of width w on p with ev, within opts and lim, as
-// Beam and Solver.Solve describe, and fills res. It shares the arena, the
+// beam runs alg, beam search, on p with ev, within opts and lim, as Beam
+// and Solver.Solve describe, and fills res. It shares the arena, the
 // table of states, the evaluation and the solutions of the best-first
 // engine; GBFS's strategy keeps and evaluates its nodes.
-func (e *bestFirst[S]) beam(p Problem[S], ev Evaluator[S], w int, opts *Options, lim *limits, res *Result[S]) error {
-	j, c := e.begin(p, ev, Beam(w), opts, lim, false, &e.strategies.gbfs)
+func (e *bestFirst[S]) beam(p Problem[S], ev Evaluator[S], alg Algorithm, opts *Options, lim *limits, res *Result[S]) error {
+	j, c := e.begin(p, ev, alg, opts, lim, false, &e.strategies.gbfs)
 	defer e.end(res)
 	if p.IsGoal(c.state) {
 		e.solution(j, res)
@@ -61,7 +61,7 @@ func (e *bestFirst[S]) beam(p Problem[S], ev Evaluator[S], w int, opts *Options,
 		slices.SortFunc(e.next, func(a, b beamEntry) int {
 			return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.index, b.index))
 		})
-		layer, e.next = append(layer[:0], e.next[:min(w, len(e.next))]...), e.next[:0]
+		layer, e.next = append(layer[:0], e.next[:min(alg.BeamWidth(), len(e.next))]...), e.next[:0]
 	}
 }
 

@@ -120,7 +120,7 @@ func (s *Solver[S]) Solve(ctx context.Context, p Problem[S]) (res Result[S], err
 	case s.alg.IsPUCT():
 		err = s.pt.search(p, s.ev, s.alg.param, &s.opts, &lim, &res)
 	case s.alg.kind == beam:
-		err = s.bf.beam(p, s.ev, s.alg.BeamWidth(), &s.opts, &lim, &res)
+		err = s.bf.beam(p, s.ev, s.alg, &s.opts, &lim, &res)
 	default:
 		err = s.bf.search(p, s.ev, s.alg, &s.opts, &lim, &res)
 	}
