@@ -53,7 +53,6 @@ type options struct {
 	noModelAlg   *search.Algorithm
 	noModelH     any // func(P, S) float64
 	defaultModel func() (models.Model, error)
-	floor        bool  // NetworkFloor
 	learners     []any // Learner[S]
 }
 
@@ -112,20 +111,6 @@ func NoModelHeuristic[P, S any](h func(p P, s S) float64) Option {
 	return Option{func(o *options) { o.noModelH = h }}
 }
 
-// NetworkFloor makes "phs solve" and "phs test" raise the heuristic of a
-// network to the problems' own (search.Heuristic), which must then be a
-// lower bound on the cost to the goal, such as a pattern database's: the
-// searches read max(h of the network, h of the problem)
-// (search.HeuristicFloor), so that a learnt heuristic never falls below
-// what is known for sure. -no-floor searches with the network's alone.
-// It applies to the algorithms that read a heuristic, and to neither a
-// context model, nor a search without a model, nor the searches of "phs
-// train". NewDomain panics unless the problems implement
-// search.Heuristic.
-func NetworkFloor() Option {
-	return Option{func(o *options) { o.floor = true }}
-}
-
 // DefaultModel gives the model that "phs solve" and "phs test" use without
 // -model: load returns it, a network or a context model (exactly one of
 // the fields of models.Model), or an error that wraps models.ErrNoModel
@@ -175,7 +160,7 @@ type Generator interface {
 //     sokoban.Problem.Reorder: -reorder.
 //
 // The options add the rest: ProblemID, ParseFirst, InitialBudget,
-// WithGenerator, NoModelAlgorithm, NoModelHeuristic, NetworkFloor,
+// WithGenerator, NoModelAlgorithm, NoModelHeuristic,
 // DefaultModel, WithLearner. NewDomain panics, at the start of the program, for a bad
 // name, a nil parse or an option that does not fit.
 func NewDomain[S comparable, P search.Problem[S]](name string, parse func(r io.Reader, file string) ([]P, error), opts ...Option) Domain {
@@ -204,10 +189,6 @@ func NewDomain[S comparable, P search.Problem[S]](name string, parse func(r io.R
 	if o.budget <= 0 {
 		panic(fmt.Sprintf("cli: NewDomain(%q): InitialBudget(%d): want > 0", name, o.budget))
 	}
-	if o.floor && !caps.heuristic {
-		panic(fmt.Sprintf("cli: NewDomain(%q): NetworkFloor: %T has no heuristic (search.Heuristic)", name, zero))
-	}
-	caps.floor = o.floor
 	var noModelEval func() search.Evaluator[S]
 	if o.noModelH != nil {
 		h, ok := o.noModelH.(func(P, S) float64)
@@ -334,9 +315,7 @@ func Shipped() []Domain {
 		NewDomain[rubiks.State]("rubiks", rubiks.Parse, ParseFirst(rubiks.ParseFirst),
 			ProblemID(func(p *rubiks.Problem) string { return p.ID }),
 			InitialBudget(rubiks.InitialBudget), WithGenerator(&rubiksGenerator{}),
-			NoModelAlgorithm(search.WAStar(rubiksNoModelW)), NoModelHeuristic((*rubiks.Problem).Estimate),
-			// A network's h at least rubiks.Problem.Heuristic, a bound.
-			NetworkFloor()),
+			NoModelAlgorithm(search.WAStar(rubiksNoModelW)), NoModelHeuristic((*rubiks.Problem).Estimate)),
 	}
 }
 
@@ -358,7 +337,6 @@ type capabilities struct {
 	gen                               Generator
 	noModelAlg                        search.Algorithm
 	noModelH                          bool // NoModelHeuristic
-	floor                             bool // NetworkFloor
 	defaultModel                      func() (models.Model, error)
 	learners                          []LearnerKind // of domainOf.learners
 }

@@ -83,7 +83,7 @@ func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []st
 		fs.BoolVar(&opts.Shorten, "shorten", false, "return a shortest path to the goal found over every edge the search generated, duplicates included (search.Options.Shorten): no more expansions, often shorter solutions")
 		fs.BoolVar(&f.reorder, "reorder", false, fmt.Sprintf("after the search, reorder the solution (sokoban: the shortest interleaving of its runs of pushes, sokoban.Problem.Reorder, up to %d expansions, counted in the record's expansions and reorder_expansions)", reorderLimit))
 		fs.BoolVar(&f.noHeuristic, "no-heuristic", false, "without a model: search with a zero heuristic instead of the domain's")
-		fs.BoolVar(&f.noFloor, "no-floor", false, "with a network, in a domain that floors its heuristic (rubiks: at rubiks.Problem.Heuristic, a bound) or of a network trained with -floor: search with the network's heuristic alone")
+		fs.BoolVar(&f.noFloor, "no-floor", false, "with a network trained with -floor, whose heuristic is the larger of its own and the problem's: search with the network's alone")
 	}
 	if groups&workerFlags != 0 {
 		fs.IntVar(&f.workers, "workers", 0, fmt.Sprintf("searches in parallel, up to %d (0: all cores)", maxWorkers(false)))

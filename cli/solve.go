@@ -165,16 +165,13 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 		cfg.pruneDeadlocks = true
 	}
 	if cfg.noFloor {
-		floors := cfg.model != nil && cfg.model.Config().Floor
-		if !caps.floor && !floors {
-			return usagef("%s: -no-floor: the %s domain does not floor a network's heuristic, nor does the model", cmd, cfg.domain)
+		if cfg.model == nil || !cfg.model.Config().Floor {
+			return usagef("%s: -no-floor: no network that floors its heuristic (phs train -floor)", cmd)
 		}
-		if floors {
-			c := cfg.model.Config()
-			c.Floor = false
-			if cfg.model, err = withConfig(cfg.model, c); err != nil {
-				return fmt.Errorf("%s: %s: %w", cmd, cfg.modelName, err)
-			}
+		c := cfg.model.Config()
+		c.Floor = false
+		if cfg.model, err = withConfig(cfg.model, c); err != nil {
+			return fmt.Errorf("%s: %s: %w", cmd, cfg.modelName, err)
 		}
 	}
 	var alg search.Algorithm
@@ -302,8 +299,7 @@ func withConfig(m *model.Model, c model.Config) (*model.Model, error) {
 }
 
 // newSolvers returns one solver per worker with the algorithm, the model
-// (its heuristic floored where the domain says so: NetworkFloor) or the
-// domain's heuristic, and the options of cfg with the given budget.
+// or the domain's heuristic, and the options of cfg with the given budget.
 // noModel, if not nil, returns the evaluator of the domain's default
 // search without a model (NoModelHeuristic).
 func newSolvers[S comparable](cfg *searchConfig, budget int64, noModel func() search.Evaluator[S]) ([]*search.Solver[S], error) {
@@ -315,9 +311,6 @@ func newSolvers[S comparable](cfg *searchConfig, budget int64, noModel func() se
 		switch {
 		case cfg.model != nil:
 			ev = model.NewEvaluator[S](cfg.model)
-			if cfg.d.caps().floor && !cfg.noFloor && !cfg.model.Config().Floor && model.HeadsFor(cfg.algorithm)&model.Heuristic != 0 {
-				ev = search.HeuristicFloor[S]{Evaluator: ev}
-			}
 		case cfg.table != nil:
 			ev = cm.NewEvaluator[S](cfg.table)
 		case cfg.noHeuristic:

@@ -207,7 +207,7 @@ func Run(ctx context.Context, args []string, stderr io.Writer) error {
 	s.ValidEvery = Duration(15 * time.Minute)
 	fs.StringVar(&s.ValidAlg, "valid-alg", "gbfs", "with -valid, the search of each validation problem (wastar:W gives WA*'s weight)")
 	fs.Int64Var(&s.ValidBudget, "valid-budget", 2000, "with -valid, the expansion budget of each validation search (≥ 1)")
-	fs.BoolVar(&s.ValidFloor, "valid-floor", true, "with -valid, the validation searches read the larger of the network's h and the puzzle's admissible heuristic, as phs solve does")
+	fs.BoolVar(&s.ValidFloor, "valid-floor", true, "with -valid, the validation searches read the larger of the network's h and the puzzle's admissible heuristic, as phs solve does with a network trained with -floor")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
