@@ -65,7 +65,7 @@ func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []st
 		fs.Var(&f.w, "w", "weight of h for wastar (default: the algorithm's, or 1.5)")
 		fs.Var(&f.c, "c", "exploration constant of puct (default: the algorithm's, or 1)")
 		fs.StringVar(&f.modelPath, "model", "", `model or training-run directory, a context model's table file, or the name of a shipped model (sokoban-hard) when no such file exists: solve and test search with it (default: the domain's shipped model, if any, unless it takes none of the problems, such as a 6x6 puzzle; "none": no model), train starts from it (default: a fresh network)`)
-		fs.Int64Var(&opts.Budget, "budget", 0, "expansion budget: solve: of every search (0: none); test and train: of the first round or iteration, then grown (0: the domain's)")
+		fs.Int64Var(&opts.Budget, "budget", 0, "expansion budget: solve: of every search (0: none; for a beam search, the model's, or else the domain's); test: of the first round, then grown (0: the model's, or else the domain's); train: of the first iteration, then grown (0: the domain's)")
 		fs.DurationVar(&opts.Timeout, "timeout", 0, "wall-clock limit of each search (0: none)")
 		fs.TextVar(&opts.GoalTest, "goal-test", search.GoalTestDefault, "when the best-first algorithms test a node for the goal: generation, expansion, or default (expansion for astar, which then returns optimal solutions with an admissible heuristic; generation for the others, as the paper's experiments, its A* included)")
 		fs.IntVar(&opts.BatchSize, "batch", 0, fmt.Sprintf("states evaluated per evaluator call, 1 to %d (0: solve and test: 1 with a context model, else the library's 32; train: the library's)", search.MaxBatchSize))

@@ -249,6 +249,9 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 	if cfg.opts.Mix == 0 && cfg.model != nil && alg.NeedsPolicy() {
 		cfg.opts.Mix = cfg.model.Config().Search.Mix
 	}
+	if cfg.opts.BatchSize == 0 && cfg.model != nil {
+		cfg.opts.BatchSize = cfg.model.Config().Search.BatchSize // 0 (32) if it has none
+	}
 	if cfg.opts.BatchSize == 0 && cfg.table != nil {
 		// A context model's evaluation is a few look-ups: batches
 		// would only cost expansions (LevinTS evaluates a node when it
@@ -260,7 +263,15 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 	return nil
 }
 
-// loadModel loads a model directory, or the checkpoint of a training run's
+// tunedBudget is the budget of the model (model.Config.Search.Budget), the
+// one it was trained or tuned with, or else the domain's initial budget.
+func (cfg *searchConfig) tunedBudget() int64 {
+	if cfg.model != nil && cfg.model.Config().Search.Budget > 0 {
+		return cfg.model.Config().Search.Budget
+	}
+	return cfg.d.caps().budget
+}
+
 // useShipped makes shipped model m cfg's model, called name followed by
 // its kind ("shipped sokoban network").
 func (cfg *searchConfig) useShipped(m models.Model, name string) error {
@@ -278,6 +289,7 @@ func (cfg *searchConfig) useShipped(m models.Model, name string) error {
 	return nil
 }
 
+// loadModel loads a model directory, or the checkpoint of a training run's
 // directory.
 func loadModel(path string) (*model.Model, error) {
 	if fi, err := os.Stat(filepath.Join(path, "checkpoint")); err == nil && fi.IsDir() {
@@ -448,6 +460,11 @@ func sameFile(a, b string) bool {
 func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, noModel func() search.Evaluator[S], tasks []search.Task[S], stdout, stderr io.Writer) error {
 	if err := fitDefaultModel(cfg, tasks); err != nil {
 		return err
+	}
+	if cfg.opts.Budget == 0 && cfg.algorithm.BeamWidth() > 0 {
+		// Without a budget, a beam that misses the goal would go on as
+		// long as its layers do.
+		cfg.opts.Budget = cfg.tunedBudget()
 	}
 	solvers, err := newSolvers(cfg, cfg.opts.Budget, noModel)
 	if err != nil {

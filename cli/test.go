@@ -40,8 +40,7 @@ func runTest(ctx context.Context, e *env, args []string) error {
 	return cfg.d.test(ctx, &cfg, files, e.stdout, e.stderr)
 }
 
-// setup is searchConfig.setup, then the test's own flags; the budget
-// defaults to the domain's.
+// setup is searchConfig.setup, then the test's own flags.
 func (cfg *testConfig) setup(e *env, fs *flag.FlagSet, files []string) error {
 	if err := cfg.searchConfig.setup("test", e, fs, files); err != nil {
 		return err
@@ -51,9 +50,6 @@ func (cfg *testConfig) setup(e *env, fs *flag.FlagSet, files []string) error {
 		return usagef("test: -time %v: want >= 0 (0: no limit)", cfg.timeLimit)
 	case cfg.rounds < 0:
 		return usagef("test: -rounds %d: want >= 0 (0: no limit)", cfg.rounds)
-	}
-	if cfg.opts.Budget == 0 {
-		cfg.opts.Budget = cfg.d.caps().budget
 	}
 	return nil
 }
@@ -71,6 +67,9 @@ func (cfg *testConfig) bootstrapTestConfig() bootstrap.TestConfig {
 func testTasks[S comparable](ctx context.Context, cfg *testConfig, noModel func() search.Evaluator[S], tasks []search.Task[S], stdout, stderr io.Writer) error {
 	if err := fitDefaultModel(&cfg.searchConfig, tasks); err != nil {
 		return err
+	}
+	if cfg.opts.Budget == 0 {
+		cfg.opts.Budget = cfg.tunedBudget()
 	}
 	solvers, err := newSolvers(&cfg.searchConfig, cfg.opts.Budget, noModel)
 	if err != nil {

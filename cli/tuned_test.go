@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/phs-go/phs/model"
+	"github.com/phs-go/phs/search"
+)
+
+// TestTunedOptions checks that a network's budget and batch size
+// (model.Config.Search) are the defaults of its searches: the batch size
+// always, the budget for phs test's first round and for a beam search in
+// phs solve, which without it would not end; a beam with a network
+// without a budget, or without a network, searches within the domain's;
+// the flags override them; other algorithms in phs solve keep no budget.
+func TestTunedOptions(t *testing.T) {
+	d := NewDomain[int]("mline", parseMeasuredLines, InitialBudget(50))
+	// Both targets lie beyond the budgets' reach: a beam of 2 expands
+	// about two states a step.
+	file := writeFile(t, "lines.txt", "30\n-40\n")
+	saveNet := func(opts search.Options) string {
+		cfg := model.ConfigFor[int]("mline", search.Beam(2), measuredLine{})
+		cfg.Arch, cfg.Units, cfg.Blocks, cfg.Search = model.ResNet, 8, 1, opts
+		m, err := model.New(cfg, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range m.Params() {
+			clear(p.Data) // h = 0 everywhere: the beam wanders
+		}
+		dir := t.TempDir()
+		if err := model.Save(dir, m); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	tuned := saveNet(search.Options{Budget: 7, BatchSize: 16})
+	untuned := saveNet(search.Options{})
+	budgets := func(args ...string) []int64 {
+		t.Helper()
+		var o, e strings.Builder
+		if err := Run(context.Background(), append(append(args[:1:1], "-domain", "mline", "-progress", "0"), append(args[1:], file)...), &o, &e, d); err != nil {
+			t.Fatalf("%q: %v\n%s", args, err, e.String())
+		}
+		var bs []int64
+		for _, r := range decodeRecords(t, o.String()) {
+			if r.Solved {
+				t.Errorf("%q: %s solved by a beam of h = 0", args, r.Problem)
+			}
+			bs = append(bs, r.Budget)
+		}
+		return bs
+	}
+	for _, c := range []struct {
+		args []string
+		want int64
+	}{
+		{[]string{"solve", "-model", tuned}, 7},
+		{[]string{"solve", "-model", tuned, "-budget", "9"}, 9},
+		{[]string{"solve", "-model", untuned}, 50},
+		{[]string{"solve", "-model", "none", "-alg", "beam:2"}, 50},
+		{[]string{"test", "-model", tuned, "-rounds", "1"}, 7},
+		{[]string{"test", "-model", untuned, "-rounds", "1"}, 50},
+		{[]string{"test", "-model", tuned, "-rounds", "1", "-budget", "9"}, 9},
+	} {
+		if got := budgets(c.args...); len(got) != 2 || got[0] != c.want || got[1] != c.want {
+			t.Errorf("%q: budgets %v, want %d for both", c.args, got, c.want)
+		}
+	}
+	var o strings.Builder
+	if err := Run(context.Background(), []string{"solve", "-domain", "mline", "-model", tuned, "-alg", "gbfs", "-progress", "0", file}, &o, io.Discard, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range decodeRecords(t, o.String()) {
+		if r.Budget != 0 {
+			t.Errorf("gbfs: budget %d, want none", r.Budget)
+		}
+	}
+
+	batch := func(args ...string) int {
+		t.Helper()
+		e := &env{domains: map[string]domain{"mline": d.d}, names: []string{"mline"}, stdout: io.Discard, stderr: io.Discard}
+		var cfg searchConfig
+		fs := newFlagSet("solve", "FILES...", io.Discard)
+		cfg.register(fs, searchGroups, e.names, &cfg.opts)
+		files, err := parseFlags(fs, append(append([]string{"-domain", "mline"}, args...), file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.setup("solve", e, fs, files); err != nil {
+			t.Fatal(err)
+		}
+		return cfg.opts.BatchSize
+	}
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"-model", tuned}, 16},
+		{[]string{"-model", tuned, "-batch", "3"}, 3},
+		{[]string{"-model", untuned}, 0},
+	} {
+		if got := batch(c.args...); got != c.want {
+			t.Errorf("%q: batch size %d, want %d", c.args, got, c.want)
+		}
+	}
+}
