@@ -274,11 +274,12 @@ func NewDomain[S comparable, P search.Problem[S]](name string, parse func(r io.R
 var domainName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // Shipped returns the domains of the module: Sokoban (Boxoban levels), the
-// sliding-tile puzzle and The Witness, each with its shipped model (package
-// models: a network of PHS* for Sokoban, of WA* for 5x5 puzzles, a context
-// model searched with LevinTS for The Witness), and the Rubik's cube,
-// without one; a file of larger sliding-tile boards takes the shipped
-// model of its first one's size (models.Named("stp-6x6")), if any.
+// sliding-tile puzzle, The Witness and the Rubik's cube, each with its
+// shipped model (package models: a network of PHS* for Sokoban, of WA*
+// for 5x5 puzzles, of beam search for the cube, a context model searched
+// with LevinTS for The Witness); a file of larger sliding-tile boards
+// takes the shipped model of its first one's size
+// (models.Named("stp-6x6")), if any.
 // Without a model (or for problems their model cannot take) they search
 // with WA*, w = 5, for Sokoban; WA*, w = 8, for the
 // sliding-tile puzzle; A* for The Witness; and WA*, w = 10, with
@@ -314,7 +315,7 @@ func Shipped() []Domain {
 			NoModelAlgorithm(search.AStar())),
 		NewDomain[rubiks.State]("rubiks", rubiks.Parse, ParseFirst(rubiks.ParseFirst),
 			ProblemID(func(p *rubiks.Problem) string { return p.ID }),
-			InitialBudget(rubiks.InitialBudget), WithGenerator(&rubiksGenerator{}),
+			InitialBudget(rubiks.InitialBudget), WithGenerator(&rubiksGenerator{}), shipped("rubiks"),
 			NoModelAlgorithm(search.WAStar(rubiksNoModelW)), NoModelHeuristic((*rubiks.Problem).Estimate)),
 	}
 }

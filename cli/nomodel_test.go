@@ -150,7 +150,7 @@ func TestNoShippedModelForSize(t *testing.T) {
 }
 
 // TestRubiksNoModel solves cubes scrambled by 8 or 9 turns with the cube's
-// default search without a model, WA* with rubiks.Problem.Estimate, and
+// default search without a model (-model none), WA* with rubiks.Problem.Estimate, and
 // replays the solutions, which may be some times longer (one of the four
 // takes 50 turns). With -short, which leaves out the 5 s of CPU
 // time that the pattern databases take to build, it checks the default
@@ -174,7 +174,7 @@ func TestRubiksNoModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, err := runPHS(t, "solve", "-domain", "rubiks", "-progress", "0", f)
+	out, errOut, err := runPHS(t, "solve", "-domain", "rubiks", "-model", "none", "-progress", "0", f)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}

@@ -36,7 +36,8 @@ func flops(m *Model) float64 {
 // benchShapes are the networks of the benchmarks: the paper's conv
 // networks, ResNets on the 24-puzzle's encoding of the default sizes (128
 // units, 2 blocks) and of 512 units and 4 blocks, and the Rubik's cube's
-// ResNet of lab/runs/rubiks-davi (256 units, 4 blocks, 12 actions).
+// ResNet of the run rubiks-davi (lab/rubiks-curriculum/davi: 256 units,
+// 4 blocks, 12 actions).
 var benchShapes = []struct {
 	name          string
 	c, h, w       int

@@ -3,8 +3,9 @@
 // models a user selects by name.
 //
 // A domain's default model is a network (package model) or a context
-// model (package cm): networks for Sokoban (PHS*) and the sliding-tile
-// puzzle (WA*, 5x5 boards), a context model for The Witness (LevinTS).
+// model (package cm): networks for Sokoban (PHS*), the sliding-tile
+// puzzle (WA*, 5x5 boards) and the Rubik's cube (beam search), a context
+// model for The Witness (LevinTS).
 // The other shipped models are "sokoban-hard", a Sokoban network (PHS*)
 // for harder levels, trained also on the dead ends its searches reach,
 // and "stp-6x6", a network of 6x6 sliding-tile boards (WA*).
