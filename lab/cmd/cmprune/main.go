@@ -41,6 +41,7 @@ import (
 	"github.com/phs-go/phs/domain/sokoban"
 	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/domain/witness"
+	"github.com/phs-go/phs/lab/internal/paths"
 	"github.com/phs-go/phs/search"
 )
 
@@ -95,7 +96,7 @@ func run(args []string, stdout io.Writer) error {
 		}
 	}
 	for _, f := range inputs {
-		if sameFile(*out, f) {
+		if paths.Same(*out, f) {
 			return usageError{fmt.Errorf("-out %s is an input, %s: write the table to another file", *out, f)}
 		}
 	}
@@ -212,20 +213,3 @@ func flushTasks[S comparable, P search.Problem[S]](dir string, files []string, r
 // A usageError is an error of the command line: main exits with status 2
 // for it, 1 for the others.
 type usageError struct{ error }
-
-// sameFile reports whether the names a and b are of the same file: the
-// same absolute path, or files that os.SameFile says are one (through a
-// symbolic or a hard link).
-func sameFile(a, b string) bool {
-	absA, errA := filepath.Abs(a)
-	absB, errB := filepath.Abs(b)
-	if errA == nil && errB == nil && absA == absB {
-		return true
-	}
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	fb, err := os.Stat(b)
-	return err == nil && os.SameFile(fa, fb)
-}

@@ -76,6 +76,7 @@ import (
 	"strings"
 
 	"github.com/phs-go/phs/lab"
+	"github.com/phs-go/phs/lab/internal/paths"
 )
 
 // A job is one run of phs or sokopt that writes one record of the lab.
@@ -195,7 +196,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "reproduce:", err)
 		os.Exit(2)
 	}
-	if c.first > 0 && !dry && sameDir(c.out, c.lab) {
+	if c.first > 0 && !dry && paths.Same(c.out, c.lab) {
 		fmt.Fprintln(os.Stderr, "reproduce: -first with -out the lab would replace its records by partial ones; set another -out")
 		os.Exit(2)
 	}
@@ -205,16 +206,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "reproduce:", err)
 		os.Exit(1)
 	}
-}
-
-// sameDir reports whether the paths a and b name the same directory.
-func sameDir(a, b string) bool {
-	fa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	fb, err := os.Stat(b)
-	return err == nil && os.SameFile(fa, fb)
 }
 
 // parseGroups returns the names of the groups of list, comma-separated;

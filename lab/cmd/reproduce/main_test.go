@@ -432,27 +432,3 @@ func TestDropSolutionsErrors(t *testing.T) {
 		}
 	}
 }
-
-// TestSameDir checks sameDir, which keeps -first from writing over the
-// lab's records.
-func TestSameDir(t *testing.T) {
-	dir := t.TempDir()
-	sub := filepath.Join(dir, "sub")
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		a, b string
-		want bool
-	}{
-		{dir, dir, true},
-		{filepath.Join(sub, ".."), dir, true},
-		{sub, dir, false},
-		{filepath.Join(dir, "missing"), dir, false},
-		{".", labDir + "/cmd/reproduce", true},
-	} {
-		if got := sameDir(tc.a, tc.b); got != tc.want {
-			t.Errorf("sameDir(%q, %q) = %v; want %v", tc.a, tc.b, got, tc.want)
-		}
-	}
-}

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/phs-go/phs/lab/internal/paths"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
@@ -73,7 +74,7 @@ func run(args []string, stdout io.Writer) error {
 		return usageError{errors.New("want -out DIR and one MODEL")}
 	}
 	src := fs.Arg(0)
-	if same(src, *out) {
+	if paths.Same(src, *out) {
 		return usageError{fmt.Errorf("-out %s is MODEL", *out)}
 	}
 	m, err := model.Load(src)
@@ -120,14 +121,4 @@ func run(args []string, stdout io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "%s: %s, %d bytes\n", *out, c.Algorithm, size)
 	return err
-}
-
-// same says whether paths a and b name the same directory.
-func same(a, b string) bool {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
 }
