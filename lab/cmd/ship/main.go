@@ -8,7 +8,7 @@
 // MODEL is a network's directory (a run's checkpoint, or a saved model).
 // -alg replaces the algorithm of its configuration (search.Parse), -budget
 // and -batch its search options' Budget and BatchSize (search.Options);
-// each -meta sets one entry of its Meta. The options must suit the
+// the -meta entries, if any, replace its Meta. The options must suit the
 // algorithm (search.Options.Validate). -out may not be MODEL. Errors of
 // the command line exit with status 2.
 package main
