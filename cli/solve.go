@@ -311,13 +311,11 @@ func withConfig(m *model.Model, c model.Config) (*model.Model, error) {
 }
 
 // newSolvers returns one solver per worker with the algorithm, the model
-// or the domain's heuristic, and the options of cfg with the given budget.
+// or the domain's heuristic, and the options of cfg, its budget included.
 // noModel, if not nil, returns the evaluator of the domain's default
 // search without a model (NoModelHeuristic).
-func newSolvers[S comparable](cfg *searchConfig, budget int64, noModel func() search.Evaluator[S]) ([]*search.Solver[S], error) {
+func newSolvers[S comparable](cfg *searchConfig, noModel func() search.Evaluator[S]) ([]*search.Solver[S], error) {
 	solvers := make([]*search.Solver[S], cfg.workers)
-	opts := cfg.opts
-	opts.Budget = budget
 	for i := range solvers {
 		var ev search.Evaluator[S]
 		switch {
@@ -334,7 +332,7 @@ func newSolvers[S comparable](cfg *searchConfig, budget int64, noModel func() se
 		default:
 			ev = search.DomainHeuristic[S]{}
 		}
-		s, err := search.NewSolver(cfg.algorithm, ev, opts)
+		s, err := search.NewSolver(cfg.algorithm, ev, cfg.opts)
 		if err != nil {
 			return nil, err
 		}
@@ -466,7 +464,7 @@ func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, noModel fu
 		// long as its layers do.
 		cfg.opts.Budget = cfg.tunedBudget()
 	}
-	solvers, err := newSolvers(cfg, cfg.opts.Budget, noModel)
+	solvers, err := newSolvers(cfg, noModel)
 	if err != nil {
 		return err
 	}

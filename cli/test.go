@@ -71,7 +71,7 @@ func testTasks[S comparable](ctx context.Context, cfg *testConfig, noModel func(
 	if cfg.opts.Budget == 0 {
 		cfg.opts.Budget = cfg.tunedBudget()
 	}
-	solvers, err := newSolvers(&cfg.searchConfig, cfg.opts.Budget, noModel)
+	solvers, err := newSolvers(&cfg.searchConfig, noModel)
 	if err != nil {
 		return err
 	}
