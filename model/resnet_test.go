@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/phs-go/phs/domain/stp"
+	"github.com/phs-go/phs/search"
 )
 
 // stpConfig returns the configuration of the network of alg for the
@@ -383,5 +384,81 @@ func TestResNetLearns(t *testing.T) {
 	if nll > 0.5 || mse > 0.5 || mse > mse0/10 {
 		t.Errorf("mean −log pi %.3g (%.3g before training, uniform %.2f), mean squared error of h %.3g (%.3g before); want both below 0.5",
 			nll, nll0, math.Log(4), mse, mse0)
+	}
+}
+
+// denseOnly hides a problem's AppendOnes, so that an Evaluator encodes
+// its states densely.
+type denseOnly struct{ search.Encoder[stp.LargeState] }
+
+// badOnes is a problem whose AppendOnes gives a place past the encoding.
+type badOnes struct{ *stp.Problem[stp.LargeState] }
+
+func (b badOnes) AppendOnes(s stp.LargeState, dst []int32) []int32 {
+	return append(b.Problem.AppendOnes(s, dst), 36*36)
+}
+
+// TestOneHotEvaluator checks that a ResNet's outputs on the places of the
+// ones of a search.OneHotEncoder are those on its dense encoding, up to
+// rounding; that an Evaluator renews its copy of the input layer after
+// CopyWeightsFrom, a Trainer's step and RestoreState; and that a place out of the
+// encoding is an error.
+func TestOneHotEvaluator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	cfg := stpConfig(t, "phsh", 6, 6)
+	cfg.Arch, cfg.Units, cfg.Blocks, cfg.Hidden = ResNet, 20, 1, 9
+	m, err := New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := stp.GenerateRandom[stp.LargeState](rng, 6, 6)
+	states := []stp.LargeState{p.Root(), p.Goal()}
+	for len(states) < 50 {
+		if s, ok := p.Apply(states[len(states)-1], rng.IntN(4)); ok {
+			states = append(states, s)
+		}
+	}
+	eval := func(ev *Evaluator[stp.LargeState], p search.Problem[stp.LargeState]) ([]float64, []float64) {
+		logPi, h := make([]float64, 4*len(states)), make([]float64, len(states))
+		if err := ev.Evaluate(p, states, logPi, h); err != nil {
+			t.Fatal(err)
+		}
+		return logPi, h
+	}
+	same := func(what string, a, b []float64) {
+		t.Helper()
+		for i := range a {
+			if math.Abs(a[i]-b[i]) > 1e-4*(1+math.Abs(b[i])) {
+				t.Fatalf("%s: %d: %g, want %g", what, i, a[i], b[i])
+			}
+		}
+	}
+	ev := NewEvaluator[stp.LargeState](m)
+	check := func(when string) {
+		t.Helper()
+		lp, h := eval(ev, p)
+		wantLp, wantH := eval(NewEvaluator[stp.LargeState](m), denseOnly{p})
+		same(when+", log-policy", lp, wantLp)
+		same(when+", heuristic", h, wantH)
+	}
+	check("new")
+	other, _ := New(cfg, 2)
+	m.CopyWeightsFrom(other)
+	check("after CopyWeightsFrom")
+	tr := NewTrainer(m, TrainConfig{LearningRate: 0.1})
+	smp := Sample{Inputs: make([]float32, 36*36), Actions: []int{1}, CostToGo: []float32{5}, Expansions: 1}
+	p.Encode(p.Root(), smp.Inputs)
+	var st TrainerState
+	tr.CopyState(&st)
+	if _, err := tr.Step(smp); err != nil {
+		t.Fatal(err)
+	}
+	check("after a training step")
+	tr.RestoreState(&st)
+	check("after RestoreState")
+
+	logPi, h := make([]float64, 4), make([]float64, 1)
+	if err := ev.Evaluate(badOnes{p}, states[:1], logPi, h); err == nil || !strings.Contains(err.Error(), "place 1296 of an encoding of 1296") {
+		t.Errorf("a place out of the encoding: error %v", err)
 	}
 }

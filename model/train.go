@@ -123,6 +123,7 @@ func (t *Trainer) StepBatch(samples []Sample) (Losses, error) {
 		return l, err
 	}
 	t.opt.Step()
+	t.m.gen++
 	for _, r := range t.replicas {
 		r.CopyWeightsFrom(t.m)
 	}
@@ -172,6 +173,7 @@ func (t *Trainer) RestoreState(s *TrainerState) {
 		p.ZeroGrad()
 	}
 	t.opt.T = s.steps
+	t.m.gen++
 	for _, r := range t.replicas {
 		r.CopyWeightsFrom(t.m)
 	}

@@ -59,6 +59,18 @@ type Encoder[S comparable] interface {
 	Encode(s S, dst []float32)
 }
 
+// A OneHotEncoder is an Encoder whose encodings are one-hot: each value is
+// 0 or 1, and few are 1s. A network whose first layer is dense (package
+// model's ResNet) reads the places of the 1s rather than the encoding: a
+// sum of a row of weights a 1 instead of a product over every value.
+type OneHotEncoder[S comparable] interface {
+	Encoder[S]
+	// AppendOnes appends to dst the places, in Encode's encoding of s, of
+	// its 1s, each once, and returns the extended slice: Encode writes 0
+	// everywhere else.
+	AppendOnes(s S, dst []int32) []int32
+}
+
 // An Evaluator gives the search its policy and heuristic, a batch of states
 // at a time.
 //

@@ -26,11 +26,21 @@ func (p *Problem) InputShape() (c, h, w int) { return encPlanes, encHeight, encW
 func (p *Problem) Encode(s State, dst []float32) {
 	dst = dst[:encPlanes*encSize]
 	clear(dst)
+	var buf [54]int32
+	for _, j := range p.AppendOnes(s, buf[:0]) {
+		dst[j] = 1
+	}
+}
+
+// AppendOnes appends to dst the places of the 54 ones of Encode's
+// encoding of s, one a facelet, and returns the extended slice.
+func (p *Problem) AppendOnes(s State, dst []int32) []int32 {
 	var col [54]byte
 	s.facelets(&col)
 	for k, c := range col {
-		dst[int(c)*encSize+int(pixel[k])] = 1
+		dst = append(dst, int32(int(c)*encSize+int(pixel[k])))
 	}
+	return dst
 }
 
 // pixel[k] is the pixel of facelet k: row·12 + column.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/phs-go/phs/search"
+	"github.com/phs-go/phs/search/searchtest"
 )
 
 const solvedFacelets = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
@@ -587,6 +588,9 @@ func TestEncode(t *testing.T) {
 	}
 	if allocs := testing.AllocsPerRun(100, func() { p.Encode(Solved(), dst) }); allocs != 0 {
 		t.Errorf("Encode allocates %v times", allocs)
+	}
+	if err := searchtest.CheckOneHot(p, append(randomStates(20), Solved())); err != nil {
+		t.Error(err)
 	}
 }
 

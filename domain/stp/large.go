@@ -74,12 +74,6 @@ func (s LargeState) apply(g *geometry, a int) (LargeState, bool) {
 	return s, true
 }
 
-func (s LargeState) encode(n int, dst []float32) {
-	for i, t := range s.cells[:n] {
-		dst[int(t)*n+i] = 1
-	}
-}
-
 func (s LargeState) manhattan(g *geometry) int {
 	dist := &g.dist
 	h := 0

@@ -95,15 +95,6 @@ func (s State) apply(g *geometry, a int) (State, bool) {
 	return State{s.lo ^ lo1 ^ lo2, s.hi ^ hi1 ^ hi2}, true
 }
 
-func (s State) encode(n int, dst []float32) {
-	lo, hi := s.lo, s.hi
-	for i := range n {
-		dst[int(lo&31)*n+i] = 1
-		lo = lo>>5 | hi<<59
-		hi >>= 5
-	}
-}
-
 func (s State) manhattan(g *geometry) int {
 	dist := &g.dist
 	h := 0

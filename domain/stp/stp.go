@@ -62,9 +62,6 @@ type Arrangement[S any] interface {
 	apply(g *geometry, a int) (S, bool)
 	// manhattan returns the Manhattan distance on a board of geometry g.
 	manhattan(g *geometry) int
-	// encode sets to 1 the entry t·n+i of dst for the tile t of each cell
-	// i of a board of n cells.
-	encode(n int, dst []float32)
 }
 
 // A geometry holds the tables of one grid size, shared by its puzzles of
@@ -351,7 +348,21 @@ func (p *Problem[S]) InputShape() (c, h, w int) { return p.g.n, p.Rows, p.Cols }
 func (p *Problem[S]) Encode(s S, dst []float32) {
 	n := p.g.n
 	clear(dst[:n*n])
-	s.encode(n, dst)
+	var buf [MaxLargeCells]int32
+	for _, j := range p.AppendOnes(s, buf[:0]) {
+		dst[j] = 1
+	}
+}
+
+// AppendOnes appends to dst the places of the rows·cols ones of Encode's
+// encoding of s, one a cell, and returns the extended slice.
+func (p *Problem[S]) AppendOnes(s S, dst []int32) []int32 {
+	n := p.g.n
+	c := s.tiles()
+	for i, t := range c[:n] {
+		dst = append(dst, int32(int(t)*n+i))
+	}
+	return dst
 }
 
 // Render draws s as a grid of numbers, right-aligned, the blank as '.'.

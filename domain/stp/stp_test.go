@@ -14,6 +14,7 @@ import (
 
 	"github.com/phs-go/phs/internal/datasets/datasetstest"
 	"github.com/phs-go/phs/search"
+	"github.com/phs-go/phs/search/searchtest"
 )
 
 var (
@@ -283,6 +284,17 @@ func testEncode[S Arrangement[S]](t *testing.T) {
 			if want := q.Tiles(q.Root())[cell] == pl; (dst[pl*25+cell] == 1) != want || dst[pl*25+cell] > 1 {
 				t.Fatalf("5x5 plane %d cell %d: %g", pl, cell, dst[pl*25+cell])
 			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var z S
+	for _, size := range [][2]int{{2, 3}, {5, 5}, {6, 6}, {7, 7}} {
+		if size[0]*size[1] > z.capacity() {
+			continue
+		}
+		q := GenerateRandom[S](rng, size[0], size[1])
+		if err := searchtest.CheckOneHot(q, []S{q.Root(), q.Goal()}); err != nil {
+			t.Errorf("%dx%d: %v", size[0], size[1], err)
 		}
 	}
 }

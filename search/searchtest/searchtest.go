@@ -114,6 +114,17 @@ func (m *Maze) Encode(s int32, dst []float32) {
 	dst[2*n+int(m.goal)] = 1
 }
 
+// AppendOnes appends the places of the 1s of Encode's encoding of s.
+func (m *Maze) AppendOnes(s int32, dst []int32) []int32 {
+	for i, w := range m.wall {
+		if w {
+			dst = append(dst, int32(i))
+		}
+	}
+	n := int32(m.W * m.H)
+	return append(dst, n+s, 2*n+m.goal)
+}
+
 // String draws the maze.
 func (m *Maze) String() string {
 	var b strings.Builder
@@ -169,6 +180,40 @@ func BFS[S comparable](p search.Problem[S]) int {
 		frontier = next
 	}
 	return -1
+}
+
+// CheckOneHot returns an error unless, for each of states, p's Encode
+// writes every value of the encoding, each 0 or 1, and AppendOnes gives
+// the places of its 1s, each once, after the values dst holds already.
+func CheckOneHot[S comparable](p search.OneHotEncoder[S], states []S) error {
+	c, h, w := p.InputShape()
+	enc := make([]float32, c*h*w)
+	for i, s := range states {
+		for j := range enc {
+			enc[j] = 7
+		}
+		p.Encode(s, enc)
+		ones := p.AppendOnes(s, []int32{-1})
+		if ones[0] != -1 {
+			return fmt.Errorf("state %d: AppendOnes overwrote dst's values", i)
+		}
+		want := make([]float32, len(enc))
+		for _, j := range ones[1:] {
+			if j < 0 || int(j) >= len(enc) {
+				return fmt.Errorf("state %d: AppendOnes gives place %d of an encoding of %d", i, j, len(enc))
+			}
+			if want[j] == 1 {
+				return fmt.Errorf("state %d: AppendOnes gives place %d twice", i, j)
+			}
+			want[j] = 1
+		}
+		for j, v := range enc {
+			if v != want[j] {
+				return fmt.Errorf("state %d: Encode wrote %g at %d, AppendOnes says %g", i, v, j, want[j])
+			}
+		}
+	}
+	return nil
 }
 
 // Solve runs alg on p with a new search.Solver: a shorthand for tests that

@@ -1,0 +1,133 @@
+package nn
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// oneHotRows returns n rows of in values with k ones each at random
+// places (a place may come twice, and then holds 2), as dense rows and as
+// OneHotRows.
+func oneHotRows(rng *rand.Rand, n, in, k int) ([]float32, *OneHotRows) {
+	x := make([]float32, n*in)
+	r := new(OneHotRows)
+	r.Reset(in)
+	ones := make([]int32, k)
+	for s := range n {
+		for i := range ones {
+			ones[i] = int32(rng.IntN(in))
+			x[s*in+int(ones[i])]++
+		}
+		r.Append(ones)
+	}
+	return x, r
+}
+
+// TestForwardOneHotReLU checks ForwardOneHotReLU against ForwardReLU on
+// the same rows up to rounding, on shapes around the assembly's blocks of
+// 64 and 8 outputs, rows without ones among them, and the assembly
+// against the Go code bit for bit.
+func TestForwardOneHotReLU(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 21))
+	close := func(x, y float32) bool { return math.Abs(float64(x-y)) <= 1e-5*(1+math.Abs(float64(y))) }
+	const in = 37
+	for _, out := range []int{1, 7, 8, 9, 64, 72, 77, 130} {
+		for _, k := range []int{0, 1, 6} {
+			for _, n := range []int{1, 3, directBatch + 1} {
+				d := NewDense("d", rng, in, out)
+				d.Bias.Data = randSlice(rng, out)
+				x, r := oneHotRows(rng, n, in, k)
+				if r.Len() != n {
+					t.Errorf("Len = %d, want %d", r.Len(), n)
+				}
+				want, got := make([]float32, n*out), randSlice(rng, n*out)
+				d.ForwardReLU(x, n, want, make([]float32, n*out))
+				wt := d.TransposeWeight(nil)
+				d.ForwardOneHotReLU(r, wt, got)
+				if !slices.EqualFunc(got, want, close) {
+					t.Errorf("%d rows of %d ones, %d outputs: ForwardOneHotReLU = %v, want %v", n, k, out, got, want)
+				}
+
+				// The last row's ones through addRows and addRowsGo.
+				ones := r.idx[r.start[n-1]:]
+				asm, goV := randSlice(rng, out), make([]float32, out)
+				copy(goV, asm)
+				addRows(asm, wt, ones)
+				addRowsGo(goV, wt, ones, 0)
+				if !slices.Equal(asm, goV) {
+					t.Errorf("%d outputs: addRows = %v, addRowsGo = %v", out, asm, goV)
+				}
+			}
+		}
+	}
+}
+
+// TestOneHotChecks checks that places out of the row, rows of another
+// size than the layer's inputs and weights of another size are refused.
+func TestOneHotChecks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 22))
+	d := NewDense("d", rng, 4, 8)
+	rows := func(cols int) *OneHotRows {
+		r := new(OneHotRows)
+		r.Reset(cols)
+		r.Append([]int32{0, int32(cols - 1)})
+		return r
+	}
+	for name, f := range map[string]func(){
+		"place -1": func() { rows(4).Append([]int32{-1}) },
+		"place 4":  func() { rows(4).Append([]int32{1, 4}) },
+		"rows":     func() { d.ForwardOneHotReLU(rows(5), d.TransposeWeight(nil), make([]float32, 8)) },
+		"weights":  func() { d.ForwardOneHotReLU(rows(4), make([]float32, 31), make([]float32, 8)) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+// TestTransposeWeight checks TransposeWeight's values and its reuse of
+// a buffer with room.
+func TestTransposeWeight(t *testing.T) {
+	d := NewDense("d", nil, 3, 2)
+	copy(d.Weight.Data, []float32{1, 2, 3, 4, 5, 6})
+	buf := make([]float32, 10)
+	got := d.TransposeWeight(buf)
+	if want := []float32{1, 4, 2, 5, 3, 6}; !slices.Equal(got, want) || &got[0] != &buf[0] {
+		t.Errorf("TransposeWeight = %v (own buffer %v), want %v in the buffer", got, &got[0] == &buf[0], want)
+	}
+}
+
+// BenchmarkForwardOneHot measures the Rubik's cube network's first layer
+// (648 inputs, 54 of them ones, 128 outputs) on its search's batch of
+// 1,024, as ForwardReLU computes it and as ForwardOneHotReLU does; and
+// TransposeWeight, which an evaluator runs once for the weights it reads.
+func BenchmarkForwardOneHot(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	const n, in, out = 1024, 648, 128
+	d := NewDense("d", rng, in, out)
+	x, r := oneHotRows(rng, n, in, 54)
+	y, tmp := make([]float32, n*out), make([]float32, n*out)
+	b.Run("dense", func(b *testing.B) {
+		for b.Loop() {
+			d.ForwardReLU(x, n, y, tmp)
+		}
+	})
+	wt := d.TransposeWeight(nil)
+	b.Run("onehot", func(b *testing.B) {
+		for b.Loop() {
+			d.ForwardOneHotReLU(r, wt, y)
+		}
+	})
+	b.Run("transpose", func(b *testing.B) {
+		for b.Loop() {
+			wt = d.TransposeWeight(wt)
+		}
+	})
+}
