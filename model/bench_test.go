@@ -44,10 +44,11 @@ var benchShapes = []struct {
 	arch          Arch
 	units, blocks int
 	actions       int
+	lit           int // BenchmarkTrainStep's pixels with a 1
 }{
-	{"sokoban", 4, 10, 10, Conv, 0, 0, 4}, {"witness", 9, 9, 9, Conv, 0, 0, 4}, {"stp", 25, 5, 5, Conv, 0, 0, 4},
-	{"stp-resnet", 25, 5, 5, ResNet, 0, 0, 4}, {"stp-resnet512", 25, 5, 5, ResNet, 512, 4, 4},
-	{"rubiks-resnet256", 6, 9, 12, ResNet, 256, 4, 12},
+	{"sokoban", 4, 10, 10, Conv, 0, 0, 4, 100}, {"witness", 9, 9, 9, Conv, 0, 0, 4, 81}, {"stp", 25, 5, 5, Conv, 0, 0, 4, 25},
+	{"stp-resnet", 25, 5, 5, ResNet, 0, 0, 4, 25}, {"stp-resnet512", 25, 5, 5, ResNet, 512, 4, 4, 25},
+	{"rubiks-resnet256", 6, 9, 12, ResNet, 256, 4, 12, 54},
 }
 
 // benchConfig returns the two-headed network of benchShapes[i].
@@ -100,37 +101,56 @@ func BenchmarkForward(b *testing.B) {
 }
 
 // BenchmarkTrainStep measures one Adam step of a two-headed network on a
-// trajectory of 32 states.
+// trajectory of 32 states, and for a ResNet also of 1,024 (n=1024), as
+// the value iteration of lab/cmd/scrambles takes them; each state has a
+// 1 in one random channel of each of its first pixels, as many as the
+// domain's encoding has (the cube: 54 facelets), and 0s elsewhere: one-hot
+// for a ResNet (oneHotShare). (Its GFLOP/s are those of the dense
+// products, which a one-hot pass does without.)
 func BenchmarkTrainStep(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	type run struct{ shape, threads, n int }
+	var runs []run
 	for i, s := range benchShapes {
 		for _, threads := range []int{1, 2} {
-			m, _ := New(benchConfig(i), 1)
-			const n = 32
-			smp := Sample{Inputs: make([]float32, n*s.c*s.h*s.w), Actions: make([]int, n), CostToGo: make([]float32, n), Expansions: 100}
-			for i := range n {
-				smp.Inputs[i*s.c*s.h*s.w+i] = 1
-				smp.Actions[i] = i % 4
-				smp.CostToGo[i] = float32(n - i)
+			runs = append(runs, run{i, threads, 32})
+			if s.arch == ResNet {
+				runs = append(runs, run{i, threads, 1024})
 			}
-			tr := NewTrainer(m, TrainConfig{L2: 1e-3, Threads: threads})
-			tr.Step(smp) // sizes the scratch memory
-			name := fmt.Sprintf("%s/%s", nn.Backend(), s.name)
-			if threads > 1 {
-				name += fmt.Sprintf("/threads=%d", threads)
-			}
-			b.Run(name, func(b *testing.B) {
-				for b.Loop() {
-					if _, err := tr.Step(smp); err != nil {
-						b.Fatal(err)
-					}
-				}
-				sec := b.Elapsed().Seconds()
-				b.ReportMetric(float64(n*b.N)/sec, "states/s")
-				// Backward costs about twice the forward's multiply-adds
-				// (the first layer computes no input gradient).
-				b.ReportMetric(3*flops(m)*float64(n*b.N)/sec/1e9, "~GFLOP/s")
-			})
 		}
+	}
+	for _, r := range runs {
+		i, s, threads, n := r.shape, benchShapes[r.shape], r.threads, r.n
+		m, _ := New(benchConfig(i), 1)
+		smp := Sample{Inputs: make([]float32, n*s.c*s.h*s.w), Actions: make([]int, n), CostToGo: make([]float32, n), Expansions: 100}
+		for i := range n {
+			for px := range s.lit {
+				smp.Inputs[(i*s.c+rng.IntN(s.c))*s.h*s.w+px] = 1
+			}
+			smp.Actions[i] = i % 4
+			smp.CostToGo[i] = float32(n - i)
+		}
+		tr := NewTrainer(m, TrainConfig{L2: 1e-3, Threads: threads})
+		tr.Step(smp) // sizes the scratch memory
+		name := fmt.Sprintf("%s/%s", nn.Backend(), s.name)
+		if threads > 1 {
+			name += fmt.Sprintf("/threads=%d", threads)
+		}
+		if n != 32 {
+			name += fmt.Sprintf("/n=%d", n)
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := tr.Step(smp); err != nil {
+					b.Fatal(err)
+				}
+			}
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(float64(n*b.N)/sec, "states/s")
+			// Backward costs about twice the forward's multiply-adds
+			// (the first layer computes no input gradient).
+			b.ReportMetric(3*flops(m)*float64(n*b.N)/sec/1e9, "~GFLOP/s")
+		})
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"math"
 	"reflect"
 
-	"github.com/phs-go/phs/nn"
 	"github.com/phs-go/phs/search"
 )
 
@@ -17,12 +16,9 @@ type Evaluator[S comparable] struct {
 	m  *Model
 	ws workspace
 	in []float32
-	// For a ResNet and a search.OneHotEncoder: the batch's ones, and the
-	// input layer's weight transposed, copied from inTOf at its
-	// generation inTGen (Model.gen).
-	rows   nn.OneHotRows
+	// For a ResNet and a search.OneHotEncoder: a state's ones, and the
+	// model and generation (Model.gen) of the weight in ws.inT.
 	ones   []int32
-	inT    []float32
 	inTOf  *Model
 	inTGen uint64
 }
@@ -79,7 +75,8 @@ func (e *Evaluator[S]) Evaluate(p search.Problem[S], states []S, logPi, h []floa
 	A, size := cfg.Actions, cfg.Channels*cfg.Height*cfg.Width
 	n := len(states)
 	if oh, ok := p.(search.OneHotEncoder[S]); ok && cfg.Arch == ResNet {
-		e.rows.Reset(size)
+		rows := &e.ws.rows
+		rows.Reset(size)
 		for _, s := range states {
 			e.ones = oh.AppendOnes(s, e.ones[:0])
 			for _, j := range e.ones {
@@ -87,12 +84,12 @@ func (e *Evaluator[S]) Evaluate(p search.Problem[S], states []S, logPi, h []floa
 					return fmt.Errorf("model: the problem's AppendOnes gives place %d of an encoding of %d values", j, size)
 				}
 			}
-			e.rows.Append(e.ones)
+			rows.Append(e.ones)
 		}
 		if e.inTOf != e.m || e.inTGen != e.m.gen {
-			e.inT, e.inTOf, e.inTGen = e.m.in.TransposeWeight(e.inT), e.m, e.m.gen
+			e.ws.inT, e.inTOf, e.inTGen = e.m.in.TransposeWeight(e.ws.inT), e.m, e.m.gen
 		}
-		e.m.forwardOneHot(&e.ws, &e.rows, e.inT)
+		e.m.forwardOneHot(&e.ws)
 	} else {
 		enc := p.(search.Encoder[S])
 		if len(e.in) < n*size {

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/phs-go/phs/nn"
 	"github.com/phs-go/phs/search"
@@ -542,6 +543,12 @@ type workspace struct {
 	// The heads.
 	hid, hidT, logits, hout []float32
 	dhid, dlogits, dhout    []float32
+	// A pass over one-hot inputs (oneHot: the last forward pass read rows,
+	// not x): the inputs' ones, and the input layer's weight and its
+	// gradient transposed.
+	oneHot    bool
+	rows      nn.OneHotRows
+	inT, dinT []float32
 }
 
 // grow sizes w for batches of n.
@@ -552,7 +559,7 @@ func (w *workspace) grow(m *Model, n int) {
 	n = max(n, 2*w.n)
 	c := m.cfg
 	f := func(k int) []float32 { return make([]float32, k) }
-	*w = workspace{n: n,
+	*w = workspace{n: n, rows: w.rows, inT: w.inT, dinT: w.dinT,
 		hid: f(n * m.hidden.Out), hidT: f(n * m.hidden.Out), logits: f(n * c.Actions), hout: f(n),
 		dhid: f(n * m.hidden.Out), dlogits: f(n * c.Actions), dhout: f(n),
 	}
@@ -585,6 +592,7 @@ func (m *Model) heuristicCol() int {
 // w.logits, the heuristic to w.hout.
 func (m *Model) forward(w *workspace, x []float32, n int) {
 	w.grow(m, n)
+	w.oneHot = false
 	var feat []float32
 	if m.cfg.Arch == ResNet {
 		m.in.ForwardReLU(x, n, m.resAct(w, n, 0), w.rt)
@@ -595,12 +603,14 @@ func (m *Model) forward(w *workspace, x []float32, n int) {
 	m.heads(w, feat, n)
 }
 
-// forwardOneHot is forward for a ResNet on the inputs of rows, given inT,
-// the weight of its input layer transposed (nn.Dense.TransposeWeight).
-func (m *Model) forwardOneHot(w *workspace, rows *nn.OneHotRows, inT []float32) {
-	n := rows.Len()
+// forwardOneHot is forward for a ResNet on the inputs w.rows, given
+// w.inT, the weight of its input layer transposed
+// (nn.Dense.TransposeWeight).
+func (m *Model) forwardOneHot(w *workspace) {
+	n := w.rows.Len()
 	w.grow(m, n)
-	m.in.ForwardOneHotReLU(rows, inT, m.resAct(w, n, 0))
+	w.oneHot = true
+	m.in.ForwardOneHotReLU(&w.rows, w.inT, m.resAct(w, n, 0))
 	m.heads(w, m.resBlocks(w, n), n)
 }
 
@@ -662,7 +672,8 @@ func (m *Model) resBlocks(w *workspace, n int) []float32 {
 
 // backward accumulates the parameters' gradients of a loss whose gradient
 // with respect to the log-policy is in w.dlogits and with respect to the
-// heuristic in w.dhout, after forward on the same x and n.
+// heuristic in w.dhout, after forward on the same x and n, or after
+// forwardOneHot on w.rows.
 func (m *Model) backward(w *workspace, x []float32, n int) {
 	c := m.cfg
 	ld := m.hidden.Out
@@ -728,6 +739,11 @@ func (m *Model) resBackward(w *workspace, x []float32, n int, g []float32) {
 		g, dh = dh, g
 	}
 	nn.ReLUBackward(m.resAct(w, n, 0), g)
+	if w.oneHot {
+		w.dinT = slices.Grow(w.dinT[:0], m.in.In*m.in.Out)[:m.in.In*m.in.Out]
+		m.in.BackwardOneHot(&w.rows, g, w.dinT)
+		return
+	}
 	m.in.Backward(x, n, g, nil)
 }
 

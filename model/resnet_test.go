@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -460,5 +461,53 @@ func TestOneHotEvaluator(t *testing.T) {
 	logPi, h := make([]float64, 4), make([]float64, 1)
 	if err := ev.Evaluate(badOnes{p}, states[:1], logPi, h); err == nil || !strings.Contains(err.Error(), "place 1296 of an encoding of 1296") {
 		t.Errorf("a place out of the encoding: error %v", err)
+	}
+}
+
+// TestTrainOneHot checks that a ResNet's training step reads one-hot
+// inputs as the places of their ones, and other inputs or too few states
+// densely, and that its gradients on one-hot inputs are those of the
+// dense way up to rounding.
+func TestTrainOneHot(t *testing.T) {
+	ss := samples(t, 3, 5)
+	grads := func(share int) ([][]float32, bool) {
+		defer func(s, r int) { oneHotShare, oneHotRows = s, r }(oneHotShare, oneHotRows)
+		oneHotShare, oneHotRows = share, 1
+		m, _ := New(tinyResNet(t, "phsh"), 7)
+		tr := NewTrainer(m, TrainConfig{})
+		if _, err := tr.gradients(ss); err != nil {
+			t.Fatal(err)
+		}
+		var g [][]float32
+		for _, p := range m.Params() {
+			g = append(g, p.Grad)
+		}
+		return g, tr.ws.oneHot
+	}
+	oneHot, read := grads(oneHotShare)
+	dense, denseRead := grads(math.MaxInt)
+	if !read || denseRead {
+		t.Fatalf("one-hot inputs read as ones: %v; with no share of ones allowed: %v", read, denseRead)
+	}
+	for i, g := range oneHot {
+		for j, v := range g {
+			if w := dense[i][j]; math.Abs(float64(v-w)) > 1e-5*(1+math.Abs(float64(w))) {
+				t.Fatalf("parameter %d[%d]: gradient %g from the ones, %g dense", i, j, v, w)
+			}
+		}
+	}
+	half := slices.Clone(ss)
+	half[0].Inputs = slices.Clone(half[0].Inputs)
+	half[0].Inputs[0] = 0.5
+	m, _ := New(tinyResNet(t, "phsh"), 7)
+	tr := NewTrainer(m, TrainConfig{})
+	defer func(r int) { oneHotRows = r }(oneHotRows)
+	oneHotRows = 1
+	if _, err := tr.gradients(half); err != nil || tr.ws.oneHot {
+		t.Errorf("inputs with a 0.5: error %v, read as ones %v", err, tr.ws.oneHot)
+	}
+	oneHotRows = 10_000
+	if _, err := tr.gradients(ss); err != nil || tr.ws.oneHot {
+		t.Errorf("fewer states than oneHotRows: error %v, read as ones %v", err, tr.ws.oneHot)
 	}
 }

@@ -29,6 +29,27 @@ func (r *OneHotRows) Append(ones []int32) {
 	r.start = append(r.start, len(r.idx))
 }
 
+// SetDense makes r the n rows of cols values of x and reports whether
+// they are rows of r's kind: each value 0 or 1, at most max of them 1s.
+// If not, it stops where it finds out and leaves r empty.
+func (r *OneHotRows) SetDense(x []float32, n, cols, max int) bool {
+	r.Reset(cols)
+	for s := range n {
+		for j, v := range x[s*cols : (s+1)*cols] {
+			if v == 0 {
+				continue
+			}
+			if v != 1 || len(r.idx) == max {
+				r.Reset(cols)
+				return false
+			}
+			r.idx = append(r.idx, int32(j))
+		}
+		r.start = append(r.start, len(r.idx))
+	}
+	return true
+}
+
 // Len returns the number of rows of r.
 func (r *OneHotRows) Len() int { return max(len(r.start)-1, 0) }
 
@@ -69,6 +90,49 @@ func (l *Dense) ForwardOneHotReLU(r *OneHotRows, wt, y []float32) {
 		addRows(row, wt, r.idx[r.start[s]:r.start[s+1]])
 	}
 	addReLU(y, 0)
+}
+
+// BackwardOneHot is Backward for the rows of r, without the gradient of
+// the inputs: it accumulates the gradients of the weight and the bias
+// from dy (r.Len() × Out), through dwt, scratch of In·Out values. For
+// each 1 of a row, it adds the row's Out values of dy to a row of dwt,
+// the weight's gradient transposed, then adds dwt to it once: a sum of
+// Out values a 1, where Backward multiplies every input by Out values.
+// It panics if r's rows are not of In values.
+func (l *Dense) BackwardOneHot(r *OneHotRows, dy, dwt []float32) {
+	if r.cols != l.In {
+		panic("nn: BackwardOneHot: rows of the wrong size")
+	}
+	dwt = dwt[:l.In*l.Out]
+	clear(dwt)
+	for s := range r.Len() {
+		row := dy[s*l.Out : (s+1)*l.Out]
+		addToRows(dwt, row, r.idx[r.start[s]:r.start[s+1]])
+		for o, v := range row {
+			l.Bias.Grad[o] += v
+		}
+	}
+	for o := range l.Out {
+		g := l.Weight.Grad[o*l.In : (o+1)*l.In]
+		for j := range g {
+			g[j] += dwt[j*l.Out+o]
+		}
+	}
+}
+
+// addToRowsGo adds x to the rows idx of dst, rows of len(x) values, one
+// after the other, from the value o0 of each row on.
+func addToRowsGo(dst, x []float32, idx []int32, o0 int) {
+	out := len(x)
+	if o0 == out {
+		return
+	}
+	for _, j := range idx {
+		row := dst[int(j)*out+o0 : (int(j)+1)*out]
+		for o, v := range x[o0:] {
+			row[o] += v
+		}
+	}
 }
 
 // addRowsGo adds the rows idx of wt, rows of len(y) values, to y, one

@@ -64,6 +64,66 @@ func TestForwardOneHotReLU(t *testing.T) {
 	}
 }
 
+// TestBackwardOneHot checks BackwardOneHot's gradients, added to those a
+// layer holds, against Backward's on the same rows up to rounding, on
+// shapes around the assembly's blocks, and the assembly of its sums
+// against the Go code bit for bit.
+func TestBackwardOneHot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 23))
+	close := func(x, y float32) bool { return math.Abs(float64(x-y)) <= 1e-5*(1+math.Abs(float64(y))) }
+	const in = 37
+	for _, out := range []int{1, 7, 8, 9, 64, 72, 77, 130} {
+		for _, n := range []int{1, 3, 40} {
+			x, r := oneHotRows(rng, n, in, 5)
+			dy := randSlice(rng, n*out)
+			want, got := NewDense("d", rng, in, out), NewDense("d", nil, in, out)
+			copy(got.Weight.Data, want.Weight.Data)
+			want.Weight.Grad, want.Bias.Grad = randSlice(rng, in*out), randSlice(rng, out)
+			copy(got.Weight.Grad, want.Weight.Grad)
+			copy(got.Bias.Grad, want.Bias.Grad)
+			want.Backward(x, n, dy, nil)
+			got.BackwardOneHot(r, dy, randSlice(rng, in*out))
+			if !slices.EqualFunc(got.Weight.Grad, want.Weight.Grad, close) || !slices.EqualFunc(got.Bias.Grad, want.Bias.Grad, close) {
+				t.Errorf("%d rows, %d outputs: BackwardOneHot's gradients %v and %v, want %v and %v",
+					n, out, got.Weight.Grad, got.Bias.Grad, want.Weight.Grad, want.Bias.Grad)
+			}
+
+			ones := r.idx[r.start[n-1]:]
+			asm := randSlice(rng, in*out)
+			goV := slices.Clone(asm)
+			addToRows(asm, dy[:out], ones)
+			addToRowsGo(goV, dy[:out], ones, 0)
+			if !slices.Equal(asm, goV) {
+				t.Errorf("%d outputs: addToRows and addToRowsGo differ", out)
+			}
+		}
+	}
+}
+
+// TestSetDense checks that SetDense keeps the rows of 0s and 1s with at
+// most max ones, as Append would, and refuses the others.
+func TestSetDense(t *testing.T) {
+	x := []float32{0, 1, 0, 1, 0, 0, 1, 1, 1}
+	var want OneHotRows
+	want.Reset(3)
+	for _, ones := range [][]int32{{1}, {0}, {0, 1, 2}} {
+		want.Append(ones)
+	}
+	var r OneHotRows
+	if !r.SetDense(x, 3, 3, 5) || r.Len() != 3 || !slices.Equal(r.idx, want.idx) || !slices.Equal(r.start, want.start) {
+		t.Errorf("SetDense kept %v from %v, want %v from %v", r.idx, r.start, want.idx, want.start)
+	}
+	for _, c := range []struct {
+		name string
+		x    []float32
+		max  int
+	}{{"too many ones", x, 4}, {"a 2", []float32{0, 2, 0}, 3}, {"a half", []float32{0.5, 0, 0}, 3}, {"a -1", []float32{0, 0, -1}, 3}} {
+		if r.SetDense(c.x, len(c.x)/3, 3, c.max) || r.Len() != 0 {
+			t.Errorf("%s: SetDense kept %d rows", c.name, r.Len())
+		}
+	}
+}
+
 // TestOneHotChecks checks that places out of the row, rows of another
 // size than the layer's inputs and weights of another size are refused.
 func TestOneHotChecks(t *testing.T) {
@@ -80,6 +140,7 @@ func TestOneHotChecks(t *testing.T) {
 		"place 4":  func() { rows(4).Append([]int32{1, 4}) },
 		"rows":     func() { d.ForwardOneHotReLU(rows(5), d.TransposeWeight(nil), make([]float32, 8)) },
 		"weights":  func() { d.ForwardOneHotReLU(rows(4), make([]float32, 31), make([]float32, 8)) },
+		"backward": func() { d.BackwardOneHot(rows(5), make([]float32, 8), make([]float32, 40)) },
 	} {
 		func() {
 			defer func() {
@@ -106,8 +167,9 @@ func TestTransposeWeight(t *testing.T) {
 
 // BenchmarkForwardOneHot measures the Rubik's cube network's first layer
 // (648 inputs, 54 of them ones, 128 outputs) on its search's batch of
-// 1,024, as ForwardReLU computes it and as ForwardOneHotReLU does; and
-// TransposeWeight, which an evaluator runs once for the weights it reads.
+// 1,024, as ForwardReLU computes it and as ForwardOneHotReLU does, its
+// gradients by Backward and by BackwardOneHot, and TransposeWeight,
+// which an evaluator runs once for the weights it reads.
 func BenchmarkForwardOneHot(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	const n, in, out = 1024, 648, 128
@@ -123,6 +185,17 @@ func BenchmarkForwardOneHot(b *testing.B) {
 	b.Run("onehot", func(b *testing.B) {
 		for b.Loop() {
 			d.ForwardOneHotReLU(r, wt, y)
+		}
+	})
+	dy, dwt := randSlice(rng, n*out), make([]float32, in*out)
+	b.Run("backward/dense", func(b *testing.B) {
+		for b.Loop() {
+			d.Backward(x, n, dy, nil)
+		}
+	})
+	b.Run("backward/onehot", func(b *testing.B) {
+		for b.Loop() {
+			d.BackwardOneHot(r, dy, dwt)
 		}
 	})
 	b.Run("transpose", func(b *testing.B) {
