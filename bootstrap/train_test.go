@@ -310,8 +310,8 @@ func TestBootstrapTest(t *testing.T) {
 		if !ok || !o.Result.Solved {
 			t.Fatalf("%s not solved", task.ID)
 		}
-		if o.Result.Expansions > o.Budget || o.Budget != 1<<(o.Round-1) {
-			t.Errorf("%s: %d expansions in round %d with budget %d", task.ID, o.Result.Expansions, o.Round, o.Budget)
+		if o.Result.Expansions > o.Budget || o.Budget != 1<<(o.Round-1) || o.Algorithm != search.AStar() {
+			t.Errorf("%s: %d expansions in round %d with budget %d, %v", task.ID, o.Result.Expansions, o.Round, o.Budget, o.Algorithm)
 		}
 		if err := search.Replay(task.Problem, o.Result.Actions); err != nil {
 			t.Errorf("%s: %v", task.ID, err)
@@ -350,18 +350,57 @@ func TestBootstrapTest(t *testing.T) {
 	if !unsolved {
 		t.Error("every problem solved within 2 rounds; the test needs some unsolved")
 	}
+	wastar, err := search.NewSolver[int32](search.WAStar(2), search.Uniform[int32]{}, search.Options{Budget: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		solvers []*search.Solver[int32]
 		cfg     TestConfig
 	}{
 		{astarSolvers(t, 1, 0), TestConfig{}},
 		{append(astarSolvers(t, 1, 1), astarSolvers(t, 1, 2)...), TestConfig{}},
+		{append(astarSolvers(t, 1, 1), wastar), TestConfig{}},
 		{astarSolvers(t, 1, 1), TestConfig{MaxRounds: -1}},
 		{astarSolvers(t, 1, 1), TestConfig{TimeLimit: -time.Second}},
 	} {
 		if err := Test(context.Background(), tasks, tc.solvers, tc.cfg, func(Outcome[int32]) error { return nil }); err == nil {
 			t.Errorf("budget %d, %+v: no error", tc.solvers[0].Options().Budget, tc.cfg)
 		}
+	}
+}
+
+// TestBootstrapTestBeam checks that a beam search's rounds double its
+// width with its budget, and that the widest beams solve every maze.
+func TestBootstrapTestBeam(t *testing.T) {
+	tasks := mazes(12, 4)
+	var solvers []*search.Solver[int32]
+	for range 2 {
+		s, err := search.NewSolver[int32](search.Beam(1), search.DomainHeuristic[int32]{}, search.Options{Budget: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		solvers = append(solvers, s)
+	}
+	rounds, solved := 0, 0
+	err := Test(context.Background(), tasks, solvers, TestConfig{}, func(o Outcome[int32]) error {
+		rounds = max(rounds, o.Round)
+		if w := o.Algorithm.BeamWidth(); w != 1<<(o.Round-1) || o.Budget != 4<<(o.Round-1) {
+			t.Errorf("%s: round %d: width %d, budget %d", tasks[o.Index].ID, o.Round, w, o.Budget)
+		}
+		if o.Result.Solved {
+			solved++
+			if err := search.Replay(tasks[o.Index].Problem, o.Result.Actions); err != nil {
+				t.Errorf("%s: %v", tasks[o.Index].ID, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rounds < 2 || solved != len(tasks) {
+		t.Errorf("%d of %d solved in %d rounds; want all, in several", solved, len(tasks), rounds)
 	}
 }
 

@@ -490,7 +490,7 @@ func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, noModel fu
 		if r.Solved {
 			solved.Add(1)
 		}
-		return writeResult(out, cfg, tasks[i], r, cfg.opts.Budget)
+		return writeResult(out, cfg, tasks[i], r, cfg.algorithm, cfg.opts.Budget)
 	})
 	stopProgress()
 	return out.close(err)
@@ -524,10 +524,11 @@ func newResults(cfg *searchConfig, asked int, stdout, stderr io.Writer) (*result
 	return r, nil
 }
 
-// writeResult writes the record of r, flushed so that nothing is lost on
-// interruption, and its rendering if asked. A solution that does not
-// replay to the goal is an error (a defect of the search or the domain).
-func writeResult[S comparable](out *results, cfg *searchConfig, t search.Task[S], r search.Result[S], budget int64) error {
+// writeResult writes the record of r, a search by alg within budget,
+// flushed so that nothing is lost on interruption, and its rendering if
+// asked. A solution that does not replay to the goal is an error (a
+// defect of the search or the domain).
+func writeResult[S comparable](out *results, cfg *searchConfig, t search.Task[S], r search.Result[S], alg search.Algorithm, budget int64) error {
 	var reordered int64
 	if r.Solved && cfg.reorder {
 		start := time.Now()
@@ -547,7 +548,8 @@ func writeResult[S comparable](out *results, cfg *searchConfig, t search.Task[S]
 	rec := report.Record{
 		Problem:    t.ID,
 		Domain:     cfg.domain,
-		Algorithm:  cfg.algorithm.Name(),
+		Algorithm:  alg.Name(),
+		BeamWidth:  alg.BeamWidth(),
 		Solved:     r.Solved,
 		Length:     len(r.Actions),
 		Expansions: r.Expansions,

@@ -94,7 +94,7 @@ func testTasks[S comparable](ctx context.Context, cfg *testConfig, noModel func(
 		if o.Result.Solved {
 			solved.Add(1)
 		}
-		return writeResult(out, &cfg.searchConfig, tasks[o.Index], o.Result, o.Budget)
+		return writeResult(out, &cfg.searchConfig, tasks[o.Index], o.Result, o.Algorithm, o.Budget)
 	})
 	stopProgress()
 	return out.close(err)

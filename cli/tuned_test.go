@@ -15,7 +15,8 @@ import (
 // always, the budget for phs test's first round and for a beam search in
 // phs solve, which without it would not end; a beam with a network
 // without a budget, or without a network, searches within the domain's;
-// the flags override them; other algorithms in phs solve keep no budget.
+// the flags override them; other algorithms in phs solve keep no budget;
+// phs test's rounds widen a beam with the budget, and the records say so.
 func TestTunedOptions(t *testing.T) {
 	d := NewDomain[int]("mline", parseMeasuredLines, InitialBudget(50))
 	// Both targets lie beyond the budgets' reach: a beam of 2 expands
@@ -70,13 +71,25 @@ func TestTunedOptions(t *testing.T) {
 			t.Errorf("%q: budgets %v, want %d for both", c.args, got, c.want)
 		}
 	}
-	var o strings.Builder
-	if err := Run(context.Background(), []string{"solve", "-domain", "mline", "-model", tuned, "-alg", "gbfs", "-progress", "0", file}, &o, io.Discard, d); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range decodeRecords(t, o.String()) {
-		if r.Budget != 0 {
-			t.Errorf("gbfs: budget %d, want none", r.Budget)
+	for _, c := range []struct {
+		cmd           string
+		args          []string
+		budget, width int64
+	}{
+		{"solve", []string{"-alg", "gbfs"}, 0, 0},
+		{"solve", nil, 7, 2},
+		// phs test widens a beam with its budget.
+		{"test", []string{"-rounds", "2"}, 14, 4},
+	} {
+		var o strings.Builder
+		args := append(append([]string{c.cmd, "-domain", "mline", "-model", tuned, "-progress", "0"}, c.args...), file)
+		if err := Run(context.Background(), args, &o, io.Discard, d); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range decodeRecords(t, o.String()) {
+			if r.Budget != c.budget || int64(r.BeamWidth) != c.width {
+				t.Errorf("%q: budget %d, beam width %d; want %d and %d", args, r.Budget, r.BeamWidth, c.budget, c.width)
+			}
 		}
 	}
 

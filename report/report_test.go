@@ -134,6 +134,8 @@ func TestReadJSONLErrors(t *testing.T) {
 		{"not an object", "[]\n", "report: x.jsonl:1: not a JSON object"},
 		{"reorder beyond expansions", "{\"problem\":\"a\",\"expansions\":3,\"reorder_expansions\":4}\n", "report: x.jsonl:1: reorder_expansions 4; want 0 to expansions (3)"},
 		{"negative reorder", "{\"problem\":\"a\",\"reorder_expansions\":-1}\n", "report: x.jsonl:1: reorder_expansions -1"},
+		{"negative beam width", "{\"problem\":\"a\",\"algorithm\":\"beam\",\"beam_width\":-1}\n", "report: x.jsonl:1: beam_width -1"},
+		{"beam width of another algorithm", "{\"problem\":\"a\",\"algorithm\":\"gbfs\",\"beam_width\":4}\n", "report: x.jsonl:1: beam_width 4 of algorithm \"gbfs\""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -61,6 +61,17 @@ func (s *Solver[S]) SetBudget(n int64) {
 	s.opts.Budget = n
 }
 
+// SetBeamWidth sets the width of the next searches of a beam search
+// solver: Beam(w) becomes its algorithm. It is how a schedule widens a
+// beam between searches (bootstrap.Test). It panics if the solver's
+// algorithm is not beam search or w is not 1 to MaxBeamWidth.
+func (s *Solver[S]) SetBeamWidth(w int) {
+	if s.alg.BeamWidth() == 0 || w < 1 || w > MaxBeamWidth {
+		panic(fmt.Sprintf("search: SetBeamWidth(%d) of %v", w, s.alg))
+	}
+	s.alg = Beam(w)
+}
+
 // SetProgress makes the next searches count their expansions in c as
 // they go, for progress reports from another goroutine: a search adds to
 // c every few hundred expansions and when it ends. Solvers that run in

@@ -251,6 +251,47 @@ func TestSetBudget(t *testing.T) {
 	s.SetBudget(-1)
 }
 
+// TestSetBeamWidth checks that SetBeamWidth makes a beam search solver's
+// algorithm a beam of that width, which a search then has (a maze that
+// a beam of 1 misses, and one of 2 solves), and panics for another
+// algorithm or a width out of range.
+func TestSetBeamWidth(t *testing.T) {
+	s, err := search.NewSolver[int32](search.Beam(1), search.DomainHeuristic[int32]{}, search.Options{Budget: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := searchtest.ParseMaze(
+		"S.#G",
+		".##.",
+		"....",
+	)
+	for _, w := range []int{1, 2} {
+		s.SetBeamWidth(w)
+		res, err := s.Solve(context.Background(), m)
+		if err != nil || s.Algorithm() != search.Beam(w) || res.Solved != (w == 2) {
+			t.Errorf("width %d: %v, solved %v, error %v", w, s.Algorithm(), res.Solved, err)
+		}
+	}
+	levin, err := search.NewSolver[int32](search.LevinTS(), search.Uniform[int32]{}, search.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]func(){
+		"levints":  func() { levin.SetBeamWidth(2) },
+		"width 0":  func() { s.SetBeamWidth(0) },
+		"too wide": func() { s.SetBeamWidth(search.MaxBeamWidth + 1) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
 // named is a problem with six actions and names longer than a letter.
 type named struct{ *searchtest.Maze }
 
