@@ -2,6 +2,16 @@
 
 package nn
 
+// oneHotBlocks returns how many values of each row of out values the
+// assembly of addRows and addToRows handles: the first multiple of 8, or
+// 0 if the CPU has no AVX2 or there are no rows.
+func oneHotBlocks(out int, idx []int32) int {
+	if !haveAVX2 || len(idx) == 0 {
+		return 0
+	}
+	return out &^ 7
+}
+
 //go:noescape
 func addRowsAVX2(y, wt *float32, out, o8 int, idx *int32, k int)
 
@@ -10,10 +20,9 @@ func addRowsAVX2(y, wt *float32, out, o8 int, idx *int32, k int)
 // CPU has it, the rest in Go, with the same result. The caller makes sure
 // that each of idx is a row of wt.
 func addRows(y, wt []float32, idx []int32) {
-	out, o8 := len(y), 0
-	if haveAVX2 && out >= 8 && len(idx) > 0 {
-		o8 = out &^ 7
-		addRowsAVX2(&y[0], &wt[0], out, o8, &idx[0], len(idx))
+	o8 := oneHotBlocks(len(y), idx)
+	if o8 > 0 {
+		addRowsAVX2(&y[0], &wt[0], len(y), o8, &idx[0], len(idx))
 	}
 	addRowsGo(y, wt, idx, o8)
 }
@@ -26,10 +35,9 @@ func addToRowsAVX2(dst, x *float32, out, o8 int, idx *int32, k int)
 // where the CPU has it, the rest in Go, with the same result. The caller
 // makes sure that each of idx is a row of dst.
 func addToRows(dst, x []float32, idx []int32) {
-	out, o8 := len(x), 0
-	if haveAVX2 && out >= 8 && len(idx) > 0 {
-		o8 = out &^ 7
-		addToRowsAVX2(&dst[0], &x[0], out, o8, &idx[0], len(idx))
+	o8 := oneHotBlocks(len(x), idx)
+	if o8 > 0 {
+		addToRowsAVX2(&dst[0], &x[0], len(x), o8, &idx[0], len(idx))
 	}
 	addToRowsGo(dst, x, idx, o8)
 }
