@@ -30,8 +30,9 @@ type Record struct {
 	TimeS      float64 `json:"time_s"`
 	// Budget is the expansion budget of the search (0: none).
 	Budget int64 `json:"budget"`
-	// BeamWidth is the width of a beam search (Algorithm "beam"), which
-	// phs test widens round after round; 0 for the other algorithms.
+	// BeamWidth is the width of a beam search (Algorithm "beam" or
+	// "policybeam"), which phs test widens round after round; 0 for the
+	// other algorithms.
 	BeamWidth int `json:"beam_width,omitempty"`
 	// Solution spells the actions of the solution with the domain's action
 	// names (search.FormatActions): "UURDL" for the shipped domains.
@@ -75,8 +76,8 @@ func ReadJSONL(r io.Reader, name string) ([]Record, error) {
 		switch {
 		case rec.Problem == "":
 			return errors.New(`not a result record (no "problem")`)
-		case rec.BeamWidth < 0 || rec.BeamWidth > 0 && rec.Algorithm != "beam":
-			return fmt.Errorf("beam_width %d of algorithm %q; want 0, or more for beam", rec.BeamWidth, rec.Algorithm)
+		case rec.BeamWidth < 0 || rec.BeamWidth > 0 && rec.Algorithm != "beam" && rec.Algorithm != "policybeam":
+			return fmt.Errorf("beam_width %d of algorithm %q; want 0, or more for beam and policybeam", rec.BeamWidth, rec.Algorithm)
 		case rec.ReorderExpansions < 0 || rec.ReorderExpansions > rec.Expansions:
 			return fmt.Errorf("reorder_expansions %d; want 0 to expansions (%d)", rec.ReorderExpansions, rec.Expansions)
 		}

@@ -41,11 +41,12 @@ const (
 	phsSafe
 	sqrtLTS
 	beam
+	policyBeam
 	numKinds
 )
 
 // names holds the name of each kind, the one Parse takes and Name returns.
-var names = [numKinds]string{"phsstar", "phsh", "levints", "astar", "wastar", "gbfs", "puct", "phssafe", "sqrtlts", "beam"}
+var names = [numKinds]string{"phsstar", "phsh", "levints", "astar", "wastar", "gbfs", "puct", "phssafe", "sqrtlts", "beam", "policybeam"}
 
 // PHSStar is PHS* with phi(n) = (g(n)+h(n))/pi(n)^(1+h(n)/g(n)).
 func PHSStar() Algorithm { return Algorithm{kind: phsStar} }
@@ -132,6 +133,24 @@ func PHSSafe() Algorithm { return Algorithm{kind: phsSafe} }
 // on scrambles do for the Rubik's cube (Takano 2023; Chervov et al. 2025).
 func Beam(w int) Algorithm { return Algorithm{kind: beam, param: float64(w)} }
 
+// PolicyBeam is beam search of width w, 1 ≤ w ≤ MaxBeamWidth, guided by
+// the policy alone, as EfficientCube searches the Rubik's cube (Takano
+// 2023): a node's score is the log-probability of its path, and the next
+// layer is the w children of the layer of greatest score, ties going to
+// the child of the earlier node and action. A layer's children are
+// scored from their parents' policies before they are generated: only the
+// w kept are generated and evaluated, where Beam evaluates every child,
+// so that a policy beam is as costly as a heuristic beam A times
+// narrower (A actions). Otherwise it is Beam: a child whose state the
+// search has is dropped (the next best takes its place), goals are tested
+// at generation, the nodes of a layer are evaluated in batches of
+// Options.BatchSize, Expansions counts the nodes of the layers and
+// Options.Budget bounds it, and a beam that runs empty ends the search
+// unsolved with Result.Exhausted. The policy is read as the evaluator
+// gives it, over all the actions (an illegal action's child is not
+// generated; Options.Renormalize, Temperature and Mix apply).
+func PolicyBeam(w int) Algorithm { return Algorithm{kind: policyBeam, param: float64(w)} }
+
 // The parameters that the plain names "wastar", "puct" and "beam" stand
 // for, and the widest beam.
 const (
@@ -154,10 +173,11 @@ var ErrUnknownAlgorithm = errors.New("unknown algorithm")
 func AlgorithmNames() []string { return slices.Clone(names[:]) }
 
 // Parse returns the algorithm of text, its name (one of AlgorithmNames)
-// followed, for wastar, puct and beam, by an optional ":" and its
-// parameter: "wastar:3" is WAStar(3), "puct:2" is PUCT(2), "beam:1024"
-// Beam(1024); "wastar" alone is WAStar(DefaultW), "puct" alone
-// PUCT(DefaultC) and "beam" alone Beam(DefaultBeamWidth). It also takes the
+// followed, for wastar, puct, beam and policybeam, by an optional ":" and
+// its parameter: "wastar:3" is WAStar(3), "puct:2" is PUCT(2), "beam:1024"
+// Beam(1024), "policybeam:1024" PolicyBeam(1024); "wastar" alone is
+// WAStar(DefaultW), "puct" alone PUCT(DefaultC) and "beam" and
+// "policybeam" alone of width DefaultBeamWidth. It also takes the
 // usual spellings phs*, phs_star, phs_h, a* and wa*, in any case. It is
 // the inverse of Algorithm.String (and MarshalText), and the one place
 // that turns text into an Algorithm.
@@ -200,15 +220,17 @@ func Parse(text string) (Algorithm, error) {
 		a = PHSSafe()
 	case "beam":
 		a = Beam(DefaultBeamWidth)
+	case "policybeam":
+		a = PolicyBeam(DefaultBeamWidth)
 	default:
 		return Algorithm{}, fmt.Errorf("search: %w %q (want %s)", ErrUnknownAlgorithm, name, strings.Join(names[:], ", "))
 	}
 	if hasParam {
-		if a.kind != wAStar && a.kind != puct && a.kind != beam {
+		if a.kind != wAStar && a.kind != puct && !a.isBeam() {
 			return Algorithm{}, fmt.Errorf("search: %q: %s takes no parameter", text, a.Name())
 		}
 		p, err := strconv.ParseFloat(param, 64)
-		if a.kind == beam {
+		if a.isBeam() {
 			var w int
 			w, err = strconv.Atoi(param)
 			p = float64(w)
@@ -230,8 +252,8 @@ func (a Algorithm) check() error {
 		return fmt.Errorf("search: wastar: weight %g; want a finite number >= 0", a.param)
 	case a.kind == puct && !(a.param > 0 && !math.IsInf(a.param, 1)):
 		return fmt.Errorf("search: puct: exploration constant %g; want a finite number > 0", a.param)
-	case a.kind == beam && !(a.param >= 1 && a.param <= MaxBeamWidth && a.param == math.Trunc(a.param)):
-		return fmt.Errorf("search: beam: width %g; want a whole number from 1 to %d", a.param, MaxBeamWidth)
+	case a.isBeam() && !(a.param >= 1 && a.param <= MaxBeamWidth && a.param == math.Trunc(a.param)):
+		return fmt.Errorf("search: %s: width %g; want a whole number from 1 to %d", a.Name(), a.param, MaxBeamWidth)
 	case a.kind != sqrtLTS && (a.rr != 0 || a.levin):
 		return fmt.Errorf("search: %s takes no rerooter", a.Name())
 	case a.kind == sqrtLTS:
@@ -252,7 +274,7 @@ func (a Algorithm) String() string {
 	switch a.kind {
 	case wAStar, puct:
 		return a.Name() + ":" + strconv.FormatFloat(a.param, 'g', -1, 64)
-	case beam:
+	case beam, policyBeam:
 		return a.Name() + ":" + strconv.Itoa(a.BeamWidth())
 	case sqrtLTS:
 		return a.sqrtLTSString()
@@ -295,33 +317,43 @@ func (a Algorithm) C() float64 {
 	return 0
 }
 
-// BeamWidth returns the width of beam search, and 0 for the others.
+// BeamWidth returns the width of beam search (Beam, PolicyBeam), and 0
+// for the others.
 func (a Algorithm) BeamWidth() int {
-	if a.kind == beam {
+	if a.isBeam() {
 		return int(a.param)
 	}
 	return 0
+}
+
+// isBeam reports whether a is a beam search, Beam or PolicyBeam.
+func (a Algorithm) isBeam() bool { return a.kind == beam || a.kind == policyBeam }
+
+// withBeamWidth returns the beam search a with width w.
+func (a Algorithm) withBeamWidth(w int) Algorithm {
+	a.param = float64(w)
+	return a
 }
 
 // IsPUCT reports whether a is PUCT rather than a best-first search.
 func (a Algorithm) IsPUCT() bool { return a.kind == puct }
 
 // NeedsPolicy reports whether the algorithm reads the policy: the PHS
-// variants, LevinTS, √LTS and PUCT.
+// variants, LevinTS, √LTS, PUCT and PolicyBeam.
 func (a Algorithm) NeedsPolicy() bool {
 	switch a.kind {
-	case phsStar, phsh, levinTS, puct, phsSafe, sqrtLTS:
+	case phsStar, phsh, levinTS, puct, phsSafe, sqrtLTS, policyBeam:
 		return true
 	}
 	return false
 }
 
-// NeedsHeuristic reports whether the algorithm reads the heuristic (beam
-// search reads it alone): all but LevinTS and √LTS with a rerooter that reads none (ConstantRerooter,
-// ClusterRerooter).
+// NeedsHeuristic reports whether the algorithm reads the heuristic (Beam
+// reads it alone): all but LevinTS, PolicyBeam and √LTS with a rerooter
+// that reads none (ConstantRerooter, ClusterRerooter).
 func (a Algorithm) NeedsHeuristic() bool {
 	switch a.kind {
-	case levinTS:
+	case levinTS, policyBeam:
 		return false
 	case sqrtLTS:
 		return a.rr == HeuristicRerooter || a.rr == ClusterHeuristicRerooter

@@ -2,6 +2,7 @@ package search
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 )
 
@@ -24,10 +25,9 @@ func (e *bestFirst[S]) beam(p Problem[S], ev Evaluator[S], alg Algorithm, opts *
 		return nil
 	}
 	// The root's policy gives the log-probability of the first step.
-	if _, err := e.strategy.evaluate(e); err != nil {
+	if err := e.evaluatePending(); err != nil {
 		return err
 	}
-	e.pending = e.n
 	layer := append(e.layer[:0], beamEntry{index: j})
 	e.next = e.next[:0]
 	defer func() { e.layer = layer[:0] }()
@@ -77,6 +77,107 @@ func (e *bestFirst[S]) evaluateLayer() error {
 	}
 	for i, hi := range h {
 		e.next = append(e.next, beamEntry{h: orInf(hi), index: int32(e.pending + i)})
+	}
+	e.pending = e.n
+	return nil
+}
+
+// A policyCand is a child that policy beam search may generate: the
+// log-probability of its path, its parent and its action.
+type policyCand struct {
+	logPi  float64
+	parent int32
+	a      int32
+}
+
+// policyBeam runs alg, PolicyBeam, on p with ev, within opts and lim, as
+// PolicyBeam and Solver.Solve describe, and fills res. It shares beam's
+// engine; a layer's candidates are scored from its nodes' policies, and
+// only those of the next layer are generated, kept and evaluated.
+func (e *bestFirst[S]) policyBeam(p Problem[S], ev Evaluator[S], alg Algorithm, opts *Options, lim *limits, res *Result[S]) error {
+	j, c := e.begin(p, ev, alg, opts, lim, false, &e.strategies.gbfs)
+	defer e.end(res)
+	if p.IsGoal(c.state) {
+		e.solution(j, res)
+		return nil
+	}
+	if err := e.evaluatePending(); err != nil {
+		return err
+	}
+	layer := append(e.layer[:0], beamEntry{index: j})
+	defer func() { e.layer = layer[:0] }()
+	A, w := e.A, alg.BeamWidth()
+	for {
+		cands := e.cands[:0]
+		for _, b := range layer {
+			if stop, err := e.stop(lim, res.Expansions+1, res); stop {
+				return err
+			}
+			res.Expansions++
+			n := e.node(b.index)
+			if n.depth() == maxDepth {
+				return fmt.Errorf("search: a path is longer than %d nodes", maxDepth)
+			}
+			pol := e.policy(b.index, A)
+			logZ := 0.0
+			if opts.Renormalize {
+				for a := range A {
+					_, e.legal[a] = p.Apply(n.state, a)
+				}
+				logZ = legalLogSumExp(pol, e.legal)
+			}
+			for a, lp := range pol {
+				cands = append(cands, policyCand{n.logPi + float64(lp) - logZ, b.index, int32(a)})
+			}
+		}
+		e.cands = cands
+		slices.SortFunc(cands, func(x, y policyCand) int {
+			return cmp.Or(cmp.Compare(y.logPi, x.logPi), cmp.Compare(x.parent, y.parent), cmp.Compare(x.a, y.a))
+		})
+		layer = layer[:0]
+		for _, k := range cands {
+			if len(layer) == w {
+				break
+			}
+			par := e.node(k.parent)
+			s, ok := p.Apply(par.state, int(k.a))
+			if !ok {
+				continue
+			}
+			res.Generated++
+			j, c := e.append(node[S]{state: s, logPi: k.logPi, parent: k.parent, da: (par.depth()+1)<<8 | uint32(k.a)})
+			if !e.strategy.keep(e, j, c) {
+				e.n--
+				continue
+			}
+			if p.IsGoal(s) {
+				e.solution(j, res)
+				return nil
+			}
+			layer = append(layer, beamEntry{index: j})
+			if e.n-e.pending >= opts.BatchSize {
+				if err := e.evaluatePending(); err != nil {
+					return err
+				}
+			}
+		}
+		if err := e.evaluatePending(); err != nil {
+			return err
+		}
+		if len(layer) == 0 {
+			res.Exhausted = true
+			return nil
+		}
+	}
+}
+
+// evaluatePending evaluates the pending nodes, keeping their policies.
+func (e *bestFirst[S]) evaluatePending() error {
+	if e.pending == e.n {
+		return nil
+	}
+	if _, err := e.strategy.evaluate(e); err != nil {
+		return err
 	}
 	e.pending = e.n
 	return nil

@@ -60,8 +60,10 @@ type bestFirst[S comparable] struct {
 	evals int64
 	sq    sqrtState[S] // √LTS's part of the search
 	// layer and next are beam search's layer under expansion and the
-	// children it has evaluated so far.
+	// children it has evaluated so far; cands are policy beam search's
+	// candidates for the next layer.
 	layer, next []beamEntry
+	cands       []policyCand
 }
 
 // chunkBits is the log2 of the number of nodes in a chunk of the arena.

@@ -309,6 +309,7 @@ func TestParse(t *testing.T) {
 		{"gbfs", search.GBFS()}, {"puct", search.PUCT(1)}, {"PUCT:3", search.PUCT(3)}, {"puct:0.25", search.PUCT(0.25)}, {"phssafe", search.PHSSafe()},
 		{"beam", search.Beam(search.DefaultBeamWidth)}, {"BEAM:1", search.Beam(1)}, {"beam:1024", search.Beam(1024)},
 		{"beam:1000000", search.Beam(1e6)}, {"beam:16777216", search.Beam(search.MaxBeamWidth)},
+		{"policybeam", search.PolicyBeam(search.DefaultBeamWidth)}, {"PolicyBeam:3", search.PolicyBeam(3)},
 	} {
 		got, err := search.Parse(tc.text)
 		if err != nil || got != tc.want {
@@ -323,8 +324,8 @@ func TestParse(t *testing.T) {
 			t.Errorf("UnmarshalText(%s) = %v, %v; want %v", b, again, err, got)
 		}
 	}
-	if got := search.AlgorithmNames(); len(got) != 10 {
-		t.Errorf("AlgorithmNames() = %v, want 10 names", got)
+	if got := search.AlgorithmNames(); len(got) != 11 {
+		t.Errorf("AlgorithmNames() = %v, want 11 names", got)
 	}
 	for _, text := range []string{"", "bfs", "phs", ":1"} {
 		if _, err := search.Parse(text); !errors.Is(err, search.ErrUnknownAlgorithm) {
@@ -333,7 +334,7 @@ func TestParse(t *testing.T) {
 	}
 	for _, text := range []string{"wastar:-1", "wastar:NaN", "wastar:Inf", "wastar:", "wastar:x", "wastar:1:2",
 		"puct:0", "puct:-1", "puct:NaN", "puct:+Inf", "astar:1", "phsh:1", "gbfs:",
-		"beam:0", "beam:-2", "beam:1.5", "beam:1e3", "beam:", "beam:x", "beam:16777217"} {
+		"beam:0", "beam:-2", "beam:1.5", "beam:1e3", "beam:", "beam:x", "beam:16777217", "policybeam:0", "policybeam:1.5"} {
 		if _, err := search.Parse(text); err == nil {
 			t.Errorf("Parse(%q): no error", text)
 		}

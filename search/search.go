@@ -361,14 +361,14 @@ func (o Options) Validate(alg Algorithm) error {
 		return fmt.Errorf("search: max memory %d; want >= 0 (0: no bound)", o.MaxMemory)
 	case o.Shorten && (alg.IsPUCT() || alg.kind == phsSafe):
 		return fmt.Errorf("search: %s keeps no table of the states it generates; shorten is for the other best-first algorithms", alg.Name())
-	case o.Shorten && alg.kind == beam:
+	case o.Shorten && alg.isBeam():
 		return fmt.Errorf("search: %s generates no edge that shortens its solutions (it expands layer by layer); shorten is for the best-first algorithms", alg.Name())
 	case o.GoalTest > GoalTestExpansion:
 		return fmt.Errorf("search: bad goal test %d", o.GoalTest)
 	case o.GoalTest != GoalTestDefault && alg.IsPUCT():
 		return fmt.Errorf("search: puct tests the goal when a descent first reaches a node; goal test %s is for the best-first algorithms", o.GoalTest)
-	case o.GoalTest == GoalTestExpansion && alg.kind == beam:
-		return fmt.Errorf("search: beam tests the goal when a node is generated; goal test %s is for the best-first algorithms", o.GoalTest)
+	case o.GoalTest == GoalTestExpansion && alg.isBeam():
+		return fmt.Errorf("search: %s tests the goal when a node is generated; goal test %s is for the best-first algorithms", alg.Name(), o.GoalTest)
 	}
 	return nil
 }

@@ -62,14 +62,14 @@ func (s *Solver[S]) SetBudget(n int64) {
 }
 
 // SetBeamWidth sets the width of the next searches of a beam search
-// solver: Beam(w) becomes its algorithm. It is how a schedule widens a
-// beam between searches (bootstrap.Test). It panics if the solver's
-// algorithm is not beam search or w is not 1 to MaxBeamWidth.
+// solver (Beam, PolicyBeam) to w. It is how a schedule widens a beam
+// between searches (bootstrap.Test). It panics if the solver's algorithm
+// is not a beam search or w is not 1 to MaxBeamWidth.
 func (s *Solver[S]) SetBeamWidth(w int) {
-	if s.alg.BeamWidth() == 0 || w < 1 || w > MaxBeamWidth {
+	if !s.alg.isBeam() || w < 1 || w > MaxBeamWidth {
 		panic(fmt.Sprintf("search: SetBeamWidth(%d) of %v", w, s.alg))
 	}
-	s.alg = Beam(w)
+	s.alg = s.alg.withBeamWidth(w)
 }
 
 // SetProgress makes the next searches count their expansions in c as
@@ -132,6 +132,8 @@ func (s *Solver[S]) Solve(ctx context.Context, p Problem[S]) (res Result[S], err
 		err = s.pt.search(p, s.ev, s.alg.param, &s.opts, &lim, &res)
 	case s.alg.kind == beam:
 		err = s.bf.beam(p, s.ev, s.alg, &s.opts, &lim, &res)
+	case s.alg.kind == policyBeam:
+		err = s.bf.policyBeam(p, s.ev, s.alg, &s.opts, &lim, &res)
 	default:
 		err = s.bf.search(p, s.ev, s.alg, &s.opts, &lim, &res)
 	}
