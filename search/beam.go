@@ -3,6 +3,7 @@ package search
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -143,6 +144,9 @@ func (e *bestFirst[S]) policyBeam(p Problem[S], ev Evaluator[S], alg Algorithm, 
 			s, ok := p.Apply(par.state, int(k.a))
 			if !ok {
 				continue
+			}
+			if e.n >= math.MaxInt32-1 {
+				return fmt.Errorf("search: more than %d nodes", math.MaxInt32-1)
 			}
 			res.Generated++
 			j, c := e.append(node[S]{state: s, logPi: k.logPi, parent: k.parent, da: (par.depth()+1)<<8 | uint32(k.a)})
