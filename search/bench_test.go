@@ -196,10 +196,12 @@ func BenchmarkWAStar(b *testing.B) {
 
 // BenchmarkBeam measures beam search of widths 1,000 and 10,000 with the
 // Manhattan heuristic on the same puzzle, for 200,000 expansions, beside
-// GBFS: the cost of choosing each layer (a sort) against a heap.
+// GBFS: the cost of choosing each layer (a sort) against a heap; and
+// policy beam search of the same widths with the uniform policy (every
+// candidate tied).
 func BenchmarkBeam(b *testing.B) {
 	opts := search.Options{Budget: 2e5}
-	for _, alg := range []search.Algorithm{search.Beam(1000), search.Beam(10000), search.GBFS()} {
+	for _, alg := range []search.Algorithm{search.Beam(1000), search.Beam(10000), search.GBFS(), search.PolicyBeam(1000), search.PolicyBeam(10000)} {
 		b.Run(alg.String(), func(b *testing.B) { benchSearch(b, alg, false, opts) })
 	}
 }
