@@ -14,10 +14,11 @@ type beamEntry struct {
 	index int32
 }
 
-// beam runs alg, beam search, on p with ev, within opts and lim, as Beam
-// and Solver.Solve describe, and fills res. It shares the arena, the
-// table of states, the evaluation and the solutions of the best-first
-// engine; GBFS's strategy keeps and evaluates its nodes.
+// beam runs alg, a beam search (Beam or PolicyBeam), on p with ev,
+// within opts and lim, as Beam, PolicyBeam and Solver.Solve describe, and
+// fills res. It shares the arena, the table of states, the evaluation and
+// the solutions of the best-first engine; GBFS's strategy keeps and
+// evaluates its nodes.
 func (e *bestFirst[S]) beam(p Problem[S], ev Evaluator[S], alg Algorithm, opts *Options, lim *limits, res *Result[S]) error {
 	j, c := e.begin(p, ev, alg, opts, lim, false, &e.strategies.gbfs)
 	defer e.end(res)
@@ -29,7 +30,16 @@ func (e *bestFirst[S]) beam(p Problem[S], ev Evaluator[S], alg Algorithm, opts *
 	if err := e.evaluatePending(); err != nil {
 		return err
 	}
-	layer := append(e.layer[:0], beamEntry{index: j})
+	e.layer = append(e.layer[:0], beamEntry{index: j})
+	if alg.kind == policyBeam {
+		return e.policyLayers(p, alg.BeamWidth(), opts, lim, res)
+	}
+	return e.heuristicLayers(alg.BeamWidth(), opts, lim, res)
+}
+
+// heuristicLayers searches Beam's layers from e.layer, w wide.
+func (e *bestFirst[S]) heuristicLayers(w int, opts *Options, lim *limits, res *Result[S]) error {
+	layer := e.layer
 	e.next = e.next[:0]
 	defer func() { e.layer = layer[:0] }()
 	for {
@@ -62,7 +72,7 @@ func (e *bestFirst[S]) beam(p Problem[S], ev Evaluator[S], alg Algorithm, opts *
 		slices.SortFunc(e.next, func(a, b beamEntry) int {
 			return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.index, b.index))
 		})
-		layer, e.next = append(layer[:0], e.next[:min(alg.BeamWidth(), len(e.next))]...), e.next[:0]
+		layer, e.next = append(layer[:0], e.next[:min(w, len(e.next))]...), e.next[:0]
 	}
 }
 
@@ -91,23 +101,13 @@ type policyCand struct {
 	a      int32
 }
 
-// policyBeam runs alg, PolicyBeam, on p with ev, within opts and lim, as
-// PolicyBeam and Solver.Solve describe, and fills res. It shares beam's
-// engine; a layer's candidates are scored from its nodes' policies, and
-// only those of the next layer are generated, kept and evaluated.
-func (e *bestFirst[S]) policyBeam(p Problem[S], ev Evaluator[S], alg Algorithm, opts *Options, lim *limits, res *Result[S]) error {
-	j, c := e.begin(p, ev, alg, opts, lim, false, &e.strategies.gbfs)
-	defer e.end(res)
-	if p.IsGoal(c.state) {
-		e.solution(j, res)
-		return nil
-	}
-	if err := e.evaluatePending(); err != nil {
-		return err
-	}
-	layer := append(e.layer[:0], beamEntry{index: j})
+// policyLayers searches PolicyBeam's layers from e.layer, w wide: a
+// layer's candidates are scored from its nodes' policies, and only those
+// of the next layer are generated, kept and evaluated.
+func (e *bestFirst[S]) policyLayers(p Problem[S], w int, opts *Options, lim *limits, res *Result[S]) error {
+	layer := e.layer
 	defer func() { e.layer = layer[:0] }()
-	A, w := e.A, alg.BeamWidth()
+	A := e.A
 	for {
 		cands := e.cands[:0]
 		for _, b := range layer {

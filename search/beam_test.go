@@ -86,35 +86,51 @@ func refBeam(p search.Problem[int32], h func(int32) float64, w int, budget int64
 	}
 }
 
-// TestBeamMazes checks beam search against refBeam on random mazes, for
-// widths from 1 (a greedy descent) to wider than the maze (breadth-first
-// search, which finds shortest solutions), in batches of 1, 3 and 32,
-// with the maze's Manhattan distance and with a scattered h, and within a
-// small budget; every solution is replayed.
-func TestBeamMazes(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
+// A mazeEvaluator is an evaluator of checkBeamMazes, and whether its
+// policy is uniform, the one checkTrajectory expects.
+type mazeEvaluator struct {
+	ev      search.Evaluator[int32]
+	uniform bool
+}
+
+// evaluate1 returns ev's policy and h of state s of m.
+func evaluate1(t *testing.T, ev search.Evaluator[int32], m *searchtest.Maze, s int32) ([]float64, float64) {
+	logPi, h := make([]float64, 4), make([]float64, 1)
+	if err := ev.Evaluate(m, []int32{s}, logPi, h); err != nil {
+		t.Fatal(err)
+	}
+	return logPi, h[0]
+}
+
+// checkBeamMazes checks the beam search alg(w) with each of evs against
+// ref on 80 random mazes made from seed, for widths from 1 (a greedy
+// descent) to wider than the maze (breadth-first search, which finds
+// shortest solutions), in batches of 1, 3 and 32, and within a small
+// budget; every solution is replayed, its trajectory checked if the
+// policy is uniform, and extra, if not nil, checks each result.
+func checkBeamMazes(t *testing.T, seed uint64, alg func(int) search.Algorithm, evs []mazeEvaluator,
+	ref func(m *searchtest.Maze, ev search.Evaluator[int32], w int, budget int64) beamOutcome,
+	extra func(name string, res search.Result[int32], w int)) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed+1))
 	var solved, exhausted, spent int
 	for i := range 80 {
 		m, opt := randomMaze(rng, 3+rng.IntN(9), 3+rng.IntN(9))
-		for _, ev := range []search.Evaluator[int32]{search.DomainHeuristic[int32]{}, scatter{}} {
-			h := func(s int32) float64 {
-				logPi, hs := make([]float64, 4), make([]float64, 1)
-				if err := ev.Evaluate(m, []int32{s}, logPi, hs); err != nil {
-					t.Fatal(err)
-				}
-				return hs[0]
-			}
+		for _, me := range evs {
 			for _, w := range []int{1, 2, 3, 8, 200} {
 				for _, batch := range []int{1, 3, 32} {
 					for _, budget := range []int64{0, 6} {
-						name := fmt.Sprintf("maze %d, %T, width %d, batch %d, budget %d", i, ev, w, batch, budget)
-						res, err := searchtest.Solve[int32](context.Background(), m, ev, search.Beam(w), search.Options{BatchSize: batch, Budget: budget})
+						name := fmt.Sprintf("maze %d, %T, %v, batch %d, budget %d", i, me.ev, alg(w), batch, budget)
+						res, err := searchtest.Solve[int32](context.Background(), m, me.ev, alg(w), search.Options{BatchSize: batch, Budget: budget})
 						if err != nil {
 							t.Fatalf("%s: %v", name, err)
 						}
 						got := beamOutcome{res.Solved, res.Exhausted, len(res.Actions), res.Expansions}
-						if want := refBeam(m, h, w, budget); got != want {
+						if want := ref(m, me.ev, w, budget); got != want {
 							t.Fatalf("%s: %+v, want %+v\n%s", name, got, want, m)
+						}
+						if extra != nil {
+							extra(name, res, w)
 						}
 						switch {
 						case res.Solved:
@@ -125,7 +141,7 @@ func TestBeamMazes(t *testing.T) {
 							if res.Cost != float64(len(res.Actions)) || w == 200 && len(res.Actions) != opt {
 								t.Fatalf("%s: length %d, cost %g, optimum %d", name, len(res.Actions), res.Cost, opt)
 							}
-							if ev == (search.DomainHeuristic[int32]{}) {
+							if me.uniform {
 								checkTrajectory(t, name, m, res)
 							}
 						case res.Exhausted:
@@ -142,6 +158,20 @@ func TestBeamMazes(t *testing.T) {
 	if solved == 0 || exhausted == 0 || spent == 0 {
 		t.Errorf("%d solved, %d exhausted, %d out of budget", solved, exhausted, spent)
 	}
+}
+
+// TestBeamMazes checks beam search against refBeam on random mazes
+// (checkBeamMazes), with the maze's Manhattan distance and with a
+// scattered h.
+func TestBeamMazes(t *testing.T) {
+	checkBeamMazes(t, 5, search.Beam, []mazeEvaluator{{search.DomainHeuristic[int32]{}, true}, {scatter{}, true}},
+		func(m *searchtest.Maze, ev search.Evaluator[int32], w int, budget int64) beamOutcome {
+			h := func(s int32) float64 {
+				_, h := evaluate1(t, ev, m, s)
+				return h
+			}
+			return refBeam(m, h, w, budget)
+		}, nil)
 }
 
 // hashedPolicy is an evaluator of mazes with a policy that hashes the state
@@ -222,63 +252,21 @@ func refPolicyBeam(p search.Problem[int32], pol func(int32) []float64, w int, bu
 }
 
 // TestPolicyBeamMazes checks policy beam search against refPolicyBeam on
-// random mazes, for widths from 1 to wider than the maze (with a uniform
-// policy, breadth-first search, which finds shortest solutions), in
-// batches of 1, 3 and 32, with a uniform and a hashedPolicy policy, and within
-// a small budget; every solution is replayed, and only the nodes of the
-// beam are evaluated.
+// random mazes (checkBeamMazes), with a uniform and a hashed policy; only
+// the nodes of the beam are evaluated.
 func TestPolicyBeamMazes(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	var solved, exhausted, spent int
-	for i := range 80 {
-		m, opt := randomMaze(rng, 3+rng.IntN(9), 3+rng.IntN(9))
-		for _, ev := range []search.Evaluator[int32]{search.Uniform[int32]{}, hashedPolicy{}} {
+	checkBeamMazes(t, 7, search.PolicyBeam, []mazeEvaluator{{search.Uniform[int32]{}, true}, {hashedPolicy{}, false}},
+		func(m *searchtest.Maze, ev search.Evaluator[int32], w int, budget int64) beamOutcome {
 			pol := func(s int32) []float64 {
-				logPi, hs := make([]float64, 4), make([]float64, 1)
-				if err := ev.Evaluate(m, []int32{s}, logPi, hs); err != nil {
-					t.Fatal(err)
-				}
+				logPi, _ := evaluate1(t, ev, m, s)
 				return logPi
 			}
-			for _, w := range []int{1, 2, 3, 8, 200} {
-				for _, batch := range []int{1, 3, 32} {
-					for _, budget := range []int64{0, 6} {
-						name := fmt.Sprintf("maze %d, %T, width %d, batch %d, budget %d", i, ev, w, batch, budget)
-						res, err := searchtest.Solve[int32](context.Background(), m, ev, search.PolicyBeam(w), search.Options{BatchSize: batch, Budget: budget})
-						if err != nil {
-							t.Fatalf("%s: %v", name, err)
-						}
-						got := beamOutcome{res.Solved, res.Exhausted, len(res.Actions), res.Expansions}
-						if want := refPolicyBeam(m, pol, w, budget); got != want {
-							t.Fatalf("%s: %+v, want %+v\n%s", name, got, want, m)
-						}
-						// The root, the layers expanded, and the last.
-						if res.Evaluations > 1+res.Expansions+int64(w) {
-							t.Fatalf("%s: %d evaluations of %d expansions", name, res.Evaluations, res.Expansions)
-						}
-						switch {
-						case res.Solved:
-							solved++
-							if err := search.Replay[int32](m, res.Actions); err != nil {
-								t.Fatalf("%s: %v", name, err)
-							}
-							if res.Cost != float64(len(res.Actions)) || w == 200 && ev == (search.Uniform[int32]{}) && len(res.Actions) != opt {
-								t.Fatalf("%s: length %d, cost %g, optimum %d", name, len(res.Actions), res.Cost, opt)
-							}
-							if ev == (search.Uniform[int32]{}) {
-								checkTrajectory(t, name, m, res)
-							}
-						case res.Exhausted:
-							exhausted++
-						default:
-							spent++
-						}
-					}
-				}
+			return refPolicyBeam(m, pol, w, budget)
+		},
+		func(name string, res search.Result[int32], w int) {
+			// The root, the layers expanded, and the last.
+			if res.Evaluations > 1+res.Expansions+int64(w) {
+				t.Fatalf("%s: %d evaluations of %d expansions", name, res.Evaluations, res.Expansions)
 			}
-		}
-	}
-	if solved == 0 || exhausted == 0 || spent == 0 {
-		t.Errorf("%d solved, %d exhausted, %d out of budget", solved, exhausted, spent)
-	}
+		})
 }

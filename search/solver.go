@@ -130,10 +130,8 @@ func (s *Solver[S]) Solve(ctx context.Context, p Problem[S]) (res Result[S], err
 	switch {
 	case s.alg.IsPUCT():
 		err = s.pt.search(p, s.ev, s.alg.param, &s.opts, &lim, &res)
-	case s.alg.kind == beam:
+	case s.alg.isBeam():
 		err = s.bf.beam(p, s.ev, s.alg, &s.opts, &lim, &res)
-	case s.alg.kind == policyBeam:
-		err = s.bf.policyBeam(p, s.ev, s.alg, &s.opts, &lim, &res)
 	default:
 		err = s.bf.search(p, s.ev, s.alg, &s.opts, &lim, &res)
 	}
