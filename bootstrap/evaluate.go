@@ -44,7 +44,7 @@ type Outcome[S comparable] struct {
 // solved or a limit of cfg is reached. A beam search's width doubles
 // with the budget: a wider beam, as deep, where a beam that misses the
 // goal has pruned its way there (of 10 validation cubes a beam 512 wide
-// missed, twice the width solved 7, twice the depth 4; lab/rubiks-beam).
+// missed, twice the width solved 7, twice the depth 4).
 // The first round's budget and algorithm are those of the solvers, which
 // must be the same for all, the budget positive; Test sets the budget
 // (Solver.SetBudget) and a beam's width (Solver.SetBeamWidth) for each
