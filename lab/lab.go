@@ -323,6 +323,7 @@ var SqrtLTSTraining = []TrainingRun{
 	{Name: "mix-phsstar", Method: "PHS*, ε = 0.01", Algorithm: "phsstar"},
 	{Name: "mix-sqrtlts-h", Method: "√LTS-H, α = 1, ε = 0.01", Algorithm: "sqrtlts:h:1"},
 	{Name: "mix-sqrtlts-lh", Method: "√LTS-LH, α = 1, ε = 0.01", Algorithm: "sqrtlts:lh:1"},
+	{Name: "mix-sqrtlts-l", Method: "√LTS-L, ε = 0.01", Algorithm: "sqrtlts:l"},
 }
 
 // A TrainingRun is a run of SqrtLTSTraining: the name of its directory,

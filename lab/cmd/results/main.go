@@ -652,12 +652,13 @@ Bootstrap test of the 1,000 test levels with the final network, 10 rounds
 point, and %sx with the policy mixed with the uniform one as
 libpolicyts's √LTS runs search (`+"`-mix 0.01`"+`, ε = 0.01, in training and
 test; one run of each); √LTS-LH %sx, and %sx with the mix; √LTS-L,
-which reads no heuristic, %sx (LevinTS %sx). Tuero et al. (2026) report
-0.75x for their rerooted search against PHS* (9.52e7 against 1.27e8
-expansions).
+which reads no heuristic, %sx, and %sx with the mix (LevinTS %sx).
+Tuero et al. (2026) report 0.75x for their rerooted search against PHS*
+(9.52e7 against 1.27e8 expansions).
 `, num(total["sqrtlts-h"]/total["phsstar"], 2), num(total["mix-sqrtlts-h"]/total["mix-phsstar"], 2),
 		num(total["sqrtlts-lh"]/total["phsstar"], 2), num(total["mix-sqrtlts-lh"]/total["mix-phsstar"], 2),
-		num(total["sqrtlts-l"]/total["phsstar"], 2), num(total["levints"]/total["phsstar"], 2))
+		num(total["sqrtlts-l"]/total["phsstar"], 2), num(total["mix-sqrtlts-l"]/total["mix-phsstar"], 2),
+		num(total["levints"]/total["phsstar"], 2))
 	b.WriteString(`
 ![Boxoban: validation levels solved over training expansions](img/sokoban-sqrtlts-valid-expansions.png)
 ![Boxoban: validation levels solved over training time](img/sokoban-sqrtlts-valid-time.png)
