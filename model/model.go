@@ -545,10 +545,12 @@ type workspace struct {
 	dhid, dlogits, dhout    []float32
 	// A pass over one-hot inputs (oneHot: the last forward pass read rows,
 	// not x): the inputs' ones, and the input layer's weight and its
-	// gradient transposed.
+	// gradient transposed; for Conv, conv1's one-hot im2col and scratch.
 	oneHot    bool
 	rows      nn.OneHotRows
 	inT, dinT []float32
+	cols      nn.OneHotRows
+	t1        []float32
 }
 
 // grow sizes w for batches of n.
@@ -559,7 +561,7 @@ func (w *workspace) grow(m *Model, n int) {
 	n = max(n, 2*w.n)
 	c := m.cfg
 	f := func(k int) []float32 { return make([]float32, k) }
-	*w = workspace{n: n, rows: w.rows, inT: w.inT, dinT: w.dinT,
+	*w = workspace{n: n, rows: w.rows, inT: w.inT, dinT: w.dinT, cols: w.cols, t1: w.t1,
 		hid: f(n * m.hidden.Out), hidT: f(n * m.hidden.Out), logits: f(n * c.Actions), hout: f(n),
 		dhid: f(n * m.hidden.Out), dlogits: f(n * c.Actions), dhout: f(n),
 	}
@@ -603,15 +605,33 @@ func (m *Model) forward(w *workspace, x []float32, n int) {
 	m.heads(w, feat, n)
 }
 
-// forwardOneHot is forward for a ResNet on the inputs w.rows, given
-// w.inT, the weight of its input layer transposed
-// (nn.Dense.TransposeWeight).
+// inputT returns the weight of the network's input layer transposed,
+// the argument of forwardOneHot, in dst if it has room.
+func (m *Model) inputT(dst []float32) []float32 {
+	if m.cfg.Arch == ResNet {
+		return m.in.TransposeWeight(dst)
+	}
+	return m.conv1.TransposeWeight(dst)
+}
+
+// forwardOneHot is forward on the inputs w.rows, given w.inT, the weight
+// of the input layer transposed (inputT). backward follows it for a
+// ResNet only.
 func (m *Model) forwardOneHot(w *workspace) {
 	n := w.rows.Len()
 	w.grow(m, n)
 	w.oneHot = true
-	m.in.ForwardOneHotReLU(&w.rows, w.inT, m.resAct(w, n, 0))
-	m.heads(w, m.resBlocks(w, n), n)
+	var feat []float32
+	if m.cfg.Arch == ResNet {
+		m.in.ForwardOneHotReLU(&w.rows, w.inT, m.resAct(w, n, 0))
+		feat = m.resBlocks(w, n)
+	} else {
+		k := m.cfg.Filters * n * m.conv1.OutH() * m.conv1.OutW()
+		w.t1 = slices.Grow(w.t1[:0], k)[:k]
+		m.conv1.ForwardOneHotReLU(&w.rows, &w.cols, w.inT, w.a1, w.t1)
+		feat = m.convRest(w, n)
+	}
+	m.heads(w, feat, n)
 }
 
 // heads runs the branches on the features of n inputs, one row each.
@@ -632,11 +652,17 @@ func (m *Model) heads(w *workspace, feat []float32, n int) {
 // convForward runs the Conv trunk on n inputs x and returns its features,
 // one row per sample.
 func (m *Model) convForward(w *workspace, x []float32, n int) []float32 {
+	m.conv1.ForwardReLU(x, nn.NCHW, n, w.a1[:m.cfg.Filters*n*m.conv1.OutH()*m.conv1.OutW()], w.col1)
+	return m.convRest(w, n)
+}
+
+// convRest runs the Conv trunk past conv1, whose output for n inputs is
+// in w.a1, and returns its features, one row per sample.
+func (m *Model) convRest(w *workspace, n int) []float32 {
 	c := m.cfg
 	p1 := m.conv1.OutH() * m.conv1.OutW()
 	p2 := m.conv2.OutH() * m.conv2.OutW()
 	a1 := w.a1[:c.Filters*n*p1]
-	m.conv1.ForwardReLU(x, nn.NCHW, n, a1, w.col1)
 	a2 := w.a2[:c.Filters*n*p2]
 	m.conv2.ForwardReLU(a1, nn.CNHW, n, a2, w.col2)
 	// Flatten CNHW to one row per sample.
@@ -702,6 +728,9 @@ func (m *Model) backward(w *workspace, x []float32, n int) {
 // convBackward accumulates the gradients of the Conv trunk's parameters
 // from dflat, the gradient of its features.
 func (m *Model) convBackward(w *workspace, x []float32, n int, dflat []float32) {
+	if w.oneHot {
+		panic("model: the gradients of a Conv network after a one-hot pass")
+	}
 	c := m.cfg
 	p1 := m.conv1.OutH() * m.conv1.OutW()
 	p2 := m.conv2.OutH() * m.conv2.OutW()

@@ -399,15 +399,23 @@ func (b badOnes) AppendOnes(s stp.LargeState, dst []int32) []int32 {
 	return append(b.Problem.AppendOnes(s, dst), 36*36)
 }
 
-// TestOneHotEvaluator checks that a ResNet's outputs on the places of the
-// ones of a search.OneHotEncoder are those on its dense encoding, up to
-// rounding; that an Evaluator renews its copy of the input layer after
-// CopyWeightsFrom, a Trainer's step and RestoreState; and that a place out of the
-// encoding is an error.
+// TestOneHotEvaluator checks that a ResNet's and a Conv network's
+// outputs on the places of the ones of a search.OneHotEncoder are those
+// on its dense encoding, up to rounding; that an Evaluator renews its
+// copy of the input layer after CopyWeightsFrom, a Trainer's step and
+// RestoreState; and that a place out of the encoding is an error.
 func TestOneHotEvaluator(t *testing.T) {
+	for _, arch := range []Arch{ResNet, Conv} {
+		t.Run(arch.String(), func(t *testing.T) { testOneHotEvaluator(t, arch) })
+	}
+}
+
+func testOneHotEvaluator(t *testing.T, arch Arch) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	cfg := stpConfig(t, "phsh", 6, 6)
-	cfg.Arch, cfg.Units, cfg.Blocks, cfg.Hidden = ResNet, 20, 1, 9
+	if arch == ResNet {
+		cfg.Arch, cfg.Units, cfg.Blocks, cfg.Hidden = ResNet, 20, 1, 9
+	}
 	m, err := New(cfg, 1)
 	if err != nil {
 		t.Fatal(err)

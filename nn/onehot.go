@@ -1,5 +1,7 @@
 package nn
 
+import "slices"
+
 // OneHotRows is a batch of rows of 0s and 1s kept as the places of their
 // 1s: the input of ForwardOneHotReLU. Reset starts a batch, and Append
 // adds its rows; Reset reuses the memory of the previous batch.
@@ -7,6 +9,11 @@ type OneHotRows struct {
 	cols  int
 	start []int // row s's ones are idx[start[s]:start[s+1]]
 	idx   []int32
+	// Scratch of Conv2D.ForwardOneHotReLU: the pairs of an output
+	// position and a place of an image (im2colOneHot), and zeros, the
+	// bias of its transposition.
+	pairs []int32
+	zero  []float32
 }
 
 // Reset empties r and makes its rows rows of cols values.
@@ -58,13 +65,19 @@ func (r *OneHotRows) Len() int { return max(len(r.start)-1, 0) }
 // It writes into dst if dst has room for In·Out values. It is a copy: it
 // does not follow later changes of l's weight.
 func (l *Dense) TransposeWeight(dst []float32) []float32 {
-	if cap(dst) < l.In*l.Out {
-		dst = make([]float32, l.In*l.Out)
+	return transposeWeight(l.Weight.Data, l.Out, l.In, dst)
+}
+
+// transposeWeight returns the transpose of w, out rows of in values, in
+// dst if it has room for them.
+func transposeWeight(w []float32, out, in int, dst []float32) []float32 {
+	if cap(dst) < in*out {
+		dst = make([]float32, in*out)
 	}
-	dst = dst[:l.In*l.Out]
-	for o := range l.Out {
-		for j, w := range l.Weight.Data[o*l.In : (o+1)*l.In] {
-			dst[j*l.Out+o] = w
+	dst = dst[:in*out]
+	for o := range out {
+		for j, v := range w[o*in : (o+1)*in] {
+			dst[j*out+o] = v
 		}
 	}
 	return dst
@@ -82,14 +95,97 @@ func (l *Dense) ForwardOneHotReLU(r *OneHotRows, wt, y []float32) {
 	if r.cols != l.In || len(wt) != l.In*l.Out {
 		panic("nn: ForwardOneHotReLU: rows or weights of the wrong size")
 	}
-	n := r.Len()
-	y = y[:n*l.Out]
-	for s := range n {
-		row := y[s*l.Out : (s+1)*l.Out]
-		copy(row, l.Bias.Data)
+	y = y[:r.Len()*l.Out]
+	oneHotAffine(r, wt, l.Bias.Data, y)
+	addReLU(y, 0)
+}
+
+// oneHotAffine sets each row of y, rows of len(b) values, to b plus the
+// rows of wt, rows of len(b) values too, that the row of r lists.
+func oneHotAffine(r *OneHotRows, wt, b, y []float32) {
+	out := len(b)
+	for s := range r.Len() {
+		row := y[s*out : (s+1)*out]
+		copy(row, b)
 		addRows(row, wt, r.idx[r.start[s]:r.start[s+1]])
 	}
-	addReLU(y, 0)
+}
+
+// TransposeWeight returns Wᵀ, l's weight as InC·K·K rows of OutC values,
+// the weights of each input of a window to all the outputs:
+// ForwardOneHotReLU's argument. It writes into dst if dst has room for
+// them. It is a copy: it does not follow later changes of l's weight.
+func (l *Conv2D) TransposeWeight(dst []float32) []float32 {
+	return transposeWeight(l.Weight.Data, l.OutC, l.InC*l.K*l.K, dst)
+}
+
+// ForwardOneHotReLU is ForwardReLU for the images of r, rows of
+// InC·InH·InW values in NCHW, given wt, l's weight transposed
+// (TransposeWeight). The im2col of images of 0s and 1s is of 0s and 1s
+// too, and goes to cols: a row per output position, listing the rows of
+// wt that the 1s of its window meet. Each position's OutC outputs are
+// then the bias plus those rows (as Dense.ForwardOneHotReLU), in t,
+// n·OutH·OutW rows of OutC values, transposed to y (CNHW) through the
+// ReLU. A one-hot image of C channels costs a sum of OutC values per 1
+// and offset of the window, where ForwardReLU multiplies every input of
+// every window by OutC weights: the 7x7 sliding-tile puzzle's 49 ones of
+// 2,401 inputs (BenchmarkConvOneHot). Its values differ from
+// ForwardReLU's by rounding only (but a weight that is infinite or NaN
+// times a 0 counts as 0 here). It panics if r's rows are not of
+// InC·InH·InW values or wt is not of InC·K·K·OutC.
+func (l *Conv2D) ForwardOneHotReLU(r, cols *OneHotRows, wt, y, t []float32) {
+	if r.cols != l.InC*l.InH*l.InW || len(wt) != l.InC*l.K*l.K*l.OutC {
+		panic("nn: Conv2D.ForwardOneHotReLU: images or weights of the wrong size")
+	}
+	l.im2colOneHot(r, cols)
+	m, out := cols.Len(), l.OutC
+	t, y = t[:m*out], y[:m*out]
+	oneHotAffine(cols, wt, l.Bias.Data, t)
+	cols.zero = slices.Grow(cols.zero[:0], m)[:m]
+	transposeAddReLU(t, cols.zero, nil, out, y)
+}
+
+// im2colOneHot makes cols the im2col of the images of r, as im2col
+// writes it but kept as the places of its 1s: the row of output position
+// (s·OutH+oy)·OutW+ox lists (c·K+ky)·K+kx for each 1 of image s at
+// channel c, row oy+ky and column ox+kx. For each image, it lists the
+// pairs of a position and a place, counting the places of each
+// position, then writes them position by position.
+func (l *Conv2D) im2colOneHot(r, cols *OneHotRows) {
+	k, oh, ow, hw := l.K, l.OutH(), l.OutW(), l.InH*l.InW
+	cols.Reset(l.InC * k * k)
+	for s := range r.Len() {
+		// next[q] counts the places of position q, then is where its next
+		// one goes, and at last the end of its row: cols.start's entry.
+		n0 := len(cols.start)
+		cols.start = slices.Grow(cols.start, oh*ow)[:n0+oh*ow]
+		next := cols.start[n0:]
+		clear(next)
+		pairs := cols.pairs[:0]
+		for _, j := range r.idx[r.start[s]:r.start[s+1]] {
+			c, yx := int(j)/hw, int(j)%hw
+			y, x := yx/l.InW, yx%l.InW
+			for ky := max(0, y-oh+1); ky <= min(k-1, y); ky++ {
+				q, w := (y-ky)*ow+x, (c*k+ky)*k
+				for kx := max(0, x-ow+1); kx <= min(k-1, x); kx++ {
+					next[q-kx]++
+					pairs = append(pairs, int32(q-kx), int32(w+kx))
+				}
+			}
+		}
+		cols.pairs = pairs
+		at := len(cols.idx)
+		for q, c := range next {
+			next[q] = at
+			at += c
+		}
+		cols.idx = slices.Grow(cols.idx, at-len(cols.idx))[:at]
+		for i := 0; i+1 < len(pairs); i += 2 {
+			q := &next[pairs[i]]
+			cols.idx[*q] = pairs[i+1]
+			*q++
+		}
+	}
 }
 
 // BackwardOneHot is Backward for the rows of r, without the gradient of

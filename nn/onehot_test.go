@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -58,6 +59,50 @@ func TestForwardOneHotReLU(t *testing.T) {
 				addRowsGo(goV, wt, ones, 0)
 				if !slices.Equal(asm, goV) {
 					t.Errorf("%d outputs: addRows = %v, addRowsGo = %v", out, asm, goV)
+				}
+			}
+		}
+	}
+}
+
+// TestConvForwardOneHotReLU checks Conv2D.ForwardOneHotReLU against
+// ForwardReLU on the same images up to rounding: kernels of 1 to 3,
+// images wider than high and high than wide, as many ones as places (so
+// some places hold 2 and some windows none) and one 1 a cell, as the
+// sliding-tile puzzle encodes its boards, and scratch reused from a
+// larger batch.
+func TestConvForwardOneHotReLU(t *testing.T) {
+	rng := rand.New(rand.NewPCG(24, 24))
+	close := func(x, y float32) bool { return math.Abs(float64(x-y)) <= 1e-5*(1+math.Abs(float64(y))) }
+	var cols OneHotRows
+	for _, c := range []struct{ inC, inH, inW, outC, k int }{
+		{3, 4, 5, 8, 2}, {2, 5, 3, 9, 3}, {4, 3, 3, 7, 1}, {5, 3, 3, 16, 3}, {49, 7, 7, 32, 2},
+	} {
+		l := NewConv2D("c", rng, c.inC, c.inH, c.inW, c.outC, c.k)
+		l.Bias.Data = randSlice(rng, c.outC)
+		wt := l.TransposeWeight(nil)
+		in, hw := c.inC*c.inH*c.inW, c.inH*c.inW
+		for _, n := range []int{5, 1} {
+			for _, perCell := range []bool{false, true} {
+				x, r := oneHotRows(rng, n, in, hw)
+				if perCell { // tile t at cell i: channel t
+					x, r = make([]float32, n*in), new(OneHotRows)
+					r.Reset(in)
+					ones := make([]int32, hw)
+					for s := range n {
+						for i, t := range rng.Perm(hw) {
+							ones[i] = int32((t%c.inC)*hw + i)
+							x[s*in+int(ones[i])] = 1
+						}
+						r.Append(ones)
+					}
+				}
+				m := n * l.OutH() * l.OutW()
+				want, got := make([]float32, m*c.outC), randSlice(rng, m*c.outC)
+				l.ForwardReLU(x, NCHW, n, want, make([]float32, l.ColSize(n)))
+				l.ForwardOneHotReLU(r, &cols, wt, got, randSlice(rng, 5*m*c.outC))
+				if !slices.EqualFunc(got, want, close) {
+					t.Errorf("%+v, %d images, one 1 a cell %v: ForwardOneHotReLU = %v, want %v", c, n, perCell, got, want)
 				}
 			}
 		}
@@ -141,6 +186,14 @@ func TestOneHotChecks(t *testing.T) {
 		"rows":     func() { d.ForwardOneHotReLU(rows(5), d.TransposeWeight(nil), make([]float32, 8)) },
 		"weights":  func() { d.ForwardOneHotReLU(rows(4), make([]float32, 31), make([]float32, 8)) },
 		"backward": func() { d.BackwardOneHot(rows(5), make([]float32, 8), make([]float32, 40)) },
+		"conv images": func() {
+			l := NewConv2D("c", rng, 2, 3, 3, 4, 2)
+			l.ForwardOneHotReLU(rows(17), new(OneHotRows), l.TransposeWeight(nil), make([]float32, 16), make([]float32, 16))
+		},
+		"conv weights": func() {
+			l := NewConv2D("c", rng, 2, 3, 3, 4, 2)
+			l.ForwardOneHotReLU(rows(18), new(OneHotRows), make([]float32, 31), make([]float32, 16), make([]float32, 16))
+		},
 	} {
 		func() {
 			defer func() {
@@ -203,4 +256,41 @@ func BenchmarkForwardOneHot(b *testing.B) {
 			wt = d.TransposeWeight(wt)
 		}
 	})
+}
+
+// BenchmarkConvOneHot measures the first convolution of the 5x5 and 7x7
+// sliding-tile puzzles' networks (25 or 49 channels, 32 filters of 2x2;
+// 25 ones of 625 inputs, 49 of 2,401) on batches of 32, a search's, as
+// ForwardReLU computes it and as ForwardOneHotReLU does.
+func BenchmarkConvOneHot(b *testing.B) {
+	for _, side := range []int{5, 7} {
+		rng := rand.New(rand.NewPCG(2, 2))
+		const n = 32
+		c := side * side
+		l := NewConv2D("c", rng, c, side, side, 32, 2)
+		x, r := make([]float32, n*c*side*side), new(OneHotRows)
+		r.Reset(c * side * side)
+		ones := make([]int32, side*side)
+		for s := range n {
+			for i, t := range rng.Perm(side * side) {
+				ones[i] = int32(t*side*side + i)
+				x[s*c*side*side+int(ones[i])] = 1
+			}
+			r.Append(ones)
+		}
+		m := n * l.OutH() * l.OutW()
+		y, col, t := make([]float32, m*32), make([]float32, l.ColSize(n)), make([]float32, m*32)
+		b.Run(fmt.Sprintf("%dx%d/dense", side, side), func(b *testing.B) {
+			for b.Loop() {
+				l.ForwardReLU(x, NCHW, n, y, col)
+			}
+		})
+		wt := l.TransposeWeight(nil)
+		var cols OneHotRows
+		b.Run(fmt.Sprintf("%dx%d/onehot", side, side), func(b *testing.B) {
+			for b.Loop() {
+				l.ForwardOneHotReLU(r, &cols, wt, y, t)
+			}
+		})
+	}
 }
