@@ -60,9 +60,10 @@ type Encoder[S comparable] interface {
 }
 
 // A OneHotEncoder is an Encoder whose encodings are one-hot: each value is
-// 0 or 1, and few are 1s. A network whose first layer is dense (package
-// model's ResNet) reads the places of the 1s rather than the encoding: a
-// sum of a row of weights a 1 instead of a product over every value.
+// 0 or 1, and few are 1s. Package model's networks read the places of
+// the 1s rather than the encoding: a sum of a row of weights a 1 (and
+// offset of a convolution's window) instead of a product over every
+// value.
 type OneHotEncoder[S comparable] interface {
 	Encoder[S]
 	// AppendOnes appends to dst the places, in Encode's encoding of s, of
