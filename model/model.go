@@ -615,8 +615,7 @@ func (m *Model) inputT(dst []float32) []float32 {
 }
 
 // forwardOneHot is forward on the inputs w.rows, given w.inT, the weight
-// of the input layer transposed (inputT). backward follows it for a
-// ResNet only.
+// of the input layer transposed (inputT).
 func (m *Model) forwardOneHot(w *workspace) {
 	n := w.rows.Len()
 	w.grow(m, n)
@@ -728,9 +727,6 @@ func (m *Model) backward(w *workspace, x []float32, n int) {
 // convBackward accumulates the gradients of the Conv trunk's parameters
 // from dflat, the gradient of its features.
 func (m *Model) convBackward(w *workspace, x []float32, n int, dflat []float32) {
-	if w.oneHot {
-		panic("model: the gradients of a Conv network after a one-hot pass")
-	}
 	c := m.cfg
 	p1 := m.conv1.OutH() * m.conv1.OutW()
 	p2 := m.conv2.OutH() * m.conv2.OutW()
@@ -745,6 +741,12 @@ func (m *Model) convBackward(w *workspace, x []float32, n int, dflat []float32) 
 	da1 := w.da1[:c.Filters*n*p1]
 	m.conv2.Backward(w.a1, nn.CNHW, n, da2, da1, w.col2, w.dcol)
 	nn.ReLUBackward(w.a1[:c.Filters*n*p1], da1)
+	if w.oneHot {
+		k := m.conv1.InC * m.conv1.K * m.conv1.K * m.conv1.OutC
+		w.dinT = slices.Grow(w.dinT[:0], k)[:k]
+		m.conv1.BackwardOneHot(&w.cols, da1, w.t1, w.dinT)
+		return
+	}
 	m.conv1.Backward(x, nn.NCHW, n, da1, nil, w.col1, w.dcol)
 }
 

@@ -472,16 +472,22 @@ func testOneHotEvaluator(t *testing.T, arch Arch) {
 	}
 }
 
-// TestTrainOneHot checks that a ResNet's training step reads one-hot
-// inputs as the places of their ones, and other inputs or too few states
-// densely, and that its gradients on one-hot inputs are those of the
-// dense way up to rounding.
+// TestTrainOneHot checks that the training step of a ResNet and of a
+// Conv network reads one-hot inputs as the places of their ones, and
+// other inputs or too few states densely, and that its gradients on
+// one-hot inputs are those of the dense way up to rounding.
 func TestTrainOneHot(t *testing.T) {
+	for name, cfg := range map[string]Config{"resnet": tinyResNet(t, "phsh"), "conv": tinyConfig(t, "phsh")} {
+		t.Run(name, func(t *testing.T) { testTrainOneHot(t, cfg) })
+	}
+}
+
+func testTrainOneHot(t *testing.T, cfg Config) {
 	ss := samples(t, 3, 5)
 	grads := func(share int) ([][]float32, bool) {
 		defer func(s, r int) { oneHotShare, oneHotRows = s, r }(oneHotShare, oneHotRows)
 		oneHotShare, oneHotRows = share, 1
-		m, _ := New(tinyResNet(t, "phsh"), 7)
+		m, _ := New(cfg, 7)
 		tr := NewTrainer(m, TrainConfig{})
 		if _, err := tr.gradients(ss); err != nil {
 			t.Fatal(err)
@@ -507,7 +513,7 @@ func TestTrainOneHot(t *testing.T) {
 	half := slices.Clone(ss)
 	half[0].Inputs = slices.Clone(half[0].Inputs)
 	half[0].Inputs[0] = 0.5
-	m, _ := New(tinyResNet(t, "phsh"), 7)
+	m, _ := New(cfg, 7)
 	tr := NewTrainer(m, TrainConfig{})
 	defer func(r int) { oneHotRows = r }(oneHotRows)
 	oneHotRows = 1

@@ -262,16 +262,17 @@ func (t *Trainer) parallel(samples []Sample, x []float32, N, k int) (Losses, err
 	return l, err
 }
 
-// A ResNet's training reads a thread's share of a batch, of 0s and 1s, as
-// the places of its ones when at most one in oneHotShare of its values is
-// a 1 (the cube's inputs: one in 12; the sliding-tile puzzle's: one in its
-// number of cells) and it has at least oneHotRows states: its input layer
-// then costs sums of Units values a 1 (nn.Dense.ForwardOneHotReLU and
-// BackwardOneHot), and two transpositions of its weight. A step of 1,024
-// states takes 0.92 times as long for the cube's ResNet of 256 units and
-// 0.81 for the 24-puzzle's of 128, but one of 32 states 1.25 and 1.43
-// times (BenchmarkTrainStep, medians of 3): hence the least rows.
-// (Variables for the tests, which compare the two ways.)
+// Training reads a thread's share of a batch, of 0s and 1s, as the places
+// of its ones when at most one in oneHotShare of its values is a 1 (the
+// cube's inputs: one in 12; the sliding-tile puzzle's: one in its number
+// of cells) and it has at least oneHotRows states: the input layer then
+// costs sums of a row of weights a 1 (nn.Dense.ForwardOneHotReLU and
+// BackwardOneHot; for Conv, nn.Conv2D's), and two transpositions of its
+// weight. A step of 1,024 states takes 0.92 times as long for the cube's
+// ResNet of 256 units, 0.81 for the 24-puzzle's of 128 and 0.45 for its
+// Conv network, but one of 32 states 1.25 and 1.43 times for the ResNets
+// (BenchmarkTrainStep, medians of 3): hence the least rows. (Variables
+// for the tests, which compare the two ways.)
 var oneHotShare, oneHotRows = 8, 256
 
 // share computes, with m and ws, the part of the loss of samples that the
@@ -282,8 +283,8 @@ func (t *Trainer) share(m *Model, ws *workspace, samples []Sample, x []float32, 
 	size := cfg.Channels * cfg.Height * cfg.Width
 	x = x[lo*size : hi*size]
 	n := hi - lo
-	if cfg.Arch == ResNet && n >= oneHotRows && ws.rows.SetDense(x, n, size, n*size/oneHotShare) {
-		ws.inT = m.in.TransposeWeight(ws.inT)
+	if n >= oneHotRows && ws.rows.SetDense(x, n, size, n*size/oneHotShare) {
+		ws.inT = m.inputT(ws.inT)
 		m.forwardOneHot(ws)
 	} else {
 		m.forward(ws, x, n)

@@ -199,19 +199,61 @@ func (l *Dense) BackwardOneHot(r *OneHotRows, dy, dwt []float32) {
 	if r.cols != l.In {
 		panic("nn: BackwardOneHot: rows of the wrong size")
 	}
-	dwt = dwt[:l.In*l.Out]
+	oneHotGrads(r, dy, dwt, l.Weight.Grad, l.Bias.Grad)
+}
+
+// oneHotGrads accumulates in gw, out rows of r.cols values, and gb, out
+// values, the gradients of the weight and the bias of an affine map
+// whose inputs are the rows of r and the gradients of whose outputs are
+// dy, rows of out values, through dwt, scratch of r.cols·out values.
+func oneHotGrads(r *OneHotRows, dy, dwt, gw, gb []float32) {
+	in, out := r.cols, len(gb)
+	dwt = dwt[:in*out]
 	clear(dwt)
 	for s := range r.Len() {
-		row := dy[s*l.Out : (s+1)*l.Out]
+		row := dy[s*out : (s+1)*out]
 		addToRows(dwt, row, r.idx[r.start[s]:r.start[s+1]])
 		for o, v := range row {
-			l.Bias.Grad[o] += v
+			gb[o] += v
 		}
 	}
-	for o := range l.Out {
-		g := l.Weight.Grad[o*l.In : (o+1)*l.In]
+	for o := range out {
+		g := gw[o*in : (o+1)*in]
 		for j := range g {
-			g[j] += dwt[j*l.Out+o]
+			g[j] += dwt[j*out+o]
+		}
+	}
+}
+
+// BackwardOneHot is Backward after ForwardOneHotReLU, without the
+// gradient of the images: it accumulates the gradients of the weight and
+// the bias from dy (CNHW, as ForwardOneHotReLU's y) and cols, the
+// one-hot im2col that ForwardOneHotReLU left, through dyT and dwt,
+// scratch of n·OutH·OutW·OutC and InC·K·K·OutC values. It transposes dy
+// to dyT, a row of OutC values per output position, then adds each row
+// to the rows of dwt, the weight's gradient transposed, that the
+// position's row of cols lists, and dwt to the weight's gradient once
+// (as Dense.BackwardOneHot). It panics if cols's rows are not of
+// InC·K·K values.
+func (l *Conv2D) BackwardOneHot(cols *OneHotRows, dy, dyT, dwt []float32) {
+	if cols.cols != l.InC*l.K*l.K {
+		panic("nn: Conv2D.BackwardOneHot: im2col rows of the wrong size")
+	}
+	m, out := cols.Len(), l.OutC
+	dyT = dyT[:m*out]
+	transpose(dy[:m*out], out, m, dyT)
+	oneHotGrads(cols, dyT, dwt, l.Weight.Grad, l.Bias.Grad)
+}
+
+// transpose sets t[i·rows+o] = x[o·cols+i] for x of rows rows of cols
+// values, reading 8 values of a row of x at a time.
+func transpose(x []float32, rows, cols int, t []float32) {
+	for i0 := 0; i0 < cols; i0 += 8 {
+		i1 := min(i0+8, cols)
+		for o := range rows {
+			for i, v := range x[o*cols+i0 : o*cols+i1] {
+				t[(i0+i)*rows+o] = v
+			}
 		}
 	}
 }

@@ -109,6 +109,39 @@ func TestConvForwardOneHotReLU(t *testing.T) {
 	}
 }
 
+// TestConvBackwardOneHot checks Conv2D.BackwardOneHot's gradients, added
+// to those a layer holds, against Backward's on the same images up to
+// rounding, on the shapes of TestConvForwardOneHotReLU.
+func TestConvBackwardOneHot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 25))
+	close := func(x, y float32) bool { return math.Abs(float64(x-y)) <= 1e-4*(1+math.Abs(float64(y))) }
+	for _, c := range []struct{ inC, inH, inW, outC, k int }{
+		{3, 4, 5, 8, 2}, {2, 5, 3, 9, 3}, {4, 3, 3, 7, 1}, {5, 3, 3, 16, 3}, {49, 7, 7, 32, 2},
+	} {
+		for _, n := range []int{1, 6} {
+			in := c.inC * c.inH * c.inW
+			x, r := oneHotRows(rng, n, in, c.inH*c.inW)
+			want, got := NewConv2D("c", rng, c.inC, c.inH, c.inW, c.outC, c.k), NewConv2D("c", nil, c.inC, c.inH, c.inW, c.outC, c.k)
+			copy(got.Weight.Data, want.Weight.Data)
+			want.Weight.Grad, want.Bias.Grad = randSlice(rng, len(want.Weight.Data)), randSlice(rng, c.outC)
+			copy(got.Weight.Grad, want.Weight.Grad)
+			copy(got.Bias.Grad, want.Bias.Grad)
+			m := n * want.OutH() * want.OutW()
+			dy := randSlice(rng, m*c.outC)
+			col := make([]float32, want.ColSize(n))
+			want.Forward(x, NCHW, n, make([]float32, m*c.outC), col)
+			want.Backward(x, NCHW, n, dy, nil, col, make([]float32, want.ColSize(n)))
+			var cols OneHotRows
+			got.ForwardOneHotReLU(r, &cols, got.TransposeWeight(nil), make([]float32, m*c.outC), make([]float32, m*c.outC))
+			got.BackwardOneHot(&cols, dy, randSlice(rng, m*c.outC), randSlice(rng, len(want.Weight.Data)))
+			if !slices.EqualFunc(got.Weight.Grad, want.Weight.Grad, close) || !slices.EqualFunc(got.Bias.Grad, want.Bias.Grad, close) {
+				t.Errorf("%+v, %d images: BackwardOneHot's gradients %v and %v, want %v and %v",
+					c, n, got.Weight.Grad, got.Bias.Grad, want.Weight.Grad, want.Bias.Grad)
+			}
+		}
+	}
+}
+
 // TestBackwardOneHot checks BackwardOneHot's gradients, added to those a
 // layer holds, against Backward's on the same rows up to rounding, on
 // shapes around the assembly's blocks, and the assembly of its sums
@@ -189,6 +222,10 @@ func TestOneHotChecks(t *testing.T) {
 		"conv images": func() {
 			l := NewConv2D("c", rng, 2, 3, 3, 4, 2)
 			l.ForwardOneHotReLU(rows(17), new(OneHotRows), l.TransposeWeight(nil), make([]float32, 16), make([]float32, 16))
+		},
+		"conv backward": func() {
+			l := NewConv2D("c", rng, 2, 3, 3, 4, 2)
+			l.BackwardOneHot(rows(9), make([]float32, 16), make([]float32, 16), make([]float32, 32))
 		},
 		"conv weights": func() {
 			l := NewConv2D("c", rng, 2, 3, 3, 4, 2)
