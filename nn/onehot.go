@@ -75,11 +75,7 @@ func transposeWeight(w []float32, out, in int, dst []float32) []float32 {
 		dst = make([]float32, in*out)
 	}
 	dst = dst[:in*out]
-	for o := range out {
-		for j, v := range w[o*in : (o+1)*in] {
-			dst[j*out+o] = v
-		}
-	}
+	transpose(w[:out*in], out, in, dst)
 	return dst
 }
 
