@@ -93,15 +93,7 @@ func TestNoModelDefaults(t *testing.T) {
 // (stp-6x6), without trying the 5x5 model; and keeps the model for a size
 // it takes.
 func TestNoShippedModelForSize(t *testing.T) {
-	walk := "10:40"
-	if !testing.Short() {
-		walk = "" // uniformly random 6x6 puzzles: some seconds each
-	}
-	args := []string{"stp", "-size", "6x6", "-n", "2", "-seed", "4"}
-	if walk != "" {
-		args = append(args, "-walk", walk)
-	}
-	f := generate(t, "6x6.txt", args...)
+	f := generate(t, "6x6.txt", "stp", "-size", "6x6", "-n", "2", "-seed", "4")
 	ps, err := stp.ReadFile[stp.LargeState](f)
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +105,7 @@ func TestNoShippedModelForSize(t *testing.T) {
 	if strings.Contains(errOut, "takes none") {
 		t.Errorf("the 5x5 network was tried on 6x6 puzzles, which have their own default:\n%s", errOut)
 	}
-	replayRecords[stp.LargeState](t, "stp 6x6", decodeRecords(t, out), ps, "wastar")
+	replayRecords[stp.LargeState](t, "stp 6x6", decodeRecords(t, out), ps, "beam")
 
 	// A 4x4 puzzle, of the 5x5 network's state type, leaves it out.
 	four := generate(t, "4x4.txt", "stp", "-size", "4x4", "-n", "2", "-walk", "10:20", "-seed", "4")

@@ -618,6 +618,6 @@ var Puzzles = []Puzzle{
 		Training: []Stage{{"rubiks-beam/train", 0}}},
 	{DeepCubeA: "24-puzzle", Set: "the paper's 1,000 random 5x5 boards", Results: "stp-wastar/lowlr/test", Model: "../models/stp", Search: "WA*, w = 1.5",
 		Training: []Stage{{"stp-wastar", 2}, {"stp-wastar/lowlr/pass1", 1}, {"stp-wastar/lowlr/pass2", 1}}},
-	{DeepCubeA: "35-puzzle", Set: "500 random 6x6 boards (" + PuzzlesDir + "/stp-6x6-test.txt)", Results: "stp-6x6-wastar/test",
-		Model: "../models/stp/6x6", Search: "WA*, w = 1.5", Training: []Stage{{"stp-6x6-wastar/davi", 0}, {"stp-6x6-wastar/run", 1}}},
+	{DeepCubeA: "35-puzzle", Set: "500 random 6x6 boards (" + PuzzlesDir + "/stp-6x6-test.txt)", Results: "stp-6x6/test",
+		Model: "../models/stp/6x6", Search: "beam, 40 wide, wider in later rounds", Training: []Stage{{"stp-6x6/davi", 0}, {"stp-6x6/run", 1}}},
 }
