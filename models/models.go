@@ -8,7 +8,7 @@
 // model for The Witness (LevinTS).
 // The other shipped models are "sokoban-hard", a Sokoban network (PHS*)
 // for harder levels, trained also on the dead ends its searches reach,
-// and "stp-6x6", a network of 6x6 sliding-tile boards (WA*).
+// and "stp-6x6", a network of 6x6 sliding-tile boards (beam search).
 package models
 
 import (
