@@ -3,13 +3,14 @@ package rubiks
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/phs-go/phs/domain/internal/lines"
 )
 
 // faceletName returns the name of facelet k, such as "R3" (face R, index
@@ -184,42 +185,29 @@ func Parse(r io.Reader, name string) ([]*Problem, error) { return ParseFirst(r, 
 func ParseFirst(r io.Reader, name string, n int) ([]*Problem, error) {
 	base := filepath.Base(name)
 	var ps []*Problem
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<16)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Bytes()
-		if line == 1 {
-			text = bytes.TrimPrefix(text, bom)
-		}
-		text = bytes.TrimSpace(text)
+	lr := lines.NewReader(r, 1<<16)
+	for lr.Next() {
+		text := bytes.TrimSpace(lr.Bytes())
 		if len(text) == 0 {
 			continue
 		}
 		s, err := ParseFacelets(string(text))
 		if err != nil {
-			return nil, fmt.Errorf("rubiks: %s:%d: %w", name, line, err)
+			return nil, fmt.Errorf("rubiks: %s:%d: %w", name, lr.Line(), err)
 		}
 		ps = append(ps, &Problem{ID: base + "#" + strconv.Itoa(len(ps)), start: s})
 		if len(ps) == n {
 			return ps, nil
 		}
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			err = errors.New("line too long")
-		}
-		return nil, fmt.Errorf("rubiks: %s:%d: %w", name, line+1, err)
+	if err := lr.Err(); err != nil {
+		return nil, fmt.Errorf("rubiks: %s:%d: %w", name, lr.Line(), err)
 	}
 	if len(ps) == 0 {
 		return nil, fmt.Errorf("rubiks: %s: no cubes", name)
 	}
 	return ps, nil
 }
-
-// bom is the UTF-8 encoding of the byte-order mark U+FEFF.
-var bom = []byte("\uFEFF")
 
 // Write writes the starts of problems in the format Parse reads, one
 // facelet string per line.

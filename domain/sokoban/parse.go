@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/phs-go/phs/domain/internal/lines"
 )
 
 // ReadFile reads the levels of the file at path; see Parse.
@@ -51,22 +53,18 @@ func Parse(r io.Reader, name string) ([]*Problem, error) { return ParseFirst(r, 
 // the next "; N" line): what follows is not checked.
 func ParseFirst(r io.Reader, name string, n int) ([]*Problem, error) {
 	p := parser{name: name, base: filepath.Base(name)}
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		p.line++
-		text := bytes.TrimSuffix(sc.Bytes(), []byte("\r"))
-		if p.line == 1 {
-			text = bytes.TrimPrefix(text, bom)
-		}
-		if err := p.readLine(text); err != nil {
+	lr := lines.NewReader(r, bufio.MaxScanTokenSize)
+	for lr.Next() {
+		p.line = lr.Line()
+		if err := p.readLine(lr.Bytes()); err != nil {
 			return nil, err
 		}
 		if n > 0 && len(p.levels) == n {
 			return p.levels, nil
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("sokoban: %s:%d: %w", name, p.line+1, err)
+	if err := lr.Err(); err != nil {
+		return nil, fmt.Errorf("sokoban: %s:%d: %w", name, lr.Line(), err)
 	}
 	if err := p.flush(); err != nil {
 		return nil, err
@@ -76,9 +74,6 @@ func ParseFirst(r io.Reader, name string, n int) ([]*Problem, error) {
 	}
 	return p.levels, nil
 }
-
-// bom is the UTF-8 encoding of the byte-order mark U+FEFF.
-var bom = []byte("\uFEFF")
 
 // A parser reads levels a line at a time.
 type parser struct {

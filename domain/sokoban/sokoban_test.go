@@ -482,7 +482,7 @@ func TestParseErrors(t *testing.T) {
 		{"; 1\n" + strings.Repeat("#@$.#"+strings.Repeat(" ", 20)+"\n", 1) + strings.Repeat("#"+strings.Repeat(" ", 24)+"\n", 5),
 			"sokoban: l.txt:2: level of more than 128 cells"},
 		{"@$." + strings.Repeat(" ", 126), "sokoban: l.txt:1: level of more than 128 cells"},
-		{"@$.\n" + strings.Repeat("#", 1<<17), "sokoban: l.txt:2: bufio.Scanner: token too long"},
+		{"@$.\n" + strings.Repeat("#", 1<<17), "sokoban: l.txt:2: line too long"},
 	} {
 		_, err := Parse(strings.NewReader(tc.in), "l.txt")
 		if err == nil || err.Error() != tc.err {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/phs-go/phs/domain/internal/lines"
 )
 
 // ReadFile reads the puzzles of the file path, with state type S (see
@@ -53,16 +55,9 @@ func parse[S Arrangement[S]](r io.Reader, name string, n int) ([]*Problem[S], er
 	base := filepath.Base(name)
 	var ps []*Problem[S]
 	var buf [MaxLargeCells]int
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Bytes()
-		if line == 1 {
-			text = bytes.TrimPrefix(text, bom)
-		}
-		text = bytes.TrimSpace(text)
+	lr := lines.NewReader(r, 1<<20)
+	for lr.Next() {
+		text := bytes.TrimSpace(lr.Bytes())
 		if len(text) == 0 {
 			continue
 		}
@@ -72,24 +67,21 @@ func parse[S Arrangement[S]](r io.Reader, name string, n int) ([]*Problem[S], er
 			p, err = newProblem[S](rows, cols, buf[:rows*cols], base+"#"+strconv.Itoa(len(ps)))
 		}
 		if err != nil {
-			return nil, fmt.Errorf("stp: %s:%d: %w", name, line, err)
+			return nil, fmt.Errorf("stp: %s:%d: %w", name, lr.Line(), err)
 		}
 		ps = append(ps, p)
 		if len(ps) == n {
 			return ps, nil
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("stp: %s:%d: %w", name, line+1, err)
+	if err := lr.Err(); err != nil {
+		return nil, fmt.Errorf("stp: %s:%d: %w", name, lr.Line(), err)
 	}
 	if len(ps) == 0 {
 		return nil, fmt.Errorf("stp: %s: no puzzles", name)
 	}
 	return ps, nil
 }
-
-// bom is the UTF-8 encoding of the byte-order mark U+FEFF.
-var bom = []byte("\uFEFF")
 
 var errSizePrefix = errors.New(`want "RxC:" with R and C numbers`)
 

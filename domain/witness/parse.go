@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/phs-go/phs/domain/internal/lines"
 )
 
 // ReadFile reads the puzzles of the file path (see Parse).
@@ -67,16 +69,9 @@ func ParseFirst(r io.Reader, name string, n int) ([]*Problem, error) {
 	fail := func(line int, err error) ([]*Problem, error) {
 		return nil, fmt.Errorf("witness: %s:%d: %w", name, line, err)
 	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Bytes()
-		if line == 1 {
-			text = bytes.TrimPrefix(text, bom)
-		}
-		text = bytes.TrimSpace(text)
+	lr := lines.NewReader(r, 1<<20)
+	for lr.Next() {
+		text := bytes.TrimSpace(lr.Bytes())
 		if len(text) == 0 {
 			if b.started() {
 				p, l, err := b.problem()
@@ -92,12 +87,12 @@ func ParseFirst(r io.Reader, name string, n int) ([]*Problem, error) {
 			}
 			continue
 		}
-		if err := b.field(text, line); err != nil {
-			return fail(line, err)
+		if err := b.field(text, lr.Line()); err != nil {
+			return fail(lr.Line(), err)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fail(line+1, err)
+	if err := lr.Err(); err != nil {
+		return fail(lr.Line(), err)
 	}
 	if b.started() {
 		p, l, err := b.problem()
@@ -112,9 +107,6 @@ func ParseFirst(r io.Reader, name string, n int) ([]*Problem, error) {
 	}
 	return ps, nil
 }
-
-// bom is the UTF-8 encoding of the byte-order mark U+FEFF.
-var bom = []byte("\uFEFF")
 
 func (b *block) started() bool { return b.line != [numFields]int{} }
 
