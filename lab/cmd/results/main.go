@@ -684,8 +684,10 @@ al., Nature Machine Intelligence 2019), each tested with the paper's
 Bootstrap test on one core, beside DeepCubeA's figures on its own test
 sets (on GPUs, billions of training states; its nodes are the states it
 generated, where phs counts expansions). Lengths, expansions and times:
-means over the solved problems, and their maxima. Training: the CPU
-time of every stage of the model's training, from scratch.
+means over the solved problems, and their maxima, each of the search
+that solved the problem (a problem solved in a later round of the test
+spent the budgets of the rounds before too). Training: the CPU time of
+every stage of the model's training, from scratch.
 
 | puzzle | test problems | search | solved | moves | DeepCubeA | optimal | expansions | max | DeepCubeA's nodes | time (s) | max | training (core-hours) |
 |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
