@@ -24,14 +24,14 @@ type Reader struct {
 	line int
 }
 
-// NewReader returns a Reader of r whose buffer grows to max bytes, max >
-// 0: a line that does not fit in it with its ending is an error.
-func NewReader(r io.Reader, max int) *Reader {
-	if max <= 0 {
-		panic("lines: NewReader with max ≤ 0")
+// NewReader returns a Reader of r whose buffer grows to size bytes, size
+// > 0: a line that does not fit in it with its ending is an error.
+func NewReader(r io.Reader, size int) *Reader {
+	if size <= 0 {
+		panic("lines: NewReader with size ≤ 0")
 	}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, max)
+	sc.Buffer(nil, size)
 	return &Reader{sc: sc}
 }
 

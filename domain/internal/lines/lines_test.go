@@ -12,7 +12,7 @@ import (
 func TestReader(t *testing.T) {
 	for _, c := range []struct {
 		name, in string
-		max      int
+		size     int
 		want     []string
 		err      error
 		errLine  int
@@ -25,7 +25,7 @@ func TestReader(t *testing.T) {
 		{"too long", "ab\n123456789\nc\n", 9, []string{"ab"}, ErrTooLong, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := NewReader(strings.NewReader(c.in), c.max)
+			r := NewReader(strings.NewReader(c.in), c.size)
 			var got []string
 			for r.Next() {
 				if r.Line() != len(got)+1 {
