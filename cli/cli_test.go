@@ -754,8 +754,9 @@ func TestTrainAsync(t *testing.T) {
 }
 
 // TestTrainInit checks that -model starts a run from a trained network,
-// records it in run.json, and refuses a network made for another
-// algorithm, a missing model and a change on -resume.
+// records it in run.json, takes a network trained with another algorithm
+// that reads the same heads, and refuses one without the run's heads, a
+// missing model and a change on -resume.
 func TestTrainInit(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -792,13 +793,27 @@ func TestTrainInit(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-alg", "phsh", "-model", first}, "algorithm levints; the run needs phsh"},
+		{[]string{"-alg", "phsh", "-model", first}, "heads"},
 		{[]string{"-alg", "levints", "-model", filepath.Join(dir, "missing")}, "-model"},
 	} {
 		args := append([]string{"train", "-domain", "witness", "-iterations", "1", "-dir", filepath.Join(dir, "bad")}, tc.args...)
 		if _, _, err := runPHS(t, append(args, wit)...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("train %v: %v; want an error with %q", tc.args, err, tc.want)
 		}
+	}
+
+	// WA*'s network goes on with GBFS, which reads the same head, and
+	// its checkpoint is GBFS's.
+	wastar, gbfs := filepath.Join(dir, "wastar"), filepath.Join(dir, "gbfs")
+	for _, args := range [][]string{{"-alg", "wastar", "-dir", wastar}, {"-alg", "gbfs", "-model", wastar, "-dir", gbfs}} {
+		args = append([]string{"train", "-domain", "witness", "-iterations", "1", "-budget", "1"}, args...)
+		if _, errOut, err := runPHS(t, append(args, wit)...); err != nil {
+			t.Fatalf("train %v: %v\n%s", args, err, errOut)
+		}
+	}
+	b, err = os.ReadFile(filepath.Join(gbfs, "checkpoint", "config.json"))
+	if err != nil || !strings.Contains(string(b), `"algorithm": "gbfs"`) {
+		t.Errorf("the checkpoint of a GBFS run started from WA*'s network: %s, %v", b, err)
 	}
 }
 

@@ -186,12 +186,13 @@ func (networkLearner[S]) Decode(b []byte) (bootstrap.Snapshot[S], error) {
 }
 
 // initModel returns the model of -model at path, a model or run directory,
-// after checking that it is a network for want's domain and algorithm,
-// with its heads, losses and input and output shapes; its layers' sizes
-// may differ from want's. The model returned has want's PruneDeadlocks,
-// Floor and Search, not its own (a temperature chosen for that network need not
-// suit the new one), and no Meta, which describes that network.
-// It warns on log of files without a digest.
+// after checking that it is a network for want's domain, with its heads,
+// losses and input and output shapes; its layers' sizes may differ from
+// want's. The model returned has want's Algorithm, PruneDeadlocks, Floor
+// and Search, not its own (a network trained with WA* may go on with
+// beam search, which reads the same head, and a temperature chosen for
+// that network need not suit the new one), and no Meta, which describes
+// that network. It warns on log of files without a digest.
 func initModel(path string, want model.Config, log *slog.Logger) (*model.Model, error) {
 	m, err := loadModel(path)
 	if err != nil {
@@ -204,7 +205,6 @@ func initModel(path string, want model.Config, log *slog.Logger) (*model.Model, 
 		got, want any
 	}{
 		{"domain", got.Domain, want.Domain},
-		{"algorithm", got.Algorithm, want.Algorithm},
 		{"heads", got.Heads, want.Heads},
 		{"policy loss", got.PolicyLoss, want.PolicyLoss},
 		{"heuristic loss", got.HeuristicLoss, want.HeuristicLoss},
@@ -215,8 +215,8 @@ func initModel(path string, want model.Config, log *slog.Logger) (*model.Model, 
 			return nil, fmt.Errorf("-model %s: a network with %s %v; the run needs %v", path, f.name, f.got, f.want)
 		}
 	}
-	if got.PruneDeadlocks != want.PruneDeadlocks || got.Floor != want.Floor || got.Search != want.Search || got.Meta != nil {
-		got.PruneDeadlocks, got.Floor, got.Search, got.Meta = want.PruneDeadlocks, want.Floor, want.Search, nil
+	if got.Algorithm != want.Algorithm || got.PruneDeadlocks != want.PruneDeadlocks || got.Floor != want.Floor || got.Search != want.Search || got.Meta != nil {
+		got.Algorithm, got.PruneDeadlocks, got.Floor, got.Search, got.Meta = want.Algorithm, want.PruneDeadlocks, want.Floor, want.Search, nil
 		if m, err = withConfig(m, got); err != nil {
 			return nil, fmt.Errorf("-model %s: %w", path, err)
 		}
