@@ -14,6 +14,11 @@ type OneHotRows struct {
 	// bias of its transposition.
 	pairs []int32
 	zero  []float32
+	// The windows that each input place meets, for a convolution of
+	// geometry winKey (Conv2D.windows).
+	winKey   [4]int
+	winOff   []int32
+	winPairs []int32
 }
 
 // Reset empties r and makes its rows rows of cols values.
@@ -148,8 +153,9 @@ func (l *Conv2D) ForwardOneHotReLU(r, cols *OneHotRows, wt, y, t []float32) {
 // pairs of a position and a place, counting the places of each
 // position, then writes them position by position.
 func (l *Conv2D) im2colOneHot(r, cols *OneHotRows) {
-	k, oh, ow, hw := l.K, l.OutH(), l.OutW(), l.InH*l.InW
-	cols.Reset(l.InC * k * k)
+	oh, ow := l.OutH(), l.OutW()
+	off, win := l.windows(cols)
+	cols.Reset(l.InC * l.K * l.K)
 	for s := range r.Len() {
 		// next[q] counts the places of position q, then is where its next
 		// one goes, and at last the end of its row: cols.start's entry.
@@ -159,15 +165,11 @@ func (l *Conv2D) im2colOneHot(r, cols *OneHotRows) {
 		clear(next)
 		pairs := cols.pairs[:0]
 		for _, j := range r.idx[r.start[s]:r.start[s+1]] {
-			c, yx := int(j)/hw, int(j)%hw
-			y, x := yx/l.InW, yx%l.InW
-			for ky := max(0, y-oh+1); ky <= min(k-1, y); ky++ {
-				q, w := (y-ky)*ow+x, (c*k+ky)*k
-				for kx := max(0, x-ow+1); kx <= min(k-1, x); kx++ {
-					next[q-kx]++
-					pairs = append(pairs, int32(q-kx), int32(w+kx))
-				}
+			p := win[off[j]:off[j+1]]
+			for i := 0; i < len(p); i += 2 {
+				next[p[i]]++
 			}
+			pairs = append(pairs, p...)
 		}
 		cols.pairs = pairs
 		at := len(cols.idx)
@@ -182,6 +184,37 @@ func (l *Conv2D) im2colOneHot(r, cols *OneHotRows) {
 			*q++
 		}
 	}
+}
+
+// windows returns, for each place j = (c·InH+y)·InW+x of an image of l's
+// input, the pairs of an output position (oy·OutW+ox) whose window meets
+// it and its place in that window, ((c·K+ky)·K+kx with oy+ky = y and
+// ox+kx = x), in win[off[j]:off[j+1]], ky then kx increasing: the rows of
+// im2colOneHot. It builds them in r's scratch the first time r meets l's
+// geometry, and keeps them.
+func (l *Conv2D) windows(r *OneHotRows) (off, win []int32) {
+	key := [4]int{l.InC, l.InH, l.InW, l.K}
+	if r.winKey == key && r.winOff != nil {
+		return r.winOff, r.winPairs
+	}
+	k, oh, ow := l.K, l.OutH(), l.OutW()
+	off, win = r.winOff[:0], r.winPairs[:0]
+	for c := range l.InC {
+		for y := range l.InH {
+			for x := range l.InW {
+				off = append(off, int32(len(win)))
+				for ky := max(0, y-oh+1); ky <= min(k-1, y); ky++ {
+					q, w := (y-ky)*ow+x, (c*k+ky)*k
+					for kx := max(0, x-ow+1); kx <= min(k-1, x); kx++ {
+						win = append(win, int32(q-kx), int32(w+kx))
+					}
+				}
+			}
+		}
+	}
+	off = append(off, int32(len(win)))
+	r.winKey, r.winOff, r.winPairs = key, off, win
+	return off, win
 }
 
 // BackwardOneHot is Backward for the rows of r, without the gradient of
