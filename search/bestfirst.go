@@ -239,6 +239,13 @@ func (e *bestFirst[S]) expand(i int32, res *Result[S]) (goal int32, err error) {
 	for a := range A {
 		e.succ[a], e.legal[a] = p.Apply(n.state, a)
 	}
+	if len(e.seen.slots) > 0 {
+		for a, s := range e.succ {
+			if e.legal[a] {
+				warm(&e.seen, s)
+			}
+		}
+	}
 	logZ := 0.0
 	if e.opts.Renormalize {
 		logZ = legalLogSumExp(pol, e.legal)
@@ -440,6 +447,7 @@ type stateTable struct {
 	slots []uint64
 	n     int // slots in use
 	seed  maphash.Seed
+	sink  uint64 // what warm reads, kept so that its loads stay
 }
 
 const minTable = 1 << 10
@@ -463,6 +471,15 @@ func (t *stateTable) reset() {
 		clear(t.slots)
 	}
 	t.n = 0
+}
+
+// warm reads the slot of t where add starts looking for s: add's cache
+// misses, one for most states of a table larger than the cache, then
+// overlap for the children of a node, which expand warms before it adds
+// any, where they would follow one another (BenchmarkSqrtLTS: √LTS-L
+// 1.10x as fast, LevinTS up to 1.05x).
+func warm[S comparable](t *stateTable, s S) {
+	t.sink += t.slots[uint32(maphash.Comparable(t.seed, s))&uint32(len(t.slots)-1)]
 }
 
 // add adds node j, n, to the table of states and reports whether its state

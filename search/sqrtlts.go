@@ -473,7 +473,7 @@ func (e *bestFirst[S]) sqrtFirstTerm(x *sqrtNode) float64 {
 	return e.sqrtTerm(x, e.ext(k), k)
 }
 
-// logAddExp returns log(exp(a)+exp(b)) for a, b > −Inf.
+// logAddExp returns log(exp(a)+exp(b)) for a > −Inf or b > −Inf.
 func logAddExp(a, b float64) float64 {
 	if a < b {
 		a, b = b, a
@@ -626,21 +626,22 @@ func (e *bestFirst[S]) sqrtTerm(x, xk *sqrtNode, k int32) float64 {
 // sets the family of its children.
 func (e *bestFirst[S]) sqrtExpanded(i int32) {
 	x := e.ext(i)
-	w := e.sq.rr.expanded(e, i)
+	lw := e.sq.rr.expanded(e, i)
 	switch {
 	case i == 0:
 		x.logW = 0 // whatever the rerooter says
-	case !(w >= 0) || math.IsInf(w, 1):
-		x.logW = math.Inf(-1) // never as a rerooting point
+	case !(lw < math.Inf(1)):
+		x.logW = math.Inf(-1) // never as a rerooting point (NaN too)
 	default:
-		x.logW = math.Log(w)
+		x.logW = lw
 	}
 	e.sqrtFamily(i, x)
 }
 
 // A rerooter gives √LTS's weights. Its methods are called in this order:
 // init after the root's batch evaluation; per expansion, expanded, which
-// returns the node's weight (the root's is forced to 1); per legal child,
+// returns the log of the node's weight (the root's is forced to 1; NaN
+// and +Inf, of weights out of range, are taken as 0); per legal child,
 // visited, with the index of the child's node, or of the node of its
 // state if the child was dropped as a repeated state (generated false);
 // batchEvaluated after each later batch evaluation. Node indices number
@@ -669,16 +670,16 @@ func (e *bestFirst[S]) setRerooter(alg Algorithm) {
 	case DomainRerooter:
 		q.rr = &q.dr
 	default:
-		q.cr = constantRerooter[S]{alg.param}
+		q.cr = constantRerooter[S]{math.Log(alg.param)}
 		q.rr = &q.cr
 	}
 }
 
-// A constantRerooter gives every node the weight w.
-type constantRerooter[S comparable] struct{ w float64 }
+// A constantRerooter gives every node the weight exp(logW).
+type constantRerooter[S comparable] struct{ logW float64 }
 
 func (*constantRerooter[S]) init(*bestFirst[S])                        {}
-func (r *constantRerooter[S]) expanded(*bestFirst[S], int32) float64   { return r.w }
+func (r *constantRerooter[S]) expanded(*bestFirst[S], int32) float64   { return r.logW }
 func (*constantRerooter[S]) visited(*bestFirst[S], int32, int32, bool) {}
 func (*constantRerooter[S]) batchEvaluated(*bestFirst[S])              {}
 
@@ -690,7 +691,7 @@ type heuristicRerooter[S comparable] struct {
 
 func (r *heuristicRerooter[S]) init(e *bestFirst[S]) { r.h0 = max(e.heuristic(0), 1) }
 func (r *heuristicRerooter[S]) expanded(e *bestFirst[S], i int32) float64 {
-	return math.Exp(-r.alpha * e.heuristic(i) / r.h0)
+	return -r.alpha * e.heuristic(i) / r.h0
 }
 func (*heuristicRerooter[S]) visited(*bestFirst[S], int32, int32, bool) {}
 func (*heuristicRerooter[S]) batchEvaluated(*bestFirst[S])              {}
@@ -703,25 +704,31 @@ const (
 )
 
 // clusterNodeBytes is the memory of a node that a clusterRerooter adds:
-// the graph's vertex and the weight of the node's parent.
+// the graph's vertex and the m of its parent's weight 1/m, 4 bytes
+// counted as 8, those of the weight itself that it held before, so that
+// searches within a bound on memory stay as they were.
 const clusterNodeBytes = louvain.VertexBytes + 8
 
-// A clusterRerooter gives ClusterRerooter's weights.
+// A clusterRerooter gives ClusterRerooter's weights, all of the form
+// 1/m for a whole number m ≥ 1: 1/k_C, and w/(w+1) = 1/(m+1) for a
+// parent's w = 1/m.
 type clusterRerooter[S comparable] struct {
 	g louvain.Graph // its vertices the nodes
-	// pw holds the weight of the parent of each node, written when the
-	// node is generated, when its parent's weight, cur, is the last given.
-	pw        []float64
-	cur       float64
-	size      []int32 // k_C of each cluster
-	clustered int32   // the nodes clustered: 0 to clustered−1
-	trigger   int     // the batch count of the next clustering
+	// pm holds the m of the weight 1/m of the parent of each node, written
+	// when the node is generated, when its parent's, cur, is the last
+	// given.
+	pm        []int32
+	cur       int32
+	size      []int32   // k_C of each cluster
+	logs      []float64 // log m at index m, for every m given so far
+	clustered int32     // the nodes clustered: 0 to clustered−1
+	trigger   int       // the batch count of the next clustering
 }
 
 func (r *clusterRerooter[S]) init(*bestFirst[S]) {
 	r.g.Reset(clusterGamma)
 	r.g.AddVertex(-1)
-	r.pw, r.size, r.clustered = append(r.pw[:0], 0), r.size[:0], 0
+	r.pm, r.size, r.clustered = append(r.pm[:0], 0), r.size[:0], 0
 	r.trigger = 1
 }
 
@@ -732,18 +739,20 @@ func (r *clusterRerooter[S]) expanded(_ *bestFirst[S], i int32) float64 {
 	case i < r.clustered:
 		c := r.g.Community(i)
 		r.size[c]++
-		r.cur = 1 / float64(r.size[c])
+		r.cur = r.size[c]
 	default:
-		p := r.pw[i]
-		r.cur = p / (p + 1)
+		r.cur = r.pm[i] + 1
 	}
-	return r.cur
+	for int(r.cur) >= len(r.logs) {
+		r.logs = append(r.logs, math.Log(float64(len(r.logs))))
+	}
+	return -r.logs[r.cur]
 }
 
 func (r *clusterRerooter[S]) visited(_ *bestFirst[S], parent, child int32, generated bool) {
 	if generated {
 		r.g.AddVertex(parent) // child, the nodes being added in order
-		r.pw = append(r.pw, r.cur)
+		r.pm = append(r.pm, r.cur)
 	} else {
 		r.g.AddEdge(parent, child)
 	}
@@ -768,7 +777,8 @@ type sumRerooter[S comparable] struct {
 
 func (r *sumRerooter[S]) init(e *bestFirst[S]) { r.l.init(e); r.h.init(e) }
 func (r *sumRerooter[S]) expanded(e *bestFirst[S], i int32) float64 {
-	return r.l.expanded(e, i) + r.h.expanded(e, i)
+	// The cluster rerooter's weight is never 0: its log is finite.
+	return logAddExp(r.l.expanded(e, i), r.h.expanded(e, i))
 }
 func (r *sumRerooter[S]) visited(e *bestFirst[S], parent, child int32, generated bool) {
 	r.l.visited(e, parent, child, generated)
@@ -784,7 +794,7 @@ func (r *domainRerooter[S]) expanded(e *bestFirst[S], i int32) float64 {
 	if n.parent < 0 {
 		return 1
 	}
-	return r.r.RerootWeight(e.node(n.parent).state, n.state)
+	return math.Log(r.r.RerootWeight(e.node(n.parent).state, n.state))
 }
 func (*domainRerooter[S]) visited(*bestFirst[S], int32, int32, bool) {}
 func (*domainRerooter[S]) batchEvaluated(*bestFirst[S])              {}
