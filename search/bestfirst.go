@@ -239,7 +239,7 @@ func (e *bestFirst[S]) expand(i int32, res *Result[S]) (goal int32, err error) {
 	for a := range A {
 		e.succ[a], e.legal[a] = p.Apply(n.state, a)
 	}
-	if len(e.seen.slots) > 0 {
+	if len(e.seen.slots) >= warmSlots {
 		for a, s := range e.succ {
 			if e.legal[a] {
 				warm(&e.seen, s)
@@ -452,6 +452,10 @@ type stateTable struct {
 
 const minTable = 1 << 10
 
+// warmSlots is the least size of a table whose slots expand warms (see
+// warm): 1 MiB.
+const warmSlots = 1 << 17
+
 // reset empties the table, making it smaller if the last search used less
 // than a sixteenth of it.
 func (t *stateTable) reset() {
@@ -478,6 +482,9 @@ func (t *stateTable) reset() {
 // overlap for the children of a node, which expand warms before it adds
 // any, where they would follow one another (BenchmarkSqrtLTS: √LTS-L
 // 1.10x as fast, LevinTS up to 1.05x).
+//
+// Below warmSlots slots, the table stays in the cache and warming would
+// cost a second hash of each child for nothing.
 func warm[S comparable](t *stateTable, s S) {
 	t.sink += t.slots[uint32(maphash.Comparable(t.seed, s))&uint32(len(t.slots)-1)]
 }

@@ -473,7 +473,7 @@ func (e *bestFirst[S]) sqrtFirstTerm(x *sqrtNode) float64 {
 	return e.sqrtTerm(x, e.ext(k), k)
 }
 
-// logAddExp returns log(exp(a)+exp(b)) for a > −Inf or b > −Inf.
+// logAddExp returns log(exp(a)+exp(b)) for a, b > −Inf.
 func logAddExp(a, b float64) float64 {
 	if a < b {
 		a, b = b, a
@@ -733,6 +733,16 @@ func (r *clusterRerooter[S]) init(*bestFirst[S]) {
 }
 
 func (r *clusterRerooter[S]) expanded(_ *bestFirst[S], i int32) float64 {
+	m := r.next(i)
+	for int(m) >= len(r.logs) {
+		r.logs = append(r.logs, math.Log(float64(len(r.logs))))
+	}
+	return -r.logs[m]
+}
+
+// next returns the m of the weight 1/m of node i, expanded, and makes it
+// the last given.
+func (r *clusterRerooter[S]) next(i int32) int32 {
 	switch {
 	case i == 0:
 		r.cur = 1
@@ -743,10 +753,7 @@ func (r *clusterRerooter[S]) expanded(_ *bestFirst[S], i int32) float64 {
 	default:
 		r.cur = r.pm[i] + 1
 	}
-	for int(r.cur) >= len(r.logs) {
-		r.logs = append(r.logs, math.Log(float64(len(r.logs))))
-	}
-	return -r.logs[r.cur]
+	return r.cur
 }
 
 func (r *clusterRerooter[S]) visited(_ *bestFirst[S], parent, child int32, generated bool) {
@@ -777,8 +784,7 @@ type sumRerooter[S comparable] struct {
 
 func (r *sumRerooter[S]) init(e *bestFirst[S]) { r.l.init(e); r.h.init(e) }
 func (r *sumRerooter[S]) expanded(e *bestFirst[S], i int32) float64 {
-	// The cluster rerooter's weight is never 0: its log is finite.
-	return logAddExp(r.l.expanded(e, i), r.h.expanded(e, i))
+	return math.Log(1/float64(r.l.next(i)) + math.Exp(r.h.expanded(e, i)))
 }
 func (r *sumRerooter[S]) visited(e *bestFirst[S], parent, child int32, generated bool) {
 	r.l.visited(e, parent, child, generated)
