@@ -704,9 +704,9 @@ const (
 )
 
 // clusterNodeBytes is the memory of a node that a clusterRerooter adds:
-// the graph's vertex and the m of its parent's weight 1/m, 4 bytes
-// counted as 8, those of the weight itself that it held before, so that
-// searches within a bound on memory stay as they were.
+// the graph's vertex and the m of its parent's weight 1/m (4 bytes,
+// counted as 8 as in earlier versions, so that searches within a bound on
+// memory do not change).
 const clusterNodeBytes = louvain.VertexBytes + 8
 
 // A clusterRerooter gives ClusterRerooter's weights, all of the form
