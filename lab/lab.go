@@ -319,7 +319,7 @@ var SqrtLTSTraining = []TrainingRun{
 	{Name: "sqrtlts-lh", Method: "√LTS-LH, α = 1", Algorithm: "sqrtlts:lh:1"},
 	{Name: "sqrtlts-l", Method: "√LTS-L", Algorithm: "sqrtlts:l"},
 	{Name: "sqrtlts-h10", Method: "√LTS-H, α = 10", Algorithm: "sqrtlts:h:10",
-		Stopped: "stopped in iteration 4, behind α = 1 from iteration 2"},
+		Stopped: "a setting rejected on validation: stopped in iteration 4, behind α = 1 from iteration 2"},
 	{Name: "mix-phsstar", Method: "PHS*, ε = 0.01", Algorithm: "phsstar"},
 	{Name: "mix-sqrtlts-h", Method: "√LTS-H, α = 1, ε = 0.01", Algorithm: "sqrtlts:h:1"},
 	{Name: "mix-sqrtlts-lh", Method: "√LTS-LH, α = 1, ε = 0.01", Algorithm: "sqrtlts:lh:1"},
