@@ -196,7 +196,7 @@ func (st *state) check(n int) error {
 			return fmt.Errorf("metrics: iteration %d is marked partial", it.Iteration)
 		case it.Budget <= 0 || it.Attempted < 0 || it.Solved < 0 || it.Solved > it.Attempted || it.New < 0 || it.New > it.Solved ||
 			it.TotalSolved < 0 || it.TotalSolved > n || it.Expansions < 0 || it.Evaluations < 0 || it.Updates < 0 ||
-			it.SolvedExpansions < 0 || it.SolvedExpansions > it.Expansions ||
+			it.SolvedExpansions < 0 || it.SolvedExpansions > it.Expansions || it.SolvedSteps < 0 || it.LearnedSteps < 0 ||
 			it.ValidAttempted < 0 || it.ValidSolved < 0 || it.ValidSolved > it.ValidAttempted || it.ValidTotalSolved < 0 ||
 			it.ValidTotalSolved > v || it.ValidExpansions < 0:
 			return fmt.Errorf("metrics: iteration %d: counts out of range", it.Iteration)

@@ -43,6 +43,13 @@ type Config struct {
 	// Validation holds back problems to decide when training stops, as
 	// libpolicyts does; the zero Validation holds back none.
 	Validation Validation `json:"validation,omitzero"`
+	// ShortenLimit, if positive, makes the learner learn from each
+	// solution shortened by its problem, which must be a Shortener, with
+	// at most ShortenLimit nodes: the learner's targets come closer to the
+	// optimum than the searches' solutions. The searches, their counts
+	// and the checkpoints keep the solutions as found. 0 learns from the
+	// solutions as found (the paper).
+	ShortenLimit int `json:"shorten_limit,omitempty"`
 	// Async trains asynchronously (see Train): the workers search on
 	// without waiting for the learner, with the snapshot it last
 	// published. False is the paper's synchronous procedure, whose
@@ -171,6 +178,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("problems per update %d; want > 0", c.ProblemsPerUpdate)
 	case c.SkipSolvedAfter < 0:
 		return fmt.Errorf("skip solved after %d; want >= 0", c.SkipSolvedAfter)
+	case c.ShortenLimit < 0:
+		return fmt.Errorf("shorten limit %d; want >= 0", c.ShortenLimit)
 	case c.MaxIterations < 0:
 		return fmt.Errorf("max iterations %d; want >= 0", c.MaxIterations)
 	case c.TimeLimit < 0:

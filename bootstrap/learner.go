@@ -83,6 +83,15 @@ type Update struct {
 	PolicyLoss, HeuristicLoss float64
 }
 
+// A Shortener is a problem that shortens its solutions, for
+// Config.ShortenLimit. Shorten returns a solution at most as long as
+// actions, a solution of the problem, and the nodes it expanded, at most
+// limit (> 0); its result must depend on actions and limit alone, and it
+// must be safe for concurrent use (see stp.Problem.Shorten).
+type Shortener interface {
+	Shorten(actions []int, limit int) ([]int, int, error)
+}
+
 // An AlgorithmChecker is a Learner that can tell whether it can guide an
 // algorithm (a network without a heuristic cannot guide A*). Train and
 // Resume check it before the first search.

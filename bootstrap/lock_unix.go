@@ -31,5 +31,11 @@ func lockRun(dir string) (unlock func(), err error) {
 		}
 		return nil, fmt.Errorf("bootstrap: lock %s: %w", dir, err)
 	}
-	return func() { f.Close() }, nil
+	// Unlock before closing: a child forked meanwhile (by another
+	// goroutine that starts a process) shares the locked open file until
+	// it execs, so closing ours alone could leave the lock held.
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
 }

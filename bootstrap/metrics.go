@@ -31,6 +31,11 @@ type Iteration struct {
 	SolvedExpansions int64 `json:"solved_expansions"`
 	TotalExpansions  int64 `json:"total_expansions"`
 	Evaluations      int64 `json:"evaluations"`
+	// SolvedSteps sums the lengths of the iteration's solutions, and
+	// LearnedSteps those of the solutions the learner learned from: the
+	// same without Config.ShortenLimit.
+	SolvedSteps  int64 `json:"solved_steps"`
+	LearnedSteps int64 `json:"learned_steps"`
 	// ValidAttempted and ValidSolved count the validation problems
 	// (Config.Validation) searched after the iteration's training pass,
 	// those never solved before, and solved; ValidTotalSolved counts
@@ -74,7 +79,7 @@ const (
 var metricsHeader = []string{"iteration", "budget", "attempted", "solved", "new", "total_solved",
 	"expansions", "solved_expansions", "total_expansions", "evaluations", "updates", "policy_loss", "heuristic_loss",
 	"mean_staleness", "max_staleness", "learn_s", "iteration_s", "wall_s", "partial",
-	"valid_attempted", "valid_solved", "valid_total_solved", "valid_expansions", "valid_s"}
+	"valid_attempted", "valid_solved", "valid_total_solved", "valid_expansions", "valid_s", "solved_steps", "learned_steps"}
 
 func (it Iteration) csvRecord() []string {
 	i := strconv.Itoa
@@ -85,7 +90,8 @@ func (it Iteration) csvRecord() []string {
 		i(it.Updates), f(it.PolicyLoss), f(it.HeuristicLoss), f(it.MeanStaleness), i(it.MaxStaleness),
 		f(it.LearnS), f(it.IterationS), f(it.WallS),
 		strconv.FormatBool(it.Partial),
-		i(it.ValidAttempted), i(it.ValidSolved), i(it.ValidTotalSolved), i64(it.ValidExpansions), f(it.ValidS)}
+		i(it.ValidAttempted), i(it.ValidSolved), i(it.ValidTotalSolved), i64(it.ValidExpansions), f(it.ValidS),
+		i64(it.SolvedSteps), i64(it.LearnedSteps)}
 }
 
 // WriteMetricsCSV writes one CSV row per iteration, with a header.

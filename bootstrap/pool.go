@@ -203,22 +203,32 @@ func result[S comparable](p search.Problem[S], rep *Report, budget int64, nodeLo
 	case !rep.Solved:
 		return res, nil
 	}
-	t := &search.Trajectory[S]{Actions: rep.Actions, Expansions: rep.Expansions, NodeLoss: nodeLoss}
+	t, err := replay(p, rep.Actions, rep.Expansions, nodeLoss)
+	if err != nil {
+		return fail(err)
+	}
+	res.Actions, res.Cost, res.Trajectory = rep.Actions, float64(len(rep.Actions))*nodeLoss, t
+	return res, nil
+}
+
+// replay returns the trajectory of actions from p's root, which must reach
+// the goal, found in expansions with node loss nodeLoss; its LogPi is nil.
+func replay[S comparable](p search.Problem[S], actions []int, expansions int64, nodeLoss float64) (*search.Trajectory[S], error) {
+	t := &search.Trajectory[S]{Actions: actions, Expansions: expansions, NodeLoss: nodeLoss}
 	s, n := p.Root(), p.NumActions()
-	for i, a := range rep.Actions {
+	for i, a := range actions {
 		if a < 0 || a >= n {
-			return fail(fmt.Errorf("step %d: action %d out of range", i+1, a))
+			return nil, fmt.Errorf("step %d: action %d out of range", i+1, a)
 		}
 		next, ok := p.Apply(s, a)
 		if !ok {
-			return fail(fmt.Errorf("step %d: action %d not legal", i+1, a))
+			return nil, fmt.Errorf("step %d: action %d not legal", i+1, a)
 		}
 		t.States = append(t.States, s)
 		s = next
 	}
 	if !p.IsGoal(s) {
-		return fail(errors.New("the solution does not reach the goal"))
+		return nil, errors.New("the solution does not reach the goal")
 	}
-	res.Actions, res.Cost, res.Trajectory = rep.Actions, float64(len(rep.Actions))*nodeLoss, t
-	return res, nil
+	return t, nil
 }

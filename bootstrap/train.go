@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/phs-go/phs/search"
@@ -193,6 +194,9 @@ func newRun[S comparable](dir string, tasks []search.Task[S], l Learner[S], env 
 	for _, t := range tasks {
 		if err := r.solvers[0].Check(t.Problem); err != nil {
 			return nil, fmt.Errorf("bootstrap: %s: %w", t.ID, err)
+		}
+		if _, ok := t.Problem.(Shortener); cfg.ShortenLimit > 0 && !ok {
+			return nil, fmt.Errorf("bootstrap: %s: a shorten limit, but the problem is not a Shortener", t.ID)
 		}
 	}
 	r.lastCheckpoint, r.lastLog = time.Now(), time.Now()
@@ -494,6 +498,9 @@ func (r *run[S]) learn(ctx context.Context, group []int, stale bool) error {
 	cur := &st.Current
 	if len(batch) > 0 {
 		start := time.Now()
+		if err := r.shorten(batch); err != nil {
+			return learnerFailed{err}
+		}
 		u, err := r.l.Learn(ctx, batch)
 		if err != nil {
 			if ctx.Err() != nil && (errors.Is(err, ctx.Err()) || errors.Is(err, context.Cause(ctx))) && !errors.Is(err, ErrUpdateInterrupted) {
@@ -505,6 +512,9 @@ func (r *run[S]) learn(ctx context.Context, group []int, stale bool) error {
 		cur.Updates += u.Steps
 		cur.PolicyLoss += u.PolicyLoss
 		cur.HeuristicLoss += u.HeuristicLoss
+	}
+	for _, s := range batch {
+		cur.LearnedSteps += int64(len(s.Trajectory.Actions))
 	}
 	for i, k := range group {
 		f := r.done[from+i]
@@ -522,6 +532,7 @@ func (r *run[S]) learn(ctx context.Context, group []int, stale bool) error {
 			continue
 		}
 		cur.Solved++
+		cur.SolvedSteps += int64(len(res.Actions))
 		cur.SolvedExpansions += res.Expansions
 		st.SolvedNow[k] = 1
 		if st.Solved[k] == 0 {
@@ -532,6 +543,38 @@ func (r *run[S]) learn(ctx context.Context, group []int, stale bool) error {
 	r.version++
 	st.Next += len(group)
 	return nil
+}
+
+// shorten replaces the trajectories of batch by those of their solutions
+// shortened by their problems (Config.ShortenLimit), on env.Workers
+// goroutines; without a limit it does nothing.
+func (r *run[S]) shorten(batch []Solution[S]) error {
+	limit := r.cfg.ShortenLimit
+	if limit == 0 {
+		return nil
+	}
+	errs := make([]error, len(batch))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, r.env.Workers)
+	for i := range batch {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			s := &batch[i]
+			t := s.Trajectory
+			actions, _, err := s.Problem.(Shortener).Shorten(t.Actions, limit)
+			if err == nil {
+				t, err = replay(s.Problem, actions, t.Expansions, t.NodeLoss)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: shorten: %w", r.tasks[s.Index].ID, err)
+				return
+			}
+			s.Trajectory = t
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // learnerFailed is the error of a Learner's Learn, after which the

@@ -133,6 +133,8 @@ func TestBadFlagValues(t *testing.T) {
 		{append(train, "-memory", "-2"), "-memory -2"}, {append(train, "-learner-threads", "65"), "-learner-threads 65"},
 		{append(train, "-lr", "-1"), "-lr -1"},
 		{append(train, "-prune-deadlocks"), "-prune-deadlocks"},
+		{append(train, "-shorten-learned", "-1"), "-shorten-learned -1"},
+		{[]string{"train", "-domain", "witness", "-shorten-learned", "10", "-dir", filepath.Join(dir, "run")}, "-shorten-learned: the witness domain does not shorten solutions"},
 		{append(train, "-temperature", "-1"), "-temperature -1"},
 		{append(train, "-temperature", "NaN"), "-temperature NaN"},
 		{append(train, "-alg", "astar", "-temperature", "2"), "astar reads no policy"},

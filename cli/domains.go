@@ -15,6 +15,7 @@ import (
 	"strconv"
 
 	"github.com/nats-io/nats.go"
+	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/cluster"
 	"github.com/phs-go/phs/cm"
 	"github.com/phs-go/phs/domain/rubiks"
@@ -154,14 +155,14 @@ type Generator interface {
 //   - cm.Contexter: "phs train -learner context" trains context models;
 //   - search.ActionNamer: records spell solutions with the action names;
 //   - Render(S) string: -render draws solutions with it;
-//   - PruneDeadlocks() P, the problem with its dead ends pruned:
-//     -prune-deadlocks;
+//   - PruneDeadlocks() P, the problem without dead ends: -prune-deadlocks;
 //   - Reorder(actions []int, limit int) ([]int, int, error), as
-//     sokoban.Problem.Reorder: -reorder.
+//     sokoban.Problem.Reorder: -reorder;
+//   - bootstrap.Shortener: "phs train -shorten-learned".
 //
 // The options add the rest: ProblemID, ParseFirst, InitialBudget,
-// WithGenerator, NoModelAlgorithm, NoModelHeuristic,
-// DefaultModel, WithLearner. NewDomain panics, at the start of the program, for a bad
+// WithGenerator, NoModelAlgorithm, NoModelHeuristic, DefaultModel,
+// WithLearner. NewDomain panics, at the start of the program, for a bad
 // name, a nil parse or an option that does not fit.
 func NewDomain[S comparable, P search.Problem[S]](name string, parse func(r io.Reader, file string) ([]P, error), opts ...Option) Domain {
 	if !domainName.MatchString(name) {
@@ -183,6 +184,7 @@ func NewDomain[S comparable, P search.Problem[S]](name string, parse func(r io.R
 	_, caps.namer = any(zero).(search.ActionNamer[S])
 	_, caps.prunes = any(zero).(interface{ PruneDeadlocks() P })
 	_, caps.reorders = any(zero).(reorderer)
+	_, caps.shortens = any(zero).(bootstrap.Shortener)
 	caps.budget = o.budget
 	caps.gen = o.gen
 	caps.defaultModel = o.defaultModel
@@ -333,6 +335,7 @@ type capabilities struct {
 	name                              string
 	heuristic, encoder, namer, prunes bool
 	reorders                          bool // reorderer
+	shortens                          bool // bootstrap.Shortener
 	contexts                          bool // cm.Contexter
 	budget                            int64
 	gen                               Generator

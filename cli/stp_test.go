@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/models"
@@ -116,6 +118,38 @@ func TestLargeBoards(t *testing.T) {
 	out, errOut, err = runPHS(t, "solve", "-domain", "stp", "-progress", "0", files[0])
 	if recs := decodeRecords(t, out); err != nil || len(recs) != 5 || !recs[0].Solved || recs[0].Algorithm != "wastar" || strings.Contains(errOut, "takes none") {
 		t.Errorf("7x7 without -model: %v, %+v\n%s", err, recs, errOut)
+	}
+}
+
+// TestTrainShortenLearned checks the wiring of -shorten-learned: the run
+// records the limit, and its network learns from solutions no longer than
+// those of its searches: shorter in all, as GBFS floored at the
+// Manhattan distance solves boards the network has not learned yet.
+func TestTrainShortenLearned(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "walks.txt")
+	if _, errOut, err := runPHS(t, "generate", "stp", "-size", "4x4", "-walk", "20:40", "-n", "16", "-seed", "3", "-out", file); err != nil {
+		t.Fatalf("generate: %v\n%s", err, errOut)
+	}
+	run := filepath.Join(dir, "run")
+	if _, errOut, err := runPHS(t, "train", "-domain", "stp", "-alg", "gbfs", "-floor", "-budget", "2000", "-iterations", "1", "-shorten-learned", "100000", "-progress", "0", "-dir", run, file); err != nil {
+		t.Fatalf("train: %v\n%s", err, errOut)
+	}
+	bc, err := bootstrap.ReadConfig(run)
+	if err != nil || bc.ShortenLimit != 100000 {
+		t.Errorf("the checkpoint's shorten limit = %d (%v), want 100000", bc.ShortenLimit, err)
+	}
+	f, err := os.Open(filepath.Join(run, bootstrap.MetricsJSONL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	metrics, err := bootstrap.ReadMetricsJSONL(f, bootstrap.MetricsJSONL)
+	if err != nil || len(metrics) != 1 {
+		t.Fatalf("metrics %+v: %v", metrics, err)
+	}
+	if it := metrics[0]; it.Solved == 0 || it.LearnedSteps >= it.SolvedSteps {
+		t.Errorf("%d solved in %d steps, learned from %d; want fewer", it.Solved, it.SolvedSteps, it.LearnedSteps)
 	}
 }
 

@@ -108,6 +108,7 @@ func newTrainConfig(fs *flag.FlagSet, e *env) *trainConfig {
 	cfg.flags.register(fs, trainGroups, e.names, &bc.Options)
 	fs.TextVar(&bc.Schedule, "schedule", bootstrap.Schedule{}, "budget schedule: double:G multiplies the budget by G > 1 after an iteration that solved no new problem (the paper: double:2); ltscm:F is libpolicyts's LTS_CM schedule with bootstrap factor F (ltscm: F = 0.1); ltscm-ref:A,M,R is LTS+CM's own rule (ltscm-ref: 2,8,1.25); the last two need -skip-solved 0")
 	fs.IntVar(&bc.ProblemsPerUpdate, "update-every", 0, "problems attempted between parameter updates (0: the library's, 32)")
+	fs.IntVar(&bc.ShortenLimit, "shorten-learned", 0, "learn from each solution shortened by the domain with at most this many nodes (stp: stp.Problem.Shorten; 0: learn from the solutions as found, the paper)")
 	fs.IntVar(&bc.SkipSolvedAfter, "skip-solved", 0, "skip problems solved in each of the last K iterations (0: attempt all, the paper)")
 	fs.StringVar(&cfg.learner, "learner", learnerNetwork, learnerUsage(e.kinds))
 	for _, k := range e.kinds {
@@ -363,6 +364,8 @@ func (cfg *trainConfig) check(d domain, stderr io.Writer) error {
 	switch {
 	case cfg.flags.pruneDeadlocks && !d.caps().prunes:
 		return usagef("train: -prune-deadlocks: the %s domain has no deadlock pruning", cfg.flags.domain)
+	case cfg.bc.ShortenLimit != 0 && !d.caps().shortens:
+		return usagef("train: -shorten-learned: the %s domain does not shorten solutions", cfg.flags.domain)
 	case cfg.learnerThreads < 0 || cfg.learnerThreads > model.MaxThreads:
 		return usagef("train: -learner-threads %d: want 0 to %d (0: 1)", cfg.learnerThreads, model.MaxThreads)
 	case cfg.checkpointEvery < 0:
