@@ -621,3 +621,8 @@ var Puzzles = []Puzzle{
 	{DeepCubeA: "35-puzzle", Set: "500 random 6x6 boards (" + PuzzlesDir + "/stp-6x6-test.txt)", Results: "stp-6x6/test",
 		Model: "../models/stp/6x6", Search: "beam, 40 wide, wider in later rounds", Training: []Stage{{"stp-6x6/davi", 0}, {"stp-6x6/run", 1}}},
 }
+
+// Stages are the networks of finished training stages of a puzzle whose
+// model does not ship yet (issue 55's 48-puzzle): the start of its next
+// run, kept with their stage's metrics.
+var Stages = []string{"stp-7x7/short/model"}
