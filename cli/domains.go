@@ -281,7 +281,7 @@ var domainName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 // for 5x5 puzzles, of beam search for the cube, a context model searched
 // with LevinTS for The Witness); a file of larger sliding-tile boards
 // takes the shipped model of its first one's size
-// (models.Named("stp-6x6")), if any.
+// (models.Named("stp-6x6"), models.Named("stp-7x7")), if any.
 // Without a model (or for problems their model cannot take) they search
 // with WA*, w = 5, for Sokoban; WA*, w = 8, for the
 // sliding-tile puzzle; A* for The Witness; and WA*, w = 10, with
@@ -523,7 +523,7 @@ func (d *domainOf[S]) work(ctx context.Context, nc *nats.Conn, spec cluster.Spec
 // stp.Problem[stp.State]s, or stp.Problem[stp.LargeState]s when a file has
 // a board of more than stp.MaxCells cells. Each size of the latter has its
 // domain, whose default model is the shipped model of that size, if any
-// (models.Named("stp-6x6")).
+// (models.Named("stp-6x6"), models.Named("stp-7x7")).
 type stpDomain struct {
 	small *domainOf[stp.State]
 	// large returns the domain of stp.LargeState puzzles whose first large

@@ -113,11 +113,16 @@ func TestLargeBoards(t *testing.T) {
 			t.Errorf("%s: solved %v, %q: %v", r.Problem, r.Solved, r.Solution, err)
 		}
 	}
-	// No model of 7x7 is shipped: without -model, such puzzles are
-	// searched without one, and the 5x5 model is not tried.
-	out, errOut, err = runPHS(t, "solve", "-domain", "stp", "-progress", "0", files[0])
-	if recs := decodeRecords(t, out); err != nil || len(recs) != 5 || !recs[0].Solved || recs[0].Algorithm != "wastar" || strings.Contains(errOut, "takes none") {
-		t.Errorf("7x7 without -model: %v, %+v\n%s", err, recs, errOut)
+	// Without -model, 7x7 puzzles are searched with their shipped
+	// network (stp-7x7, beam search), and 6x8 ones, which have none,
+	// without a model; the 5x5 model is not tried.
+	for i, alg := range map[int]string{0: "beam", 1: "wastar"} {
+		out, errOut, err = runPHS(t, "solve", "-domain", "stp", "-progress", "0", files[i])
+		recs := decodeRecords(t, out)
+		if err != nil || strings.Contains(errOut, "takes none") {
+			t.Fatalf("%s without -model: %v\n%s", files[i], err, errOut)
+		}
+		replayRecords[stp.LargeState](t, files[i], recs, ps[5*i:5*i+5], alg)
 	}
 }
 
@@ -156,8 +161,8 @@ func TestTrainShortenLearned(t *testing.T) {
 // TestDefaultModelBySize checks that the sliding-tile puzzle searches the
 // boards of a file with the default model of their size: a network for
 // 6x6 boards (its algorithm, GBFS, in the records, every solution
-// replayed; floored at the Manhattan distance), none for 7x7 (WA*, the
-// search without a model), and that the loader of a size stops solve and
+// replayed; floored at the Manhattan distance), none for 7x7 in this
+// test's domain (WA*, the search without a model), and that the loader of a size stops solve and
 // test with its error. The size is that of the file's first board of
 // more than 25 cells.
 func TestDefaultModelBySize(t *testing.T) {

@@ -620,9 +620,7 @@ var Puzzles = []Puzzle{
 		Training: []Stage{{"stp-wastar", 2}, {"stp-wastar/lowlr/pass1", 1}, {"stp-wastar/lowlr/pass2", 1}}},
 	{DeepCubeA: "35-puzzle", Set: "500 random 6x6 boards (" + PuzzlesDir + "/stp-6x6-test.txt)", Results: "stp-6x6/test",
 		Model: "../models/stp/6x6", Search: "beam, 40 wide, wider in later rounds", Training: []Stage{{"stp-6x6/davi", 0}, {"stp-6x6/run", 1}}},
+	{DeepCubeA: "48-puzzle", Set: "500 random 7x7 boards (" + PuzzlesDir + "/stp-7x7-test.txt)", Results: "stp-7x7/test",
+		Model: "../models/stp/7x7", Search: "beam, 16 wide, wider in later rounds", Training: []Stage{{"stp-7x7/davi", 0}, {"stp-7x7/init", 1},
+			{"stp-7x7/cur", 1}, {"stp-7x7/beam", 2}, {"stp-7x7/beam2", 2}, {"stp-7x7/beam16", 2}, {"stp-7x7/short", 2}}},
 }
-
-// Stages are the networks of finished training stages of a puzzle whose
-// model does not ship yet (issue 55's 48-puzzle): the start of its next
-// run, kept with their stage's metrics.
-var Stages = []string{"stp-7x7/short/model"}

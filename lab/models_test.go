@@ -54,12 +54,6 @@ func TestNetworks(t *testing.T) {
 	for _, p := range lab.Puzzles {
 		want[filepath.Clean(p.Model)] = true // loaded by TestPuzzles
 	}
-	for _, dir := range lab.Stages {
-		want[filepath.Clean(dir)] = true
-		if _, err := model.Load(dir); err != nil {
-			t.Error(err)
-		}
-	}
 	pruned := filepath.Join(lab.PrunedDir, "model")
 	want[pruned] = true
 	if m, err := model.Load(pruned); err != nil {

@@ -8,7 +8,8 @@
 // model for The Witness (LevinTS).
 // The other shipped models are "sokoban-hard", a Sokoban network (PHS*)
 // for harder levels, trained also on the dead ends its searches reach,
-// and "stp-6x6", a network of 6x6 sliding-tile boards (beam search).
+// and "stp-6x6" and "stp-7x7", networks of 6x6 and 7x7 sliding-tile
+// boards (beam search).
 package models
 
 import (

@@ -46,7 +46,7 @@ func TestDomains(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
-	if got, want := models.Names(), []string{"rubiks", "sokoban", "sokoban-hard", "stp", "stp-6x6", "witness"}; !slices.Equal(got, want) {
+	if got, want := models.Names(), []string{"rubiks", "sokoban", "sokoban-hard", "stp", "stp-6x6", "stp-7x7", "witness"}; !slices.Equal(got, want) {
 		t.Errorf("Names() = %q, want %q", got, want)
 	}
 	for _, d := range models.Domains() {
@@ -75,7 +75,7 @@ func TestNames(t *testing.T) {
 // package's doc says, and with the SHA-256 of its tensors, which loading
 // checks.
 func TestEmbedded(t *testing.T) {
-	kinds := map[string]string{"rubiks": "network", "sokoban": "network", "sokoban-hard": "network", "stp": "network", "stp-6x6": "network", "witness": "context model"}
+	kinds := map[string]string{"rubiks": "network", "sokoban": "network", "sokoban-hard": "network", "stp": "network", "stp-6x6": "network", "stp-7x7": "network", "witness": "context model"}
 	var got []string
 	err := fs.WalkDir(models.Files, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
