@@ -26,6 +26,7 @@ import (
 	"strconv"
 
 	"github.com/phs-go/phs/bootstrap"
+	"github.com/phs-go/phs/domain/stp"
 	"github.com/phs-go/phs/report"
 )
 
@@ -554,6 +555,28 @@ type Puzzle struct {
 	Model, Search string
 	// Training are the runs that trained Model, in order from scratch.
 	Training []Stage
+	// Boards is the file of the test's sliding-tile boards, relative to
+	// the lab, if the lab holds it whole: the table gives their mean
+	// lower bound (BoardsBound). Empty for the other sets.
+	Boards string
+}
+
+// BoardsBound returns the mean of stp.Problem.LowerBound (the Manhattan
+// distance plus the linear conflicts) over the start boards of the
+// sliding-tile file at path.
+func BoardsBound(path string) (float64, error) {
+	ps, err := stp.ReadFile[stp.LargeState](path)
+	if err != nil {
+		return 0, err
+	}
+	if len(ps) == 0 {
+		return 0, errors.New("lab: " + path + ": no boards")
+	}
+	sum := 0
+	for _, p := range ps {
+		sum += p.LowerBound(p.Root())
+	}
+	return float64(sum) / float64(len(ps)), nil
 }
 
 // A Stage is a training run: its directory, relative to the lab, and the
@@ -619,8 +642,10 @@ var Puzzles = []Puzzle{
 	{DeepCubeA: "24-puzzle", Set: "the paper's 1,000 random 5x5 boards", Results: "stp-wastar/lowlr/test", Model: "../models/stp", Search: "WA*, w = 1.5",
 		Training: []Stage{{"stp-wastar", 2}, {"stp-wastar/lowlr/pass1", 1}, {"stp-wastar/lowlr/pass2", 1}}},
 	{DeepCubeA: "35-puzzle", Set: "500 random 6x6 boards (" + PuzzlesDir + "/stp-6x6-test.txt)", Results: "stp-6x6/test",
-		Model: "../models/stp/6x6", Search: "beam, 40 wide, wider in later rounds", Training: []Stage{{"stp-6x6/davi", 0}, {"stp-6x6/run", 1}}},
+		Model: "../models/stp/6x6", Search: "beam, 40 wide, wider in later rounds", Training: []Stage{{"stp-6x6/davi", 0}, {"stp-6x6/run", 1}},
+		Boards: PuzzlesDir + "/stp-6x6-test.txt"},
 	{DeepCubeA: "48-puzzle", Set: "500 random 7x7 boards (" + PuzzlesDir + "/stp-7x7-test.txt)", Results: "stp-7x7/test",
 		Model: "../models/stp/7x7", Search: "beam, 16 wide, wider in later rounds", Training: []Stage{{"stp-7x7/davi", 0}, {"stp-7x7/init", 1},
-			{"stp-7x7/cur", 1}, {"stp-7x7/beam", 2}, {"stp-7x7/beam2", 2}, {"stp-7x7/beam16", 2}, {"stp-7x7/short", 2}}},
+			{"stp-7x7/cur", 1}, {"stp-7x7/beam", 2}, {"stp-7x7/beam2", 2}, {"stp-7x7/beam16", 2}, {"stp-7x7/short", 2}},
+		Boards: PuzzlesDir + "/stp-7x7-test.txt"},
 }

@@ -223,7 +223,8 @@ func TestReadOptima(t *testing.T) {
 // TestPuzzles checks each row of the table of DeepCubeA's puzzles: a
 // puzzle of lab.DeepCubeA, its test's records all of one domain and one
 // algorithm, its model a network of that domain and algorithm, and the
-// metrics of each of its training stages.
+// metrics of each of its training stages, and its boards, if any, the
+// records' file.
 func TestPuzzles(t *testing.T) {
 	for _, p := range lab.Puzzles {
 		if !slices.ContainsFunc(lab.DeepCubeA, func(d lab.DeepCubeAFigure) bool { return d.Puzzle == p.DeepCubeA }) {
@@ -249,6 +250,16 @@ func TestPuzzles(t *testing.T) {
 		}
 		if _, err := p.CoreSeconds("."); err != nil {
 			t.Error(err)
+		}
+		if p.Boards == "" {
+			continue
+		}
+		lb, err := lab.BoardsBound(p.Boards)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if file := filepath.Base(p.Boards); lb <= 0 || !strings.HasPrefix(recs[0].Problem, file+"#") {
+			t.Errorf("%s: boards %s, mean bound %.1f, for the records of %s", name, p.Boards, lb, recs[0].Problem)
 		}
 	}
 }

@@ -686,11 +686,13 @@ sets (on GPUs, billions of training states; its nodes are the states it
 generated, where phs counts expansions). Lengths, expansions and times:
 means over the solved problems, and their maxima, each of the search
 that solved the problem (a problem solved in a later round of the test
-spent the budgets of the rounds before too). Training: the CPU time of
-every stage of the model's training, from scratch.
+spent the budgets of the rounds before too). Optimal: on DeepCubeA's
+set; lower bound: the mean Manhattan distance plus linear conflicts of
+phs's uniformly random boards (stp.Problem.LowerBound). Training: the
+CPU time of every stage of the model's training, from scratch.
 
-| puzzle | test problems | search | solved | moves | DeepCubeA | optimal | expansions | max | DeepCubeA's nodes | time (s) | max | training (core-hours) |
-|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| puzzle | test problems | search | solved | moves | DeepCubeA | optimal | lower bound | expansions | max | DeepCubeA's nodes | time (s) | max | training (core-hours) |
+|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 `)
 	var missing []string
 	for _, d := range lab.DeepCubeA {
@@ -705,12 +707,19 @@ every stage of the model's training, from scratch.
 			if err != nil {
 				g.fail(err)
 			}
-			o, optimal := ours(s), "–"
+			o, optimal, bound := ours(s), "–", "–"
 			if d.Optimal > 0 {
 				optimal = num(d.Optimal, 2)
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s of %s | %s | %s | %s | %s | %s | %s M | %s | %s | %s |\n", d.Puzzle, p.Set, p.Search,
-				o[0], num(float64(s.Problems), 0), o[1], num(d.Moves, 2), optimal, o[2], num(float64(s.MaxExpansions()), 0),
+			if p.Boards != "" {
+				lb, err := lab.BoardsBound(filepath.Join(g.dir, p.Boards))
+				if err != nil {
+					g.fail(err)
+				}
+				bound = num(lb, 1)
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s of %s | %s | %s | %s | %s | %s | %s | %s M | %s | %s | %s |\n", d.Puzzle, p.Set, p.Search,
+				o[0], num(float64(s.Problems), 0), o[1], num(d.Moves, 2), optimal, bound, o[2], num(float64(s.MaxExpansions()), 0),
 				num(d.Nodes/1e6, 2), o[3], num(s.MaxTime(), 3), num(c/3600, 1))
 		}
 		if rows == 0 {
