@@ -116,7 +116,7 @@ func TestLargeBoards(t *testing.T) {
 	// Without -model, 7x7 puzzles are searched with their shipped
 	// network (stp-7x7, beam search), and 6x8 ones, which have none,
 	// without a model; the 5x5 model is not tried.
-	for i, alg := range map[int]string{0: "beam", 1: "wastar"} {
+	for i, alg := range []string{"beam", "wastar"} {
 		out, errOut, err = runPHS(t, "solve", "-domain", "stp", "-progress", "0", files[i])
 		recs := decodeRecords(t, out)
 		if err != nil || strings.Contains(errOut, "takes none") {
@@ -162,8 +162,8 @@ func TestTrainShortenLearned(t *testing.T) {
 // boards of a file with the default model of their size: a network for
 // 6x6 boards (its algorithm, GBFS, in the records, every solution
 // replayed; floored at the Manhattan distance), none for 7x7 in this
-// test's domain (WA*, the search without a model), and that the loader of a size stops solve and
-// test with its error. The size is that of the file's first board of
+// test's domain (WA*, the search without a model), and that the loader
+// of a size stops solve and test with its error. The size is that of the file's first board of
 // more than 25 cells.
 func TestDefaultModelBySize(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
