@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/search"
 )
 
@@ -33,12 +34,13 @@ type runFlags struct {
 	progress               time.Duration
 	logFormat              string
 	// solve and test only.
-	out         string
-	first       int
-	noHeuristic bool
-	noFloor     bool
-	render      bool
-	reorder     bool
+	out          string
+	first        int
+	noHeuristic  bool
+	noFloor      bool
+	render       bool
+	reorder      bool
+	shortenFound int
 }
 
 // A flagGroup selects the flags of runFlags that a command has.
@@ -82,6 +84,7 @@ func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []st
 		fs.BoolVar(&f.render, "render", false, "draw each solution step by step")
 		fs.BoolVar(&opts.Shorten, "shorten", false, "return a shortest path to the goal found over every edge the search generated, duplicates included (search.Options.Shorten): no more expansions, often shorter solutions")
 		fs.BoolVar(&f.reorder, "reorder", false, fmt.Sprintf("after the search, reorder the solution (sokoban: the shortest interleaving of its runs of pushes, sokoban.Problem.Reorder, up to %d expansions, counted in the record's expansions and reorder_expansions)", reorderLimit))
+		fs.IntVar(&f.shortenFound, "shorten-found", -1, "after the search, shorten each solution found by the domain's own pass with at most this many nodes (stp: windows of moves replaced by shortest paths, stp.Problem.Shorten), counted in the record's shorten_nodes, not in its expansions (-1: the model's, or none; 0: none)")
 		fs.BoolVar(&f.noHeuristic, "no-heuristic", false, "without a model: search with a zero heuristic instead of the domain's")
 		fs.BoolVar(&f.noFloor, "no-floor", false, "with a network trained with -floor, whose heuristic is the larger of its own and the problem's: search with the network's alone")
 	}
@@ -112,8 +115,13 @@ func (f *runFlags) check(cmd string, groups flagGroup, nats bool) error {
 			return usagef("%s: -progress %v: want >= 0 (0: none)", cmd, f.progress)
 		}
 	}
-	if groups&outFlags != 0 && f.first < 0 {
-		return usagef("%s: -first %d: want >= 0 (0: all)", cmd, f.first)
+	if groups&outFlags != 0 {
+		switch {
+		case f.first < 0:
+			return usagef("%s: -first %d: want >= 0 (0: all)", cmd, f.first)
+		case f.shortenFound < -1 || f.shortenFound > model.MaxShortenFound:
+			return usagef("%s: -shorten-found %d: want 0 to %d nodes, or -1 (the model's)", cmd, f.shortenFound, model.MaxShortenFound)
+		}
 	}
 	if groups&workerFlags != 0 {
 		if n := maxWorkers(nats); f.workers < 0 || f.workers > n {

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/phs-go/phs/bootstrap"
 	"github.com/phs-go/phs/cm"
 	"github.com/phs-go/phs/model"
 	"github.com/phs-go/phs/models"
@@ -103,6 +104,9 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 	}
 	if cfg.reorder && !caps.reorders {
 		return usagef("%s: -reorder: the %s domain does not reorder solutions", cmd, cfg.domain)
+	}
+	if cfg.shortenFound > 0 && !caps.shortens {
+		return usagef("%s: -shorten-found: the %s domain does not shorten solutions", cmd, cfg.domain)
 	}
 	switch cfg.modelPath {
 	case "none":
@@ -242,6 +246,9 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 	if cfg.model == nil && cfg.table == nil && model.HeadsFor(alg)&model.Heuristic != 0 && !caps.heuristic && !cfg.noHeuristic && (cfg.alg != "" || !caps.noModelH) {
 		return usagef("%s: %s reads a heuristic, and the %s domain has none (-no-heuristic searches with h = 0)", cmd, alg.Name(), cfg.domain)
 	}
+	if n := cfg.shortenNodes(); n > 0 && !caps.shortens {
+		return fmt.Errorf("%s: the %s shortens its solutions (shorten_found %d), and the %s domain does not", cmd, cfg.modelName, n, cfg.domain)
+	}
 	cfg.flagOpts = cfg.opts
 	if cfg.opts.Temperature == 0 && cfg.model != nil && alg.NeedsPolicy() {
 		cfg.opts.Temperature = cfg.model.Config().Search.Temperature // 0 (1) if it has none
@@ -261,6 +268,19 @@ func (cfg *searchConfig) setup(cmd string, e *env, fs *flag.FlagSet, files []str
 	cfg.workers = cfg.workerCount()
 	cfg.opts.MaxMemory = cfg.memoryBytes(cfg.workers)
 	return nil
+}
+
+// shortenNodes is the most nodes of the domain's pass that shortens each
+// solution found: -shorten-found, or for -1 the model's
+// (model.Config.ShortenFound), or 0.
+func (cfg *searchConfig) shortenNodes() int {
+	switch {
+	case cfg.shortenFound >= 0:
+		return cfg.shortenFound
+	case cfg.model != nil:
+		return cfg.model.Config().ShortenFound
+	}
+	return 0
 }
 
 // tunedBudget is the budget of the model (model.Config.Search.Budget), the
@@ -485,13 +505,17 @@ func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, noModel fu
 			"expansions", e, "expansions_per_s", math.Round(float64(e) / el),
 			"elapsed_s", math.Round(el)}
 	})
+	fin := newFinisher(cfg.workers)
 	err = search.SolveAll(ctx, tasks, solvers, func(i int, r search.Result[S]) error {
 		done.Add(1)
 		if r.Solved {
 			solved.Add(1)
 		}
-		return writeResult(out, cfg, tasks[i], r, cfg.algorithm, cfg.opts.Budget)
+		return fin.add(func() func() error {
+			return finishResult(out, cfg, tasks[i], r, cfg.algorithm, cfg.opts.Budget)
+		})
 	})
+	err = fin.close(err)
 	stopProgress()
 	return out.close(err)
 }
@@ -524,53 +548,133 @@ func newResults(cfg *searchConfig, asked int, stdout, stderr io.Writer) (*result
 	return r, nil
 }
 
-// writeResult writes the record of r, a search by alg within budget,
-// flushed so that nothing is lost on interruption, and its rendering if
-// asked. A solution that does not replay to the goal is an error (a
-// defect of the search or the domain).
-func writeResult[S comparable](out *results, cfg *searchConfig, t search.Task[S], r search.Result[S], alg search.Algorithm, budget int64) error {
-	var reordered int64
-	if r.Solved && cfg.reorder {
-		start := time.Now()
-		actions, n, err := t.Problem.(reorderer).Reorder(r.Actions, reorderLimit)
-		if err != nil {
-			return fmt.Errorf("%s: -reorder: %w", t.ID, err)
+// finishResult runs the passes after the search on r, a search of t by alg
+// within budget (-reorder, then -shorten-found), replays its solution and
+// returns the function that writes its record, flushed so that nothing is
+// lost on interruption, and its rendering if asked. A solution that does
+// not replay to the goal is an error (a defect of the search, the pass or
+// the domain), returned by the writer. finish may run on any goroutine;
+// the writer must run on out's alone.
+func finishResult[S comparable](out *results, cfg *searchConfig, t search.Task[S], r search.Result[S], alg search.Algorithm, budget int64) func() error {
+	var reordered, shortened int64
+	err := func() error {
+		if !r.Solved {
+			return nil
 		}
-		r.Actions, reordered = actions, int64(n)
-		r.Expansions += reordered
+		start := time.Now()
+		if cfg.reorder {
+			actions, n, err := t.Problem.(reorderer).Reorder(r.Actions, reorderLimit)
+			if err != nil {
+				return fmt.Errorf("%s: -reorder: %w", t.ID, err)
+			}
+			r.Actions, reordered = actions, int64(n)
+			r.Expansions += reordered
+		}
+		if limit := cfg.shortenNodes(); limit > 0 {
+			actions, n, err := t.Problem.(bootstrap.Shortener).Shorten(r.Actions, limit)
+			if err != nil {
+				return fmt.Errorf("%s: -shorten-found: %w", t.ID, err)
+			}
+			r.Actions, shortened = actions, int64(n)
+		}
 		r.Time += time.Since(start)
-	}
-	if r.Solved {
 		if err := search.Replay(t.Problem, r.Actions); err != nil {
 			return fmt.Errorf("%s: the solution found does not replay: %w", t.ID, err)
 		}
+		return nil
+	}()
+	if err != nil {
+		return func() error { return err }
 	}
-	rec := report.Record{
-		Problem:    t.ID,
-		Domain:     cfg.domain,
-		Algorithm:  alg.Name(),
-		BeamWidth:  alg.BeamWidth(),
-		Solved:     r.Solved,
-		Length:     len(r.Actions),
-		Expansions: r.Expansions,
-		Generated:  r.Generated,
-		TimeS:      r.Time.Seconds(),
-		Budget:     budget,
-		Solution:   search.FormatActions(t.Problem, r.Actions),
-		Stop:       r.Stop(budget),
+	return func() error {
+		rec := report.Record{
+			Problem:    t.ID,
+			Domain:     cfg.domain,
+			Algorithm:  alg.Name(),
+			BeamWidth:  alg.BeamWidth(),
+			Solved:     r.Solved,
+			Length:     len(r.Actions),
+			Expansions: r.Expansions,
+			Generated:  r.Generated,
+			TimeS:      r.Time.Seconds(),
+			Budget:     budget,
+			Solution:   search.FormatActions(t.Problem, r.Actions),
+			Stop:       r.Stop(budget),
 
-		ReorderExpansions: reordered,
-	}
-	out.sum.Add(rec)
-	if cfg.render && r.Solved {
-		if rd, ok := t.Problem.(renderer[S]); ok {
-			renderSolution(out.human, t.ID, t.Problem, rd, r.Actions)
+			ReorderExpansions: reordered,
+			ShortenNodes:      shortened,
 		}
+		out.sum.Add(rec)
+		if cfg.render && r.Solved {
+			if rd, ok := t.Problem.(renderer[S]); ok {
+				renderSolution(out.human, t.ID, t.Problem, rd, r.Actions)
+			}
+		}
+		if err := out.jsonl.Write(rec); err != nil {
+			return err
+		}
+		return out.buf.Flush()
 	}
-	if err := out.jsonl.Write(rec); err != nil {
-		return err
+}
+
+// A finisher writes the records of searches in the order they are added,
+// after their passes (finishResult), which run on up to n goroutines at once,
+// apart from the searches and the writing: a pass that shortens the
+// solutions of the 48-puzzle may take a third of a search's time.
+type finisher struct {
+	sem     chan struct{}
+	pending chan chan func() error // the writers, in order
+	done    chan error             // the first writer's error, at the end
+	failed  atomic.Bool
+}
+
+// errFinished is what add returns once a writer has failed; close returns
+// the writer's error.
+var errFinished = errors.New("cli: a record could not be written")
+
+// newFinisher returns a finisher that runs up to n passes at once.
+func newFinisher(n int) *finisher {
+	f := &finisher{sem: make(chan struct{}, max(n, 1)), pending: make(chan chan func() error, max(n, 1)), done: make(chan error, 1)}
+	go func() {
+		var err error
+		for c := range f.pending {
+			write := <-c
+			if err == nil {
+				if err = write(); err != nil {
+					f.failed.Store(true)
+				}
+			}
+		}
+		f.done <- err
+	}()
+	return f
+}
+
+// add runs pass on a goroutine of its own once fewer than n run, and
+// queues the writer it returns after those added before. It returns
+// errFinished once a writer has failed.
+func (f *finisher) add(pass func() func() error) error {
+	if f.failed.Load() {
+		return errFinished
 	}
-	return out.buf.Flush()
+	c := make(chan func() error, 1)
+	f.sem <- struct{}{}
+	go func() {
+		defer func() { <-f.sem }()
+		c <- pass()
+	}()
+	f.pending <- c
+	return nil
+}
+
+// close waits for every writer and returns err, or the first writer's
+// error in place of errFinished or nil.
+func (f *finisher) close(err error) error {
+	close(f.pending)
+	if werr := <-f.done; werr != nil && (err == nil || errors.Is(err, errFinished)) {
+		return werr
+	}
+	return err
 }
 
 // A reorderer is a problem that reorders a solution: -reorder. Reorder

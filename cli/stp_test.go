@@ -245,3 +245,64 @@ func TestLargeBoardBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestShortenFound checks the wiring of -shorten-found: solve and test,
+// two searches at a time, write each board's GBFS solution shortened by
+// stp.Problem.Shorten, replayed, in the boards' order, with the search's
+// own expansions and the pass's nodes in shorten_nodes; a network's
+// shorten_found is its searches' default, and -shorten-found 0 turns it
+// off.
+func TestShortenFound(t *testing.T) {
+	t.Parallel()
+	file := generate(t, "walks.txt", "stp", "-size", "4x4", "-walk", "60:120", "-n", "12", "-seed", "5")
+	ps, err := stp.ReadFile[stp.State](file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := model.ConfigFor[stp.State]("stp", search.GBFS(), ps[0])
+	cfg.Floor, cfg.ShortenFound = true, 100_000
+	net, err := model.New(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := model.Save(dir, net); err != nil {
+		t.Fatal(err)
+	}
+	records := func(cmd string, args ...string) []report.Record {
+		t.Helper()
+		out, errOut, err := runPHS(t, append([]string{cmd, "-domain", "stp", "-alg", "gbfs", "-workers", "2", "-progress", "0"}, append(args, file)...)...)
+		if err != nil {
+			t.Fatalf("%s %q: %v\n%s", cmd, args, err, errOut)
+		}
+		recs := decodeRecords(t, out)
+		replayRecords[stp.State](t, cmd, recs, ps, "gbfs")
+		for i, r := range recs {
+			if r.Problem != ps[i].ID {
+				t.Fatalf("%s %q: record %d is %s's; want %s's", cmd, args, i, r.Problem, ps[i].ID)
+			}
+		}
+		return recs
+	}
+	// compare checks that short's solutions are plain's shortened, and
+	// returns the moves saved.
+	compare := func(name string, plain, short []report.Record) int {
+		t.Helper()
+		saved := 0
+		for i, s := range short {
+			p := plain[i]
+			if s.Length > p.Length || s.Expansions != p.Expansions || p.ShortenNodes != 0 || s.ShortenNodes <= 0 || s.ShortenNodes > 100_000 {
+				t.Errorf("%s: %s: %d moves, %d expansions and %d nodes shortened; without the pass %d, %d and %d",
+					name, s.Problem, s.Length, s.Expansions, s.ShortenNodes, p.Length, p.Expansions, p.ShortenNodes)
+			}
+			saved += p.Length - s.Length
+		}
+		return saved
+	}
+	for _, cmd := range []string{"solve", "test"} {
+		if saved := compare(cmd+" -shorten-found", records(cmd, "-model", "none"), records(cmd, "-model", "none", "-shorten-found", "100000")); saved == 0 {
+			t.Errorf("%s: -shorten-found saved no move", cmd)
+		}
+		compare(cmd+" with the network's shorten_found", records(cmd, "-model", dir, "-shorten-found", "0"), records(cmd, "-model", dir))
+	}
+}

@@ -90,12 +90,16 @@ func testTasks[S comparable](ctx context.Context, cfg *testConfig, noModel func(
 		return []any{"solved", solved.Load(), "problems", len(tasks),
 			"expansions", e, "expansions_per_s", math.Round(float64(e) / el), "elapsed_s", math.Round(el)}
 	})
+	fin := newFinisher(cfg.workers)
 	err = bootstrap.Test(ctx, tasks, solvers, cfg.bootstrapTestConfig(), func(o bootstrap.Outcome[S]) error {
 		if o.Result.Solved {
 			solved.Add(1)
 		}
-		return writeResult(out, &cfg.searchConfig, tasks[o.Index], o.Result, o.Algorithm, o.Budget)
+		return fin.add(func() func() error {
+			return finishResult(out, &cfg.searchConfig, tasks[o.Index], o.Result, o.Algorithm, o.Budget)
+		})
 	})
+	err = fin.close(err)
 	stopProgress()
 	return out.close(err)
 }

@@ -16,7 +16,9 @@ import (
 // phs solve, which without it would not end; a beam with a network
 // without a budget, or without a network, searches within the domain's;
 // the flags override them; other algorithms in phs solve keep no budget;
-// phs test's rounds widen a beam with the budget, and the records say so.
+// phs test's rounds widen a beam with the budget, and the records say so;
+// a network's shorten_found in a domain that does not shorten solutions
+// is an error, unless -shorten-found 0 turns the pass off.
 func TestTunedOptions(t *testing.T) {
 	d := NewDomain[int]("mline", parseMeasuredLines, InitialBudget(50))
 	// Both targets lie beyond the budgets' reach: a beam of 2 expands
@@ -118,6 +120,29 @@ func TestTunedOptions(t *testing.T) {
 	} {
 		if got := batch(c.args...); got != c.want {
 			t.Errorf("%q: batch size %d, want %d", c.args, got, c.want)
+		}
+	}
+
+	// A network that shortens its solutions, in a domain whose problems
+	// cannot, is refused before any search; -shorten-found 0 searches
+	// with it.
+	shortening := model.ConfigFor[int]("mline", search.Beam(2), measuredLine{})
+	shortening.Arch, shortening.Units, shortening.Blocks, shortening.ShortenFound = model.ResNet, 8, 1, 1000
+	m, err := model.New(shortening, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := model.Save(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"solve", "test"} {
+		err := Run(context.Background(), []string{cmd, "-domain", "mline", "-model", dir, "-progress", "0", file}, io.Discard, io.Discard, d)
+		if err == nil || !strings.Contains(err.Error(), "shortens its solutions (shorten_found 1000), and the mline domain does not") {
+			t.Errorf("%s with a network of shorten_found 1000: %v", cmd, err)
+		}
+		if err := Run(context.Background(), []string{cmd, "-domain", "mline", "-model", dir, "-shorten-found", "0", "-progress", "0", file}, io.Discard, io.Discard, d); err != nil {
+			t.Errorf("%s -shorten-found 0 with a network of shorten_found 1000: %v", cmd, err)
 		}
 	}
 }

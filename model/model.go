@@ -205,6 +205,10 @@ const (
 	MaxParams = 1 << 26
 )
 
+// MaxShortenFound bounds Config.ShortenFound: 2^30 nodes, half a minute
+// of stp.Problem.Shorten.
+const MaxShortenFound = 1 << 30
+
 // The default sizes, which the zero values of Config's sizes select.
 const (
 	DefaultFilters = 32
@@ -264,6 +268,12 @@ type Config struct {
 	// in the searches with it. It needs a heuristic head, and problems
 	// that implement search.Heuristic (Evaluator.Check).
 	Floor bool `json:"floor,omitempty"`
+	// ShortenFound is the most nodes of the domain's own pass that
+	// shortens each solution that a search with the network finds (phs
+	// solve and test -shorten-found; a bootstrap.Shortener, such as
+	// stp.Problem.Shorten), from 0 (no pass) to MaxShortenFound: the
+	// searches the network was tuned with end with it.
+	ShortenFound int `json:"shorten_found,omitempty"`
 	// Search holds the search options the network was trained and tuned
 	// with (phs train records its run's, less the machine's limits
 	// Timeout and MaxMemory). Searches with the network take its
@@ -373,6 +383,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("a mix (%g) without a policy head", c.Search.Mix)
 	case !hasHeuristic && c.Floor:
 		return errors.New("a floor without a heuristic head")
+	case c.ShortenFound < 0 || c.ShortenFound > MaxShortenFound:
+		return fmt.Errorf("shorten_found %d; want 0 to %d", c.ShortenFound, MaxShortenFound)
 	}
 	if err := c.Search.Validate(c.Algorithm); err != nil {
 		return fmt.Errorf("search options: %w", err)

@@ -295,7 +295,7 @@ func TestLearnsPolicy(t *testing.T) {
 func TestSaveLoad(t *testing.T) {
 	dir := t.TempDir()
 	cfg := tinyConfig(t, "phsh")
-	cfg.Search.Temperature, cfg.Floor = 2.5, true
+	cfg.Search.Temperature, cfg.Floor, cfg.ShortenFound = 2.5, true, 1000
 	m, _ := New(cfg, 9)
 	ss := samples(t, 3, 10)
 	tr := NewTrainer(m, TrainConfig{})
@@ -324,7 +324,7 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m3.Config().Heads != Both || m3.Config().Algorithm != search.PHSh() || m3.Config().Search.Temperature != 2.5 || !m3.Config().Floor {
+	if m3.Config().Heads != Both || m3.Config().Algorithm != search.PHSh() || m3.Config().Search.Temperature != 2.5 || !m3.Config().Floor || m3.Config().ShortenFound != 1000 {
 		t.Errorf("config %+v", m3.Config())
 	}
 	if err := m3.Check("stp", 9, 3, 3); err != nil {
@@ -545,6 +545,8 @@ func TestConfigErrors(t *testing.T) {
 		{"temperature without policy", func(c *Config) {
 			c.Heads, c.PolicyLoss, c.Search.Temperature = Heuristic, 0, 2
 		}, "temperature (2) without a policy head"},
+		{"negative shorten_found", func(c *Config) { c.ShortenFound = -1 }, "shorten_found -1; want 0 to"},
+		{"shorten_found too large", func(c *Config) { c.ShortenFound = MaxShortenFound + 1 }, "shorten_found 1073741825"},
 	} {
 		cfg := good
 		tc.edit(&cfg)

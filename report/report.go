@@ -45,6 +45,12 @@ type Record struct {
 	// shortened the solution after the search ("phs solve|test -reorder"), 0
 	// for none.
 	ReorderExpansions int64 `json:"reorder_expansions,omitempty"`
+	// ShortenNodes is the number of nodes of the domain's pass that
+	// shortened the solution after the search ("phs solve|test
+	// -shorten-found"), 0 for none. Unlike ReorderExpansions, they are
+	// not part of Expansions, which stays the search's alone; TimeS
+	// includes the pass.
+	ShortenNodes int64 `json:"shorten_nodes,omitempty"`
 }
 
 // A JSONLWriter writes records one JSON object per line.
@@ -80,6 +86,8 @@ func ReadJSONL(r io.Reader, name string) ([]Record, error) {
 			return fmt.Errorf("beam_width %d of algorithm %q; want 0, or more for beam and policybeam", rec.BeamWidth, rec.Algorithm)
 		case rec.ReorderExpansions < 0 || rec.ReorderExpansions > rec.Expansions:
 			return fmt.Errorf("reorder_expansions %d; want 0 to expansions (%d)", rec.ReorderExpansions, rec.Expansions)
+		case rec.ShortenNodes < 0 || rec.ShortenNodes > 0 && !rec.Solved:
+			return fmt.Errorf("shorten_nodes %d of a problem solved %t; want 0, or more for a solved one", rec.ShortenNodes, rec.Solved)
 		}
 		return nil
 	})

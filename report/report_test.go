@@ -134,6 +134,8 @@ func TestReadJSONLErrors(t *testing.T) {
 		{"not an object", "[]\n", "report: x.jsonl:1: not a JSON object"},
 		{"reorder beyond expansions", "{\"problem\":\"a\",\"expansions\":3,\"reorder_expansions\":4}\n", "report: x.jsonl:1: reorder_expansions 4; want 0 to expansions (3)"},
 		{"negative reorder", "{\"problem\":\"a\",\"reorder_expansions\":-1}\n", "report: x.jsonl:1: reorder_expansions -1"},
+		{"negative shorten_nodes", "{\"problem\":\"a\",\"solved\":true,\"shorten_nodes\":-1}\n", "report: x.jsonl:1: shorten_nodes -1 of a problem solved true"},
+		{"shorten_nodes unsolved", "{\"problem\":\"a\",\"shorten_nodes\":5}\n", "report: x.jsonl:1: shorten_nodes 5 of a problem solved false"},
 		{"negative beam width", "{\"problem\":\"a\",\"algorithm\":\"beam\",\"beam_width\":-1}\n", "report: x.jsonl:1: beam_width -1"},
 		{"beam width of another algorithm", "{\"problem\":\"a\",\"algorithm\":\"gbfs\",\"beam_width\":4}\n", "report: x.jsonl:1: beam_width 4 of algorithm \"gbfs\""},
 	}

@@ -683,10 +683,11 @@ The models that phs ships for the puzzles of DeepCubeA (Agostinelli et
 al., Nature Machine Intelligence 2019), each tested with the paper's
 Bootstrap test on one core, beside DeepCubeA's figures on its own test
 sets (on GPUs, billions of training states; its nodes are the states it
-generated, where phs counts expansions). Lengths, expansions and times:
-means over the solved problems, and their maxima, each of the search
-that solved the problem (a problem solved in a later round of the test
-spent the budgets of the rounds before too). Optimal: on DeepCubeA's
+generated, where phs counts expansions). Lengths, expansions, times:
+means over the solved problems, and maxima, each of the search that
+solved the problem (a problem solved in a later round of the test spent
+the budgets of the rounds before too; the nodes of a pass that shortens
+the solutions are not counted, its time is). Optimal: on DeepCubeA's
 set; lower bound: the mean Manhattan distance plus linear conflicts of
 phs's uniformly random boards (stp.Problem.LowerBound). Training: the
 CPU time of every stage of the model's training, from scratch.

@@ -3,11 +3,12 @@
 // model.SaveF16), and its configuration with the search it is to be used
 // with and a record of how it was trained:
 //
-//	ship [-alg ALG] [-budget N] [-batch N] [-f16] [-meta KEY=VALUE]... -out DIR MODEL
+//	ship [-alg ALG] [-budget N] [-batch N] [-shorten-found N] [-f16] [-meta KEY=VALUE]... -out DIR MODEL
 //
 // MODEL is a network's directory (a run's checkpoint, or a saved model).
 // -alg replaces the algorithm of its configuration (search.Parse), -budget
-// and -batch its search options' Budget and BatchSize (search.Options);
+// and -batch its search options' Budget and BatchSize (search.Options),
+// -shorten-found its ShortenFound (model.Config);
 // the -meta entries, if any, replace its Meta. The options must suit the
 // algorithm (search.Options.Validate). -out may not be MODEL. Errors of
 // the command line exit with status 2.
@@ -63,6 +64,7 @@ func run(args []string, stdout io.Writer) error {
 	alg := fs.String("alg", "", "the algorithm to search with (default: the network's)")
 	budget := fs.Int64("budget", -1, "the search's budget of expansions, ≥ 0, 0 for none (default: the network's)")
 	batch := fs.Int("batch", -1, fmt.Sprintf("states evaluated per call, 0 to %d (default: the network's)", search.MaxBatchSize))
+	shorten := fs.Int("shorten-found", -1, fmt.Sprintf("the nodes of the domain's pass that shortens each solution found, 0 to %d, 0 for none (default: the network's)", model.MaxShortenFound))
 	f16 := fs.Bool("f16", false, "store the weights in half precision")
 	out := fs.String("out", "", "the directory to write")
 	meta := metaFlag{}
@@ -95,6 +97,9 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if *batch >= 0 {
 		c.Search.BatchSize = *batch
+	}
+	if *shorten >= 0 {
+		c.ShortenFound = *shorten
 	}
 	if len(meta) > 0 {
 		c.Meta = meta

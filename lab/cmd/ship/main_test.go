@@ -42,7 +42,7 @@ func TestShip(t *testing.T) {
 	src, m := saved(t)
 	for _, f16 := range []bool{false, true} {
 		out := filepath.Join(t.TempDir(), "out")
-		args := []string{"-alg", "beam:8", "-budget", "80", "-batch", "16", "-meta", "trained_by=a test", "-meta", "k=v", "-out", out, src}
+		args := []string{"-alg", "beam:8", "-budget", "80", "-batch", "16", "-shorten-found", "5000", "-meta", "trained_by=a test", "-meta", "k=v", "-out", out, src}
 		if f16 {
 			args = append([]string{"-f16"}, args...)
 		}
@@ -58,10 +58,10 @@ func TestShip(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := m.Config()
-		want.Algorithm, want.Search.Budget, want.Search.BatchSize = search.Beam(8), 80, 16
+		want.Algorithm, want.Search.Budget, want.Search.BatchSize, want.ShortenFound = search.Beam(8), 80, 16, 5000
 		want.Meta = map[string]string{"trained_by": "a test", "k": "v"}
 		c := got.Config()
-		if c.Algorithm != want.Algorithm || c.Search != want.Search || len(c.Meta) != 2 || c.Meta["k"] != "v" || c.Meta["trained_by"] != "a test" || c.Units != want.Units || c.Floor != want.Floor {
+		if c.Algorithm != want.Algorithm || c.Search != want.Search || len(c.Meta) != 2 || c.Meta["k"] != "v" || c.Meta["trained_by"] != "a test" || c.Units != want.Units || c.Floor != want.Floor || c.ShortenFound != want.ShortenFound {
 			t.Errorf("f16 %v: config %+v, want %+v", f16, c, want)
 		}
 		tol := 0.0
@@ -109,6 +109,7 @@ func TestShipErrors(t *testing.T) {
 		{[]string{"-meta", "k", "-out", out, src}, true, "KEY=VALUE"},
 		{[]string{"-meta", "k=1", "-meta", "k=2", "-out", out, src}, true, "twice"},
 		{[]string{"-batch", "100000000", "-out", out, src}, true, "batch"},
+		{[]string{"-shorten-found", "1073741825", "-out", out, src}, true, "shorten_found 1073741825"},
 		{[]string{"-out", out, filepath.Join(t.TempDir(), "missing")}, false, "missing"},
 	} {
 		err := run(c.args, io.Discard)
