@@ -492,6 +492,43 @@ func (l *Learner) checkStop(rep *bootstrap.Report) error {
 	return nil
 }
 
+// missingGrace is how long repair waits, when it finds part of the run
+// missing, before it makes anything again.
+const missingGrace = 2 * time.Second
+
+// missingParts are the parts of the run that repair finds missing.
+type missingParts struct {
+	streams   []jetstream.StreamConfig
+	consumers []struct{ stream, name string }
+	store     bool
+}
+
+// any reports whether m holds anything.
+func (m missingParts) any() bool { return len(m.streams) > 0 || len(m.consumers) > 0 || m.store }
+
+// missing returns the streams, the consumers (of streams that exist) and
+// the object store of the run that the server says do not exist, and the
+// object store if the server gave it.
+func (l *Learner) missing(ctx context.Context) (missingParts, jetstream.ObjectStore) {
+	var m missingParts
+	for _, sc := range streams() {
+		if _, err := l.js.Stream(ctx, sc.Name); errors.Is(err, jetstream.ErrStreamNotFound) {
+			m.streams = append(m.streams, sc)
+		}
+	}
+	for _, c := range []struct{ stream, name string }{{jobsStream, consumerName}, {reportsStream, learnerName}} {
+		if _, err := l.js.Consumer(ctx, c.stream, c.name); errors.Is(err, jetstream.ErrConsumerNotFound) {
+			m.consumers = append(m.consumers, c)
+		}
+	}
+	obs, err := l.js.ObjectStore(ctx, bucketName)
+	m.store = errors.Is(err, jetstream.ErrBucketNotFound)
+	if err != nil {
+		obs = nil
+	}
+	return m, obs
+}
+
 // checkEvery is how often the learner checks the run's streams,
 // consumers, spec and snapshot.
 const checkEvery = time.Second
@@ -548,39 +585,43 @@ func (l *Learner) stalled(ctx context.Context) bool {
 // objects that are missing or differ from the learner's (the spec, the
 // snapshot and, if files, the problem files), logging each; it submits
 // again the outstanding jobs if jobs or reports may have been lost. A
-// step that fails is logged and the others are still taken (the server
-// may refuse the consumer of a stream made again a moment ago, and the
-// object store does not depend on either); the next repair tries again.
+// step that fails is logged and the others are still taken (the object
+// store depends on neither stream); the next repair tries again.
+//
+// It makes nothing again until missingGrace after it first finds
+// something missing: the server forgets a deleted stream before it has
+// moved the stream's files away (nats-server's stream.stop), so a stream
+// made again at once under the same name may lose its files to that
+// move, and then stores nothing while it seems whole.
 func (l *Learner) repair(ctx context.Context, files bool) {
 	l.repairMu.Lock()
 	defer l.repairMu.Unlock()
-	lost := false
-	for _, sc := range streams() {
-		if _, err := l.js.Stream(ctx, sc.Name); errors.Is(err, jetstream.ErrStreamNotFound) {
-			l.log.Warn("the stream is missing; making it again", "stream", sc.Name)
-			if _, err := l.makeStream(ctx, sc); err != nil {
-				l.log.Warn("repair", "err", err)
-			}
-			lost = true
+	m, obs := l.missing(ctx)
+	if m.any() {
+		sleep(ctx, missingGrace)
+		m, obs = l.missing(ctx)
+	}
+	for _, sc := range m.streams {
+		l.log.Warn("the stream is missing; making it again", "stream", sc.Name)
+		if _, err := l.makeStream(ctx, sc); err != nil {
+			l.log.Warn("repair", "err", err)
 		}
 	}
-	for _, c := range []struct{ stream, name string }{{jobsStream, consumerName}, {reportsStream, learnerName}} {
-		if _, err := l.js.Consumer(ctx, c.stream, c.name); errors.Is(err, jetstream.ErrConsumerNotFound) {
-			l.log.Warn("the consumer is missing; making it again", "stream", c.stream, "consumer", c.name)
-			lost = true
-		}
+	for _, c := range m.consumers {
+		l.log.Warn("the consumer is missing; making it again", "stream", c.stream, "consumer", c.name)
 	}
+	lost := len(m.streams) > 0 || len(m.consumers) > 0
 	if lost {
 		if err := l.makeConsumers(ctx); err != nil {
 			l.log.Warn("repair", "err", err)
 		}
 	}
-	if obs, err := l.js.ObjectStore(ctx, bucketName); errors.Is(err, jetstream.ErrBucketNotFound) {
+	if m.store {
 		l.log.Warn("the run's object store is missing; making it again", "bucket", bucketName)
 		if err := l.makeStore(ctx); err != nil {
 			l.log.Warn("repair", "err", err)
 		}
-	} else if err == nil {
+	} else if obs != nil {
 		for _, o := range l.objects(files) {
 			why := o.differs(ctx, obs)
 			if why == "" {
