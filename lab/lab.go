@@ -645,7 +645,7 @@ var Puzzles = []Puzzle{
 		Model: "../models/stp/6x6", Search: "beam, 40 wide, wider in later rounds; solutions shortened (4 M nodes)", Training: []Stage{{"stp-6x6/davi", 0}, {"stp-6x6/run", 1}},
 		Boards: PuzzlesDir + "/stp-6x6-test.txt"},
 	{DeepCubeA: "48-puzzle", Set: "500 random 7x7 boards (" + PuzzlesDir + "/stp-7x7-test.txt)", Results: "stp-7x7/test",
-		Model: "../models/stp/7x7", Search: "beam, 16 wide, wider in later rounds", Training: []Stage{{"stp-7x7/davi", 0}, {"stp-7x7/init", 1},
-			{"stp-7x7/cur", 1}, {"stp-7x7/beam", 2}, {"stp-7x7/beam2", 2}, {"stp-7x7/beam16", 2}, {"stp-7x7/short", 2}},
+		Model: "../models/stp/7x7", Search: "beam, 16 wide, wider in later rounds; solutions shortened (8 M nodes)", Training: []Stage{{"stp-7x7/davi", 0}, {"stp-7x7/init", 1},
+			{"stp-7x7/cur", 1}, {"stp-7x7/beam", 2}, {"stp-7x7/beam2", 2}, {"stp-7x7/beam16", 2}, {"stp-7x7/short", 2}, {"stp-7x7/b32", 1}},
 		Boards: PuzzlesDir + "/stp-7x7-test.txt"},
 }

@@ -9,7 +9,7 @@
 // The other shipped models are "sokoban-hard", a Sokoban network (PHS*)
 // for harder levels, trained also on the dead ends its searches reach,
 // and "stp-6x6" and "stp-7x7", networks of 6x6 and 7x7 sliding-tile
-// boards (beam search).
+// boards (beam search, its solutions shortened after it).
 package models
 
 import (
