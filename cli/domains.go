@@ -158,7 +158,7 @@ type Generator interface {
 //   - PruneDeadlocks() P, the problem without dead ends: -prune-deadlocks;
 //   - Reorder(actions []int, limit int) ([]int, int, error), as
 //     sokoban.Problem.Reorder: -reorder;
-//   - bootstrap.Shortener: "phs train -shorten-learned".
+//   - bootstrap.Shortener: "phs train -shorten-learned", "phs solve|test -shorten-found".
 //
 // The options add the rest: ProblemID, ParseFirst, InitialBudget,
 // WithGenerator, NoModelAlgorithm, NoModelHeuristic, DefaultModel,

@@ -84,7 +84,7 @@ func (f *runFlags) register(fs *flag.FlagSet, groups flagGroup, domainNames []st
 		fs.BoolVar(&f.render, "render", false, "draw each solution step by step")
 		fs.BoolVar(&opts.Shorten, "shorten", false, "return a shortest path to the goal found over every edge the search generated, duplicates included (search.Options.Shorten): no more expansions, often shorter solutions")
 		fs.BoolVar(&f.reorder, "reorder", false, fmt.Sprintf("after the search, reorder the solution (sokoban: the shortest interleaving of its runs of pushes, sokoban.Problem.Reorder, up to %d expansions, counted in the record's expansions and reorder_expansions)", reorderLimit))
-		fs.IntVar(&f.shortenFound, "shorten-found", -1, "after the search, shorten each solution found by the domain's own pass with at most this many nodes (stp: windows of moves replaced by shortest paths, stp.Problem.Shorten), counted in the record's shorten_nodes, not in its expansions (-1: the model's, or none; 0: none)")
+		fs.IntVar(&f.shortenFound, "shorten-found", -1, "after the search, shorten each solution found by the domain's own pass with at most this many nodes (stp and rubiks: windows of moves replaced by shortest paths, stp.Problem.Shorten, rubiks.Problem.Shorten), counted in the record's shorten_nodes, not in its expansions (-1: the model's, or none; 0: none)")
 		fs.BoolVar(&f.noHeuristic, "no-heuristic", false, "without a model: search with a zero heuristic instead of the domain's")
 		fs.BoolVar(&f.noFloor, "no-floor", false, "with a network trained with -floor, whose heuristic is the larger of its own and the problem's: search with the network's alone")
 	}

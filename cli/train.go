@@ -108,7 +108,7 @@ func newTrainConfig(fs *flag.FlagSet, e *env) *trainConfig {
 	cfg.flags.register(fs, trainGroups, e.names, &bc.Options)
 	fs.TextVar(&bc.Schedule, "schedule", bootstrap.Schedule{}, "budget schedule: double:G multiplies the budget by G > 1 after an iteration that solved no new problem (the paper: double:2); ltscm:F is libpolicyts's LTS_CM schedule with bootstrap factor F (ltscm: F = 0.1); ltscm-ref:A,M,R is LTS+CM's own rule (ltscm-ref: 2,8,1.25); the last two need -skip-solved 0")
 	fs.IntVar(&bc.ProblemsPerUpdate, "update-every", 0, "problems attempted between parameter updates (0: the library's, 32)")
-	fs.IntVar(&bc.ShortenLimit, "shorten-learned", 0, "learn from each solution shortened by the domain with at most this many nodes (stp: stp.Problem.Shorten; 0: learn from the solutions as found, the paper)")
+	fs.IntVar(&bc.ShortenLimit, "shorten-learned", 0, "learn from each solution shortened by the domain with at most this many nodes (stp and rubiks: stp.Problem.Shorten, rubiks.Problem.Shorten; 0: learn from the solutions as found, the paper)")
 	fs.IntVar(&bc.SkipSolvedAfter, "skip-solved", 0, "skip problems solved in each of the last K iterations (0: attempt all, the paper)")
 	fs.StringVar(&cfg.learner, "learner", learnerNetwork, learnerUsage(e.kinds))
 	for _, k := range e.kinds {
