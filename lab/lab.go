@@ -642,7 +642,7 @@ var Puzzles = []Puzzle{
 	{DeepCubeA: "24-puzzle", Set: "the paper's 1,000 random 5x5 boards", Results: "stp-wastar/lowlr/test", Model: "../models/stp", Search: "WA*, w = 1.5",
 		Training: []Stage{{"stp-wastar", 2}, {"stp-wastar/lowlr/pass1", 1}, {"stp-wastar/lowlr/pass2", 1}}},
 	{DeepCubeA: "35-puzzle", Set: "500 random 6x6 boards (" + PuzzlesDir + "/stp-6x6-test.txt)", Results: "stp-6x6/test",
-		Model: "../models/stp/6x6", Search: "beam, 40 wide, wider in later rounds; solutions shortened (4 M nodes)", Training: []Stage{{"stp-6x6/davi", 0}, {"stp-6x6/run", 1}},
+		Model: "../models/stp/6x6", Search: "beam, 40 wide, wider in later rounds; solutions shortened (4 M nodes)", Training: []Stage{{"stp-6x6/davi", 0}, {"stp-6x6/run", 1}, {"stp-6x6/short", 1}, {"stp-6x6/b64", 1}},
 		Boards: PuzzlesDir + "/stp-6x6-test.txt"},
 	{DeepCubeA: "48-puzzle", Set: "500 random 7x7 boards (" + PuzzlesDir + "/stp-7x7-test.txt)", Results: "stp-7x7/test",
 		Model: "../models/stp/7x7", Search: "beam, 16 wide, wider in later rounds; solutions shortened (8 M nodes)", Training: []Stage{{"stp-7x7/davi", 0}, {"stp-7x7/init", 1},
