@@ -32,6 +32,13 @@ func witnessNetwork(t *testing.T, edit func(*model.Config)) string {
 	if edit != nil {
 		edit(&cfg)
 	}
+	return saveNetwork(t, cfg)
+}
+
+// saveNetwork saves a new untrained network of cfg in a new directory,
+// and returns the directory.
+func saveNetwork(t *testing.T, cfg model.Config) string {
+	t.Helper()
 	m, err := model.New(cfg, 1)
 	if err != nil {
 		t.Fatal(err)

@@ -261,14 +261,7 @@ func TestShortenFound(t *testing.T) {
 	}
 	cfg := model.ConfigFor[stp.State]("stp", search.GBFS(), ps[0])
 	cfg.Floor, cfg.ShortenFound = true, 100_000
-	net, err := model.New(cfg, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := model.Save(dir, net); err != nil {
-		t.Fatal(err)
-	}
+	dir := saveNetwork(t, cfg)
 	records := func(cmd string, args ...string) []report.Record {
 		t.Helper()
 		out, errOut, err := runPHS(t, append([]string{cmd, "-domain", "stp", "-alg", "gbfs", "-workers", "2", "-progress", "0"}, append(args, file)...)...)

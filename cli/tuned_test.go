@@ -128,14 +128,7 @@ func TestTunedOptions(t *testing.T) {
 	// with it.
 	shortening := model.ConfigFor[int]("mline", search.Beam(2), measuredLine{})
 	shortening.Arch, shortening.Units, shortening.Blocks, shortening.ShortenFound = model.ResNet, 8, 1, 1000
-	m, err := model.New(shortening, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := model.Save(dir, m); err != nil {
-		t.Fatal(err)
-	}
+	dir := saveNetwork(t, shortening)
 	for _, cmd := range []string{"solve", "test"} {
 		err := Run(context.Background(), []string{cmd, "-domain", "mline", "-model", dir, "-progress", "0", file}, io.Discard, io.Discard, d)
 		if err == nil || !strings.Contains(err.Error(), "shortens its solutions (shorten_found 1000), and the mline domain does not") {

@@ -32,15 +32,7 @@ func TestShortenOptimal(t *testing.T) {
 	dist := distances(6)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 200 {
-		scr := Scramble(rng, 1, 6)
-		s := solved
-		for _, a := range scr {
-			s, _ = Apply(s, a)
-		}
-		var sol []int
-		for _, a := range slices.Backward(scr) {
-			sol = append(sol, a^1)
-		}
+		p, sol := walkBack(Scramble(rng, 1, 6))
 		for len(sol)+2 <= ShortenWindow {
 			k := rng.IntN(len(sol) + 1)
 			a := rng.IntN(NumActions)
@@ -50,7 +42,6 @@ func TestShortenOptimal(t *testing.T) {
 			}
 			sol = slices.Insert(sol, k, detour...)
 		}
-		p := &Problem{start: s}
 		got, nodes, err := p.Shorten(sol, 1_000_000)
 		if err != nil {
 			t.Fatal(err)
@@ -58,8 +49,8 @@ func TestShortenOptimal(t *testing.T) {
 		if err := search.Replay[State](p, got); err != nil {
 			t.Fatalf("cube %d: %v", i, err)
 		}
-		if len(got) != dist[s] || nodes > 1_000_000 {
-			t.Errorf("cube %d, %d turns away: %d turns from %d, %d nodes", i, dist[s], len(got), len(sol), nodes)
+		if len(got) != dist[p.start] || nodes > 1_000_000 {
+			t.Errorf("cube %d, %d turns away: %d turns from %d, %d nodes", i, dist[p.start], len(got), len(sol), nodes)
 		}
 	}
 }
@@ -72,19 +63,15 @@ func TestShortenRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := range 10 {
 		scr := Scramble(rng, 14, 18)
-		s := solved
-		for _, a := range scr {
-			s, _ = Apply(s, a)
-		}
+		p, back := walkBack(scr)
 		var sol []int
-		for _, a := range slices.Backward(scr) {
-			sol = append(sol, a^1)
+		for _, a := range back {
+			sol = append(sol, a)
 			if rng.IntN(3) == 0 {
 				b := rng.IntN(NumActions)
 				sol = append(sol, b, b, b, b^1, b^1, b^1)
 			}
 		}
-		p := &Problem{start: s}
 		const limit = 20_000
 		got, nodes, err := p.Shorten(sol, limit)
 		if err != nil {
