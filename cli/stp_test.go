@@ -114,8 +114,9 @@ func TestLargeBoards(t *testing.T) {
 		}
 	}
 	// Without -model, 7x7 puzzles are searched with their shipped
-	// network (stp-7x7, beam search), and 6x8 ones, which have none,
-	// without a model; the 5x5 model is not tried.
+	// network (stp-7x7, beam search, its solutions shortened after it),
+	// and 6x8 ones, which have none, without a model; the 5x5 model is
+	// not tried.
 	for i, alg := range []string{"beam", "wastar"} {
 		out, errOut, err = runPHS(t, "solve", "-domain", "stp", "-progress", "0", files[i])
 		recs := decodeRecords(t, out)
@@ -123,6 +124,13 @@ func TestLargeBoards(t *testing.T) {
 			t.Fatalf("%s without -model: %v\n%s", files[i], err, errOut)
 		}
 		replayRecords[stp.LargeState](t, files[i], recs, ps[5*i:5*i+5], alg)
+		var nodes int64 // of the pass after the search: the network's only
+		for _, r := range recs {
+			nodes += r.ShortenNodes
+		}
+		if (nodes > 0) != (alg == "beam") {
+			t.Errorf("%s: the pass after %s expanded %d nodes", files[i], alg, nodes)
+		}
 	}
 }
 
