@@ -188,11 +188,11 @@ func (networkLearner[S]) Decode(b []byte) (bootstrap.Snapshot[S], error) {
 // initModel returns the model of -model at path, a model or run directory,
 // after checking that it is a network for want's domain, with its heads,
 // losses and input and output shapes; its layers' sizes may differ from
-// want's. The model returned has want's Algorithm, PruneDeadlocks, Floor
-// and Search, not its own (a network trained with WA* may go on with
-// beam search, which reads the same head, and a temperature chosen for
-// that network need not suit the new one), and no Meta, which describes
-// that network. It warns on log of files without a digest.
+// want's. The model returned has want's Algorithm, PruneDeadlocks, Floor,
+// Search and ShortenFound, not its own (a network trained with WA* may go
+// on with beam search, which reads the same head, and a temperature or a
+// pass after the search chosen for that network need not suit the new
+// one), and no Meta, which describes that network. It warns on log of files without a digest.
 func initModel(path string, want model.Config, log *slog.Logger) (*model.Model, error) {
 	m, err := loadModel(path)
 	if err != nil {
@@ -215,8 +215,9 @@ func initModel(path string, want model.Config, log *slog.Logger) (*model.Model, 
 			return nil, fmt.Errorf("-model %s: a network with %s %v; the run needs %v", path, f.name, f.got, f.want)
 		}
 	}
-	if got.Algorithm != want.Algorithm || got.PruneDeadlocks != want.PruneDeadlocks || got.Floor != want.Floor || got.Search != want.Search || got.Meta != nil {
-		got.Algorithm, got.PruneDeadlocks, got.Floor, got.Search, got.Meta = want.Algorithm, want.PruneDeadlocks, want.Floor, want.Search, nil
+	if got.Algorithm != want.Algorithm || got.PruneDeadlocks != want.PruneDeadlocks || got.Floor != want.Floor || got.Search != want.Search ||
+		got.ShortenFound != want.ShortenFound || got.Meta != nil {
+		got.Algorithm, got.PruneDeadlocks, got.Floor, got.Search, got.ShortenFound, got.Meta = want.Algorithm, want.PruneDeadlocks, want.Floor, want.Search, want.ShortenFound, nil
 		if m, err = withConfig(m, got); err != nil {
 			return nil, fmt.Errorf("-model %s: %w", path, err)
 		}

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"io"
+	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,6 +138,37 @@ func TestTunedOptions(t *testing.T) {
 		}
 		if err := Run(context.Background(), []string{cmd, "-domain", "mline", "-model", dir, "-shorten-found", "0", "-progress", "0", file}, io.Discard, io.Discard, d); err != nil {
 			t.Errorf("%s -shorten-found 0 with a network of shorten_found 1000: %v", cmd, err)
+		}
+	}
+}
+
+// TestInitModelSettings checks that a run started from a network takes
+// the run's algorithm, search options, floor and pass after the search,
+// none of the network's own, and drops its Meta, keeping its weights.
+func TestInitModelSettings(t *testing.T) {
+	cfg := model.ConfigFor[int]("mline", search.Beam(2), measuredLine{})
+	cfg.Arch, cfg.Units, cfg.Blocks = model.ResNet, 8, 1
+	shipped := cfg
+	shipped.Search = search.Options{Budget: 7, BatchSize: 16}
+	shipped.ShortenFound, shipped.Meta = 1000, map[string]string{"trained_by": "a test"}
+	dir := saveNetwork(t, shipped)
+	want := cfg
+	want.Algorithm, want.Search = search.GBFS(), search.Options{Budget: 50}
+	m, err := initModel(dir, want, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.Config()
+	if got.Algorithm != want.Algorithm || got.Search != want.Search || got.ShortenFound != 0 || got.Meta != nil || got.Floor {
+		t.Errorf("config %+v; want the run's settings, %+v", got, want)
+	}
+	saved, err := model.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range saved.Params() {
+		if !slices.Equal(p.Data, m.Params()[i].Data) {
+			t.Fatalf("%s differs from the network's", p.Name)
 		}
 	}
 }
