@@ -1,6 +1,9 @@
 package rubiks
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Shorten returns a solution of p at most as long as actions, a solution
 // of p, and the number of nodes its searches expanded, at most limit: a
@@ -164,7 +167,7 @@ func (sh *shortener) dfs(s State, g, cutoff, h, last int) (bool, int) {
 	}
 	sh.left--
 	sh.nodes++
-	next := int(^uint(0) >> 1)
+	next := math.MaxInt
 	for a := range NumActions {
 		if last >= 0 && a == last^1 {
 			continue // the turn back
