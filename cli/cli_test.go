@@ -891,7 +891,8 @@ func TestTrainRecordsW(t *testing.T) {
 // turns and uniformly random ones; it solves the scrambles without a
 // model, where A* finds them all, and two random cubes with no flag but
 // the domain, where the shipped network's beam search solves both (as
-// it does 94 of 100 validation cubes). With -short, A* searches with h = 0
+// it does 94 of 100 validation cubes) and its pass, prepared before the
+// first search, shortens them. With -short, A* searches with h = 0
 // (-no-heuristic): the cube's heuristic reads a pattern database that
 // takes 3 s of CPU time to build, which package rubiks checks (and
 // TestAStarOptimal A* with a domain's heuristic).
@@ -921,7 +922,16 @@ func TestRubiks(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	replayRecords[rubiks.State](t, "rubiks", decodeRecords(t, out), ps[:2], "beam")
+	recs := decodeRecords(t, out)
+	replayRecords[rubiks.State](t, "rubiks", recs, ps[:2], "beam")
+	for _, r := range recs {
+		if r.ShortenNodes <= 0 || r.ShortenNodes > 400_000 {
+			t.Errorf("%s: %d nodes shortened; want the shipped network's pass, within 400,000", r.Problem, r.ShortenNodes)
+		}
+	}
+	if !strings.Contains(errOut, "prepared the pass after the search") {
+		t.Errorf("solve -domain rubiks did not prepare its pass:\n%s", errOut)
+	}
 	for _, bad := range []string{"4:1", "1:2000000", "x"} {
 		if _, _, err := runPHS(t, "generate", "rubiks", "-scramble", bad); err == nil || !strings.Contains(err.Error(), bad) {
 			t.Errorf("-scramble %s: %v", bad, err)

@@ -158,7 +158,9 @@ type Generator interface {
 //   - PruneDeadlocks() P, the problem without dead ends: -prune-deadlocks;
 //   - Reorder(actions []int, limit int) ([]int, int, error), as
 //     sokoban.Problem.Reorder: -reorder;
-//   - bootstrap.Shortener: "phs train -shorten-learned", "phs solve|test -shorten-found".
+//   - bootstrap.Shortener: "phs train -shorten-learned", "phs solve|test -shorten-found";
+//     with PrepareShorten(), solve and test call it once before the
+//     first search, when they shorten (rubiks.Problem.PrepareShorten).
 //
 // The options add the rest: ProblemID, ParseFirst, InitialBudget,
 // WithGenerator, NoModelAlgorithm, NoModelHeuristic, DefaultModel,

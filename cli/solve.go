@@ -438,6 +438,26 @@ func checkTasks[S comparable](cfg *searchConfig, solvers []*search.Solver[S], ta
 	return nil
 }
 
+// A shortenPreparer is a bootstrap.Shortener whose first pass pays a
+// one-time cost, such as building tables (rubiks.Problem).
+type shortenPreparer interface {
+	PrepareShorten()
+}
+
+// prepareShorten pays the one-time cost of the pass after the search
+// (-shorten-found) before any search starts, so that no problem's time
+// counts it, and logs its time.
+func prepareShorten[S comparable](cfg *searchConfig, tasks []search.Task[S]) {
+	if cfg.shortenNodes() == 0 || len(tasks) == 0 {
+		return
+	}
+	if p, ok := tasks[0].Problem.(shortenPreparer); ok {
+		start := time.Now()
+		p.PrepareShorten()
+		cfg.log.Info("prepared the pass after the search", "time_s", math.Round(100*time.Since(start).Seconds())/100)
+	}
+}
+
 // heuristicEvaluator is an Evaluator with a uniform policy and the
 // heuristic h of the problems, of type P.
 type heuristicEvaluator[P any, S comparable] struct {
@@ -491,6 +511,7 @@ func solveTasks[S comparable](ctx context.Context, cfg *searchConfig, noModel fu
 	if err := checkTasks(cfg, solvers, tasks); err != nil {
 		return err
 	}
+	prepareShorten(cfg, tasks)
 	out, err := newResults(cfg, len(tasks), stdout, stderr)
 	if err != nil {
 		return err

@@ -78,6 +78,7 @@ func testTasks[S comparable](ctx context.Context, cfg *testConfig, noModel func(
 	if err := checkTasks(&cfg.searchConfig, solvers, tasks); err != nil {
 		return err
 	}
+	prepareShorten(&cfg.searchConfig, tasks)
 	out, err := newResults(&cfg.searchConfig, len(tasks), stdout, stderr)
 	if err != nil {
 		return err

@@ -635,9 +635,9 @@ var DeepCubeA = []DeepCubeAFigure{
 
 // Puzzles are the rows of the table, in the order of DeepCubeA.
 var Puzzles = []Puzzle{
-	{DeepCubeA: "Rubik's cube", Set: "DeepCubeA's 1,000 cubes", Results: "rubiks-beam/test-deepcubea", Model: "../models/rubiks", Search: "beam, 768 wide, wider in later rounds",
+	{DeepCubeA: "Rubik's cube", Set: "DeepCubeA's 1,000 cubes", Results: "rubiks-beam/test-deepcubea", Model: "../models/rubiks", Search: "beam, 768 wide, wider in later rounds; solutions shortened (400,000 nodes)",
 		Training: []Stage{{"rubiks-beam/train", 0}}},
-	{DeepCubeA: "Rubik's cube", Set: "LTS+CM's 1,000 cubes", Results: "rubiks-beam/test-ltscm", Model: "../models/rubiks", Search: "beam, 768 wide, wider in later rounds",
+	{DeepCubeA: "Rubik's cube", Set: "LTS+CM's 1,000 cubes", Results: "rubiks-beam/test-ltscm", Model: "../models/rubiks", Search: "beam, 768 wide, wider in later rounds; solutions shortened (400,000 nodes)",
 		Training: []Stage{{"rubiks-beam/train", 0}}},
 	{DeepCubeA: "24-puzzle", Set: "the paper's 1,000 random 5x5 boards", Results: "stp-wastar/lowlr/test", Model: "../models/stp", Search: "WA*, w = 1.5",
 		Training: []Stage{{"stp-wastar", 2}, {"stp-wastar/lowlr/pass1", 1}, {"stp-wastar/lowlr/pass2", 1}}},

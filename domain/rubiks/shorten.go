@@ -3,6 +3,7 @@ package rubiks
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Shorten returns a solution of p at most as long as actions, a solution
@@ -12,21 +13,23 @@ import (
 //
 // It first cuts the loops of actions: the turns between two visits of
 // one cube. Then it replaces windows of the solution by shortest paths
-// between their two end cubes, found by IDA* with Heuristic's bound on
-// the cube that takes one end to the other. A sweep of windows of w
-// turns replaces them from the solution's start to its end, each window
-// overlapping the last by half; a round sweeps windows of 6 turns, then
-// of 6 and 8, and so on up to ShortenWindow (16), cutting loops after each,
-// and rounds go on while they shorten the solution. A window's IDA*
-// expands at most limit/16 nodes (and at least one); one that reaches
-// its cap, or the limit, keeps its turns. The result depends on actions
-// and limit alone.
+// between their two end cubes, found by IDA* on the cube that takes one
+// end to the other, with the largest of Heuristic's bound and the two
+// edge pattern databases of Estimate, each a lower bound; the IDA* keeps
+// one order of each sequence of turns that others of at most its length
+// repeat (redundant). A sweep of windows of w turns replaces them from
+// the solution's start to its end, each window overlapping the last by
+// half; a round sweeps windows of 6 turns, then of 6 and 8, and so on up
+// to ShortenWindow (16), cutting loops after each, and rounds go on while
+// they shorten the solution. A window's IDA* expands at most limit/16
+// nodes (and at least one); one that reaches its cap, or the limit, keeps
+// its turns. The result depends on actions and limit alone.
 //
-// A node costs about 0.6 µs (BenchmarkShorten); the first call builds
-// the pattern database of Heuristic, a few seconds, as its first call
-// does. Shorten returns an error, naming the cube, if actions is not a
-// solution of p; it panics if limit is not positive. It is safe for
-// concurrent use.
+// A node costs about 2 µs (BenchmarkShorten), most of it reading the
+// tables. The first call builds the pattern databases of Heuristic and
+// Estimate, a few seconds, unless PrepareShorten has. Shorten returns an
+// error, naming the cube, if actions is not a solution of p; it panics if
+// limit is not positive. It is safe for concurrent use.
 func (p *Problem) Shorten(actions []int, limit int) ([]int, int, error) {
 	if limit <= 0 {
 		panic(fmt.Sprintf("rubiks: Shorten: limit %d; want > 0", limit))
@@ -57,6 +60,17 @@ func (p *Problem) Shorten(actions []int, limit int) ([]int, int, error) {
 		}
 	}
 	return moves, sh.nodes, nil
+}
+
+// PrepareShorten builds the pattern databases that Shorten reads, if no
+// call has, one on each of two goroutines: about 3 s, 65 MB kept. Solve
+// and test call it before their first search when they shorten, so that
+// no cube's time counts it. It is safe for concurrent use.
+func (p *Problem) PrepareShorten() {
+	var wg sync.WaitGroup
+	wg.Go(func() { cornerTable() })
+	wg.Go(func() { edgeTable() })
+	wg.Wait()
 }
 
 // ShortenWindow is the longest window of turns that Shorten replaces by a
@@ -133,13 +147,13 @@ func (sh *shortener) shortest(from, to State, length int) ([]int, bool) {
 	inv := inverse(&t)
 	x := mul(&inv, &f)
 	start := x.pack()
-	h := bound(start)
+	h := windowBound(start, math.MaxInt)
 	// Every path between two cubes has the parity of every other: a
 	// shorter one has at most length−2 turns.
 	sh.left = min(sh.cap, sh.limit-sh.nodes)
 	for b := h; b <= length-2; {
 		sh.moves = sh.moves[:0]
-		found, next := sh.dfs(start, 0, b, h, -1)
+		found, next := sh.dfs(start, 0, b, -1, -1)
 		if found {
 			return append([]int(nil), sh.moves...), true
 		}
@@ -152,11 +166,11 @@ func (sh *shortener) shortest(from, to State, length int) ([]int, bool) {
 }
 
 // dfs is one iteration of IDA* from cube s, g turns from the window's
-// start, h its bound, after the turn last (-1 for none): it reports
-// whether it solved s within cutoff, and otherwise returns the least f over
+// start, after the turns prev and last (-1 for none): it reports whether
+// it solved s within cutoff, and otherwise returns the least f over
 // cutoff.
-func (sh *shortener) dfs(s State, g, cutoff, h, last int) (bool, int) {
-	if f := g + h; f > cutoff {
+func (sh *shortener) dfs(s State, g, cutoff, prev, last int) (bool, int) {
+	if f := g + windowBound(s, cutoff-g); f > cutoff {
 		return false, f
 	}
 	if s == solved {
@@ -169,12 +183,12 @@ func (sh *shortener) dfs(s State, g, cutoff, h, last int) (bool, int) {
 	sh.nodes++
 	next := math.MaxInt
 	for a := range NumActions {
-		if last >= 0 && a == last^1 {
-			continue // the turn back
+		if redundant(prev, last, a) {
+			continue
 		}
 		c, _ := Apply(s, a)
 		sh.moves = append(sh.moves, a)
-		found, f := sh.dfs(c, g+1, cutoff, bound(c), a)
+		found, f := sh.dfs(c, g+1, cutoff, last, a)
 		if found {
 			return true, f
 		}
@@ -185,6 +199,29 @@ func (sh *shortener) dfs(s State, g, cutoff, h, last int) (bool, int) {
 		next = min(next, f)
 	}
 	return false, next
+}
+
+// redundant reports whether turn a after the turns prev and last (-1 for
+// none) makes a sequence that one of at most its length replaces, which
+// redundant keeps: a after its inverse, a third quarter turn of a face
+// (U U U is U'), a second counterclockwise one (U' U' is U U), or a turn of
+// a face after one of the opposite face with a larger index (the two
+// commute: U before D, R before L and F before B are kept). A shortest
+// sequence of turns between two cubes is one that redundant keeps at
+// every step, or has the length of one.
+func redundant(prev, last, a int) bool {
+	if last < 0 {
+		return false
+	}
+	face, lastFace := a/2, last/2
+	switch {
+	case a == last^1:
+		return true
+	case a == last:
+		return a == prev || a&1 == 1
+	default:
+		return face+3 == lastFace
+	}
 }
 
 // inverse returns the inverse of cube c: mul(c, inverse(c)) is solved.
@@ -199,4 +236,20 @@ func inverse(c *cubies) cubies {
 		d.eo[c.ep[i]] = (2 - c.eo[i]) % 2
 	}
 	return d
+}
+
+// windowBound returns a lower bound on the quarter turns that solve s:
+// bound's, or if that is at most need, the largest of it and the two
+// edge pattern databases of Estimate.
+func windowBound(s State, need int) int {
+	b := bound(s)
+	if b > need {
+		return b
+	}
+	t := edgeTable()
+	b = max(b, nibble(t, halfEdges.index(s, false)))
+	if b > need {
+		return b
+	}
+	return max(b, nibble(t, halfEdges.index(s, true)))
 }

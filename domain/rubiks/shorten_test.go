@@ -23,6 +23,45 @@ func TestInverse(t *testing.T) {
 	}
 }
 
+// TestRedundant checks redundant against breadth-first search: the
+// sequences of up to 6 turns that it keeps reach every cube within 6
+// turns of the goal, each at its distance, and those of 2 turns are as
+// many as the cubes at distance 2 (114): it keeps no two of one cube.
+func TestRedundant(t *testing.T) {
+	const depth = 6
+	dist := distances(depth)
+	reached := map[State]int{}
+	var kept [depth + 1]int
+	var walk func(s State, g, prev, last int)
+	walk = func(s State, g, prev, last int) {
+		kept[g]++
+		if d, ok := reached[s]; !ok || g < d {
+			reached[s] = g
+		}
+		if g == depth {
+			return
+		}
+		for a := range NumActions {
+			if !redundant(prev, last, a) {
+				c, _ := Apply(s, a)
+				walk(c, g+1, last, a)
+			}
+		}
+	}
+	walk(solved, 0, -1, -1)
+	if len(reached) != len(dist) {
+		t.Errorf("the kept sequences reach %d cubes; want %d", len(reached), len(dist))
+	}
+	for s, d := range dist {
+		if g, ok := reached[s]; !ok || g != d {
+			t.Fatalf("%v, %d turns away: reached in %d (%v)", s, d, g, ok)
+		}
+	}
+	if kept[2] != 114 {
+		t.Errorf("%d kept sequences of 2 turns; want 114", kept[2])
+	}
+}
+
 // TestShortenOptimal checks Shorten against breadth-first search: cubes
 // of up to 6 turns from the goal, solved by solutions padded with detours
 // (a turn and its inverse, a face turned four times) to at most
@@ -137,7 +176,7 @@ func BenchmarkShorten(b *testing.B) {
 		walk[i] = rng.IntN(NumActions)
 	}
 	p, sol := walkBack(walk)
-	cornerTable() // built once, before the clock
+	p.PrepareShorten() // before the clock
 	var nodes int
 	for b.Loop() {
 		_, n, err := p.Shorten(sol, 200_000)
@@ -157,9 +196,9 @@ func FuzzShorten(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3})
 	f.Add([]byte{0, 0, 0, 0, 2, 4, 5, 3})
 	f.Add(bytes.Repeat([]byte{0, 2, 1, 3}, 10))
-	// The pattern database and the distances are built before any input,
-	// whose time the fuzzer bounds.
-	cornerTable()
+	// The pattern databases and the distances are built before any
+	// input, whose time the fuzzer bounds.
+	(&Problem{}).PrepareShorten()
 	dist := distances(5)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 200 {
