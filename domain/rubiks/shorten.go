@@ -15,9 +15,9 @@ import (
 // one cube. Then it replaces windows of the solution by shortest paths
 // between their two end cubes, found by IDA* on the cube that takes one
 // end to the other, with the largest of Heuristic's bound and the two
-// edge pattern databases of Estimate, each a lower bound; the IDA* keeps
-// one order of each sequence of turns that others of at most its length
-// repeat (redundant). A sweep of windows of w turns replaces them from
+// edge pattern databases of Estimate, each a lower bound, over the
+// sequences of turns in a canonical order (no U U U, which is U'; of two
+// opposite faces' turns, which commute, one order). A sweep of windows of w turns replaces them from
 // the solution's start to its end, each window overlapping the last by
 // half; a round sweeps windows of 6 turns, then of 6 and 8, and so on up
 // to ShortenWindow (16), cutting loops after each, and rounds go on while
