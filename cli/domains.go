@@ -150,17 +150,15 @@ type Generator interface {
 //   - search.Heuristic: "phs solve" and "phs test" without a model search
 //     with it, by GBFS by default;
 //   - search.Encoder: "phs train" trains networks for the domain, which
-//     then guide its searches (the paper's network needs inputs of at
-//     least 3x3);
+//     then guide its searches (the paper's needs inputs of at least 3x3);
 //   - cm.Contexter: "phs train -learner context" trains context models;
 //   - search.ActionNamer: records spell solutions with the action names;
 //   - Render(S) string: -render draws solutions with it;
 //   - PruneDeadlocks() P, the problem without dead ends: -prune-deadlocks;
 //   - Reorder(actions []int, limit int) ([]int, int, error), as
 //     sokoban.Problem.Reorder: -reorder;
-//   - bootstrap.Shortener: "phs train -shorten-learned", "phs solve|test -shorten-found";
-//     with PrepareShorten(), solve and test call it once before the
-//     first search, when they shorten (rubiks.Problem.PrepareShorten).
+//   - bootstrap.Shortener: "phs train -shorten-learned", "phs solve|test
+//     -shorten-found", after PrepareShorten() if P has it (rubiks.Problem);
 //
 // The options add the rest: ProblemID, ParseFirst, InitialBudget,
 // WithGenerator, NoModelAlgorithm, NoModelHeuristic, DefaultModel,
